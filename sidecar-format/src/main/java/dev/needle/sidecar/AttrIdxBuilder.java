@@ -5,8 +5,18 @@ import java.util.Optional;
 /** Builds an ATTR_IDX from a block's (key, scalar value) pairs, setting HAS_DOUBLE when any value is a double. */
 public final class AttrIdxBuilder {
 
-    private final DistinctKeys keys = new DistinctKeys();
+    private final DistinctKeys keys;
     private boolean hasDouble;
+
+    /** A builder for a block of unknown size. */
+    public AttrIdxBuilder() {
+        this(0);
+    }
+
+    /** A builder that expects about {@code expectedKeys} distinct keys, so that its set never grows. */
+    public AttrIdxBuilder(int expectedKeys) {
+        keys = new DistinctKeys(expectedKeys);
+    }
 
     /** Adds (key, string value). */
     public AttrIdxBuilder addString(String key, String value) {

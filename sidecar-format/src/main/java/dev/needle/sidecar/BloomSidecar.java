@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -103,14 +104,28 @@ public final class BloomSidecar {
 
     /**
      * Reads and verifies a sidecar file. Never throws: a missing file, a bad one and an I/O error
-     * all give a sidecar that fails open. The header is checked before the bitset is read, so a
-     * huge or lying file costs 16 bytes.
+     * all give a sidecar that fails open.
      */
     public static Sidecar read(Path path) {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            return read(channel, path.toString());
+        } catch (NoSuchFileException e) {
+            return Sidecar.failedOpen(FailOpenReason.MISSING, "no file " + path, 0);
+        } catch (IOException | RuntimeException e) {
+            return Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + path + ": " + e, 0);
+        }
+    }
+
+    /**
+     * Reads and verifies a sidecar from an open channel, from position 0; {@code name} says which in
+     * messages. Never throws. The header is checked before the bitset is read, so a huge or lying
+     * file costs 16 bytes.
+     */
+    public static Sidecar read(SeekableByteChannel channel, String name) {
+        try {
             long size = channel.size();
             ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, HEADER_BYTES));
-            readFully(channel, head, 0);
+            readFully(channel, head);
             Header header = Header.parse(head.array());
             if (header == null) {
                 return decode(head.array());
@@ -120,12 +135,11 @@ public final class BloomSidecar {
                 return rejected;
             }
             ByteBuffer whole = ByteBuffer.allocate((int) size);
-            readFully(channel, whole, 0);
+            whole.put(head.flip());
+            readFully(channel, whole);
             return decode(whole.array());
-        } catch (NoSuchFileException e) {
-            return Sidecar.failedOpen(FailOpenReason.MISSING, "no file " + path, 0);
         } catch (IOException | RuntimeException e) {
-            return Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + path + ": " + e, 0);
+            return Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + name + ": " + e, 0);
         }
     }
 
@@ -137,10 +151,10 @@ public final class BloomSidecar {
         return (int) crc.getValue();
     }
 
-    private static void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
+    private static void readFully(SeekableByteChannel channel, ByteBuffer buffer) throws IOException {
+        channel.position(buffer.position());
         while (buffer.hasRemaining()) {
-            int n = channel.read(buffer, position + buffer.position());
-            if (n < 0) {
+            if (channel.read(buffer) < 0) {
                 throw new IOException("file shrank while being read");
             }
         }

@@ -1,24 +1,37 @@
 package dev.needle.sidecar;
 
 /**
- * The distinct 128-bit keys (lo, hi) of a sidecar being built: an open-addressing hash set whose
- * memory grows with distinct keys, not with rows, and stops at {@link BloomSidecar#MAX_KEYS}.
+ * The distinct keys of a sidecar being built, held as their probe hashes (h1, h2): an
+ * open-addressing hash set whose memory grows with distinct keys, not with rows, and that stops
+ * at {@link BloomSidecar#MAX_KEYS}.
  */
 final class DistinctKeys {
 
-    private static final int INITIAL_CAPACITY = 1 << 10;
+    /* Why (h1, h2) and not (lo, hi): the bits a key sets depend only on (h1, h2), so two keys with
+     * equal hashes are the same key to the filter; the hashes are computed once, on insert, and h1
+     * mixes all 128 bits, so structured ids spread over the table. h2 is always odd, so h2 == 0
+     * marks an empty slot. */
 
-    private long[] los = new long[INITIAL_CAPACITY];
-    private long[] his = new long[INITIAL_CAPACITY];
+    private static final int MIN_CAPACITY = 1 << 10;
+
+    /** Slot i holds h1 at 2i and h2 at 2i + 1. */
+    private long[] table;
     private int size;
-    /** (0, 0) marks an empty slot, so that key is remembered apart. */
-    private boolean hasZero;
     private boolean overflowed;
     private boolean hasLast;
     private long lastLo;
     private long lastHi;
 
-    /** Adds (lo, hi); a repeat of the previous key costs one comparison. */
+    /** A set sized so that {@code expectedKeys} distinct keys fit without rehashing. */
+    DistinctKeys(int expectedKeys) {
+        int capacity = MIN_CAPACITY;
+        while (capacity < 2L * Math.min(expectedKeys, BloomSidecar.MAX_KEYS)) {
+            capacity <<= 1;
+        }
+        table = new long[2 * capacity];
+    }
+
+    /** Adds key (lo, hi); a repeat of the previous key costs one comparison. */
     void add(long lo, long hi) {
         if (hasLast && lo == lastLo && hi == lastHi) {
             return;
@@ -26,56 +39,38 @@ final class DistinctKeys {
         hasLast = true;
         lastLo = lo;
         lastHi = hi;
-        if (overflowed) {
-            return;
+        if (!overflowed) {
+            insert(KeyMix.h1(lo, hi), KeyMix.h2(lo, hi));
         }
-        if ((lo | hi) == 0) {
-            if (!hasZero) {
-                hasZero = true;
-                grew();
-            }
-            return;
-        }
-        int mask = los.length - 1;
-        int slot = (int) KeyMix.mix(lo ^ Long.rotateLeft(hi, 32)) & mask;
-        while (los[slot] != 0 || his[slot] != 0) {
-            if (los[slot] == lo && his[slot] == hi) {
+    }
+
+    private void insert(long h1, long h2) {
+        int mask = table.length / 2 - 1;
+        int slot = (int) h1 & mask;
+        while (table[2 * slot + 1] != 0) {
+            if (table[2 * slot] == h1 && table[2 * slot + 1] == h2) {
                 return;
             }
             slot = (slot + 1) & mask;
         }
-        los[slot] = lo;
-        his[slot] = hi;
-        grew();
-    }
-
-    private void grew() {
+        table[2 * slot] = h1;
+        table[2 * slot + 1] = h2;
         size++;
         if (size > BloomSidecar.MAX_KEYS) {
             overflowed = true;
-            los = null;
-            his = null;
-        } else if (size * 2 > los.length) {
-            rehash(los.length * 2);
+            table = null;
+        } else if (size * 4L > table.length) {
+            rehash();
         }
     }
 
-    private void rehash(int capacity) {
-        long[] oldLos = los;
-        long[] oldHis = his;
-        los = new long[capacity];
-        his = new long[capacity];
-        int mask = capacity - 1;
-        for (int i = 0; i < oldLos.length; i++) {
-            long lo = oldLos[i];
-            long hi = oldHis[i];
-            if ((lo | hi) != 0) {
-                int slot = (int) KeyMix.mix(lo ^ Long.rotateLeft(hi, 32)) & mask;
-                while (los[slot] != 0 || his[slot] != 0) {
-                    slot = (slot + 1) & mask;
-                }
-                los[slot] = lo;
-                his[slot] = hi;
+    private void rehash() {
+        long[] old = table;
+        table = new long[old.length * 2];
+        size = 0;
+        for (int i = 0; i < old.length; i += 2) {
+            if (old[i + 1] != 0) {
+                insert(old[i], old[i + 1]);
             }
         }
     }
@@ -85,25 +80,15 @@ final class DistinctKeys {
         return size;
     }
 
-    /** Whether more than MAX_KEYS distinct keys were added, so that no file is written. */
-    boolean overflowed() {
-        return overflowed;
-    }
-
     /** A filter sized for these keys with every key put, or null when empty or overflowed. */
     BloomBits toBits() {
         if (size == 0 || overflowed) {
             return null;
         }
         BloomBits bits = BloomBits.sizedFor(size);
-        if (hasZero) {
-            bits.put(KeyMix.h1(0, 0), KeyMix.h2(0, 0));
-        }
-        for (int i = 0; i < los.length; i++) {
-            long lo = los[i];
-            long hi = his[i];
-            if ((lo | hi) != 0) {
-                bits.put(KeyMix.h1(lo, hi), KeyMix.h2(lo, hi));
+        for (int i = 0; i < table.length; i += 2) {
+            if (table[i + 1] != 0) {
+                bits.put(table[i], table[i + 1]);
             }
         }
         return bits;

@@ -11,7 +11,17 @@ public final class TraceIdxBuilder {
     /** Length of a trace id in bytes. */
     public static final int TRACE_ID_BYTES = 16;
 
-    private final DistinctKeys keys = new DistinctKeys();
+    private final DistinctKeys keys;
+
+    /** A builder for a block of unknown size. */
+    public TraceIdxBuilder() {
+        this(0);
+    }
+
+    /** A builder that expects about {@code expectedKeys} distinct keys, so that its set never grows. */
+    public TraceIdxBuilder(int expectedKeys) {
+        keys = new DistinctKeys(expectedKeys);
+    }
 
     /** Adds a 16-byte trace id. */
     public TraceIdxBuilder add(byte[] traceId) {
