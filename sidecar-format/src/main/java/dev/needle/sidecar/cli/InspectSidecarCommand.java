@@ -21,12 +21,16 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code needle inspect sidecar FILE}: a sidecar's header, verdict, fill, and the answer to given probes. */
+/**
+ * {@code needle inspect sidecar FILE}: a sidecar's header, verdict, fill, and the answer to given probes.
+ * Public so that the {@code inspect} command of module {@code blocks}, which owns the executable, can mount it.
+ */
 @Command(name = "sidecar", mixinStandardHelpOptions = true,
-        description = {"Show a TRACE_IDX or ATTR_IDX file: every header field, the CRC verdict, the fill,",
-            "the number of keys the fill implies and the false-positive rate it gives.",
+        description = {"Show a TRACE_IDX or ATTR_IDX file, and look keys up in it.",
+            "Prints every header field, the CRC verdict, the fill, the number of keys the fill implies",
+            "and the false-positive rate it gives.",
             "With --probe / --probe-attr: each key's hashes, bit positions and verdict."})
-final class InspectSidecarCommand implements Callable<Integer> {
+public final class InspectSidecarCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;

@@ -25,7 +25,7 @@ class InspectSidecarCommandTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        CommandLine cli = new CommandLine(new InspectCommand());
+        CommandLine cli = new CommandLine(new InspectSidecarCommand());
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         return cli.execute(args);
@@ -34,7 +34,7 @@ class InspectSidecarCommandTest {
     @Test
     void sidecar_goldenTraceIdx_showsHeaderFillAndVerdicts() {
         // The first id is in the golden keys; the second is not, and this filter rules it out.
-        assertEquals(0, run("sidecar", GOLDEN.resolve("trace_idx_1000").toString(), "--json",
+        assertEquals(0, run(GOLDEN.resolve("trace_idx_1000").toString(), "--json",
                 "--probe", "4BF92F3577B34DA6A3CE929D0E0E4736", "--probe", readFirstKey()));
         String json = out.toString();
         assertTrue(json.contains("\"words\":256"), json);
@@ -46,7 +46,7 @@ class InspectSidecarCommandTest {
 
     @Test
     void sidecar_attrProbes_typedLikeQueryLiterals() {
-        assertEquals(0, run("sidecar", GOLDEN.resolve("attr_idx_all_types").toString(),
+        assertEquals(0, run(GOLDEN.resolve("attr_idx_all_types").toString(),
                 "--probe-attr", "http.response.status_code=200.0", "--probe-attr", "user.name=\"Zoë Ωmega 日本語 🚀\"",
                 "--probe-attr", "error=true"));
         String text = out.toString();
@@ -58,20 +58,20 @@ class InspectSidecarCommandTest {
     void sidecar_truncatedFile_reportsFailOpenReason() throws IOException {
         Path cut = tmp.resolve("TRACE_IDX");
         Files.write(cut, Arrays.copyOf(Files.readAllBytes(GOLDEN.resolve("trace_idx_1000")), 100));
-        assertEquals(0, run("sidecar", cut.toString(), "--probe", "00000000000000000000000000000001"));
+        assertEquals(0, run(cut.toString(), "--probe", "00000000000000000000000000000001"));
         assertTrue(out.toString().contains("failed open: length"), out.toString());
         assertTrue(out.toString().contains("maybe (failed open: length)"), out.toString());
     }
 
     @Test
     void sidecar_badLiteral_exitsTwoNamingIt() {
-        assertEquals(2, run("sidecar", GOLDEN.resolve("attr_idx_all_types").toString(), "--probe-attr", "a=b"));
+        assertEquals(2, run(GOLDEN.resolve("attr_idx_all_types").toString(), "--probe-attr", "a=b"));
         assertTrue(err.toString().contains("cannot read literal 'b'"), err.toString());
     }
 
     @Test
     void sidecar_missingFile_exitsOne() {
-        assertEquals(1, run("sidecar", tmp.resolve("nope").toString()));
+        assertEquals(1, run(tmp.resolve("nope").toString()));
         assertTrue(err.toString().contains("no such file"), err.toString());
     }
 

@@ -1,0 +1,101 @@
+package dev.needle.bench;
+
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Writing a 300,000-span block: sort, Arrow batches, zone maps, TRACE_IDX and ATTR_IDX, fsynced
+ * atomic publish. Throughput is spans per second on one thread (goal ≥ 1M); the teardown prints
+ * bytes per span and the sidecars' share of the block.
+ *
+ * <p>Run: {@code ./needle bench jmh BlockWrite -f 1 -wi 2 -i 5}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx4g"})
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 5)
+// Not final: JMH generates subclasses of benchmark and @State classes.
+public class BlockWriteBenchmark {
+
+    static final int SPANS = 300_000;
+
+    private List<SpanRecord> spans;
+    private Path dir;
+    private BufferAllocator allocator;
+    private BlockWriter writer;
+    private WrittenBlock last;
+
+    /** Generates the spans once and opens a store in a temporary directory. */
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        spans = BenchSpans.generate(SPANS, 42);
+        dir = Files.createTempDirectory("needle-bench-write");
+        allocator = new RootAllocator();
+        writer = new BlockWriter(new FsBlockStore(dir), allocator);
+    }
+
+    /** Writes and publishes one block of all the spans. */
+    @Benchmark
+    @OperationsPerInvocation(SPANS)
+    public WrittenBlock writeSpans() throws IOException {
+        last = writer.writeSpans(TenantId.DEFAULT, spans);
+        return last;
+    }
+
+    /** Checks the last block is whole, prints its size facts, and deletes the blocks written. */
+    @TearDown(Level.Iteration)
+    public void check() throws IOException {
+        Verify.that(last.meta().rows() == SPANS, "block has %d rows, expected %d", last.meta().rows(), SPANS);
+        Verify.that(last.meta().distinctTraceIds() == SPANS / BenchSpans.SPANS_PER_TRACE,
+                "block has %d trace ids", last.meta().distinctTraceIds());
+        Verify.that(last.meta().traceIdxBytes() > 0 && last.meta().attrIdxBytes() > 0, "a sidecar is missing");
+        long data = last.meta().dataBytes();
+        System.out.printf("%n  block: %.1f bytes/span, TRACE_IDX %d B (%.3f%% of data), ATTR_IDX %d B (%.3f%%)%n",
+                (double) data / SPANS, last.meta().traceIdxBytes(), 100.0 * last.meta().traceIdxBytes() / data,
+                last.meta().attrIdxBytes(), 100.0 * last.meta().attrIdxBytes() / data);
+        deleteTree(dir);
+        Files.createDirectories(dir);
+    }
+
+    /** Releases memory and the temporary directory. */
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        allocator.close();
+        deleteTree(dir);
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

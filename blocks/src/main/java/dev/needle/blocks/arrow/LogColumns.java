@@ -1,0 +1,159 @@
+package dev.needle.blocks.arrow;
+
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.codec.ValueCodec;
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.LogRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The Arrow schema of a logs block, and the vectors of one batch bound for writing or reading rows.
+ * Column by column, see {@code docs/FORMAT.md}, "Logs block schema".
+ */
+public final class LogColumns {
+
+    public static final String TIME = "time_unix_nano";
+    public static final String OBSERVED_TIME = "observed_time_unix_nano";
+    public static final String EVENT_TIME = "event_time_unix_nano";
+    public static final String SEVERITY_NUMBER = "severity_number";
+    public static final String SEVERITY_TEXT = "severity_text";
+    public static final String BODY_STRING = "body_str";
+    public static final String BODY_VALUE = "body_value";
+    public static final String ATTRIBUTES = "attributes";
+    public static final String DROPPED_ATTRIBUTES = "dropped_attributes_count";
+    public static final String FLAGS = "flags";
+    public static final String TRACE_ID = "trace_id";
+    public static final String SPAN_ID = "span_id";
+    public static final String EVENT_NAME = "event_name";
+    public static final String RESOURCE_ROW = ResourceScopeColumns.RESOURCE_ROW;
+    public static final String RESOURCE_ATTRIBUTES = ResourceScopeColumns.RESOURCE_ATTRIBUTES;
+    public static final String SCOPE_ROW = ResourceScopeColumns.SCOPE_ROW;
+    public static final String SCOPE_ATTRIBUTES = ResourceScopeColumns.SCOPE_ATTRIBUTES;
+
+    /** The schema of every logs block this writer version produces. */
+    public static final Schema SCHEMA = schema();
+
+    private final VectorSchemaRoot root;
+    private final BigIntVector time;
+    private final BigIntVector observedTime;
+    private final BigIntVector eventTime;
+    private final IntVector severityNumber;
+    private final VarCharVector severityText;
+    private final VarCharVector bodyString;
+    private final VarBinaryVector bodyValue;
+    private final AttributeColumn attributes;
+    private final IntVector droppedAttributes;
+    private final IntVector flags;
+    private final FixedSizeBinaryVector traceId;
+    private final FixedSizeBinaryVector spanId;
+    private final VarCharVector eventName;
+    private final ResourceScopeColumns resourceScope;
+
+    /** Binds the vectors of a root that holds every column of {@link #SCHEMA}. */
+    public LogColumns(VectorSchemaRoot root) {
+        this.root = root;
+        time = Vectors.vector(root, TIME);
+        observedTime = Vectors.vector(root, OBSERVED_TIME);
+        eventTime = Vectors.vector(root, EVENT_TIME);
+        severityNumber = Vectors.vector(root, SEVERITY_NUMBER);
+        severityText = Vectors.vector(root, SEVERITY_TEXT);
+        bodyString = Vectors.vector(root, BODY_STRING);
+        bodyValue = Vectors.vector(root, BODY_VALUE);
+        attributes = new AttributeColumn(root.getVector(ATTRIBUTES));
+        droppedAttributes = Vectors.vector(root, DROPPED_ATTRIBUTES);
+        flags = Vectors.vector(root, FLAGS);
+        traceId = Vectors.vector(root, TRACE_ID);
+        spanId = Vectors.vector(root, SPAN_ID);
+        eventName = Vectors.vector(root, EVENT_NAME);
+        resourceScope = new ResourceScopeColumns(root);
+    }
+
+    private static Schema schema() {
+        List<Field> fields = new ArrayList<>(List.of(
+                Vectors.int64(TIME),
+                Vectors.int64(OBSERVED_TIME),
+                Vectors.int64(EVENT_TIME),
+                Vectors.int32(SEVERITY_NUMBER),
+                Vectors.nullableUtf8(SEVERITY_TEXT),
+                Vectors.nullableUtf8(BODY_STRING),
+                Vectors.binary(BODY_VALUE),
+                AttributeColumn.field(ATTRIBUTES),
+                Vectors.int32(DROPPED_ATTRIBUTES),
+                Vectors.int32(FLAGS),
+                Vectors.fixedBinary(TRACE_ID, 16, true),
+                Vectors.fixedBinary(SPAN_ID, 8, true),
+                Vectors.nullableUtf8(EVENT_NAME)));
+        fields.addAll(ResourceScopeColumns.FIELDS);
+        return new Schema(fields);
+    }
+
+    /** Writes log {@code r} as row {@code row}; rows are written in order from 0. */
+    public void write(int row, LogRecord r) {
+        time.setSafe(row, r.timeUnixNano());
+        observedTime.setSafe(row, r.observedTimeUnixNano());
+        eventTime.setSafe(row, r.eventTimeUnixNano());
+        severityNumber.setSafe(row, r.severityNumber());
+        Vectors.setNullableString(severityText, row, r.severityText());
+        if (r.body() instanceof AnyValue.Str s) {
+            Vectors.setString(bodyString, row, s.value());
+            bodyValue.setNull(row);
+        } else {
+            bodyString.setNull(row);
+            bodyValue.setSafe(row, ValueCodec.encodeValue(r.body()));
+        }
+        attributes.write(row, r.attributes());
+        droppedAttributes.setSafe(row, r.droppedAttributesCount());
+        flags.setSafe(row, r.flags());
+        Vectors.setBytesOrNull(traceId, row, r.traceId().unsafeArray());
+        Vectors.setBytesOrNull(spanId, row, r.spanId().unsafeArray());
+        Vectors.setNullableString(eventName, row, r.eventName());
+        resourceScope.write(row, r.resource(), r.scope());
+    }
+
+    /** Sets the row count of every vector once {@code rows} rows were written. */
+    public void finish(int rows) {
+        attributes.finish(rows);
+        resourceScope.finish(rows);
+        root.setRowCount(rows);
+    }
+
+    /** Row {@code row} as a log record; bytes that cannot be one are a {@link CorruptValueException}. */
+    public LogRecord read(int row) throws CorruptValueException {
+        try {
+            return decode(row);
+        } catch (RuntimeException e) {
+            // Vectors of a damaged file can hold nulls in NOT NULL columns or offsets past their data.
+            throw new CorruptValueException("row " + row + " cannot be decoded: " + e, 0);
+        }
+    }
+
+    private LogRecord decode(int row) throws CorruptValueException {
+        AnyValue body = bodyString.isNull(row)
+                ? ValueCodec.decodeValue(bodyValue.get(row))
+                : new AnyValue.Str(Vectors.getString(bodyString, row));
+        return new LogRecord(
+                resourceScope.resource(row),
+                resourceScope.scope(row),
+                time.get(row),
+                observedTime.get(row),
+                severityNumber.get(row),
+                Vectors.getString(severityText, row),
+                body,
+                attributes.read(row),
+                droppedAttributes.get(row),
+                flags.get(row),
+                Bytes.wrap(Vectors.getBytes(traceId, row)),
+                Bytes.wrap(Vectors.getBytes(spanId, row)),
+                Vectors.getString(eventName, row));
+    }
+}

@@ -1,0 +1,181 @@
+package dev.needle.blocks.arrow;
+
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.codec.ValueCodec;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.SpanRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The Arrow schema of a spans block, and the vectors of one batch bound for writing or reading rows.
+ * Column by column, see {@code docs/FORMAT.md}, "Spans block schema".
+ */
+public final class SpanColumns {
+
+    public static final String TRACE_ID = "trace_id";
+    public static final String SPAN_ID = "span_id";
+    public static final String PARENT_SPAN_ID = "parent_span_id";
+    public static final String TRACE_STATE = "trace_state";
+    public static final String FLAGS = "flags";
+    public static final String NAME = "name";
+    public static final String KIND = "kind";
+    public static final String START_TIME = "start_time_unix_nano";
+    public static final String END_TIME = "end_time_unix_nano";
+    public static final String DURATION = "duration_nano";
+    public static final String STATUS_CODE = "status_code";
+    public static final String STATUS_MESSAGE = "status_message";
+    public static final String ATTRIBUTES = "attributes";
+    public static final String DROPPED_ATTRIBUTES = "dropped_attributes_count";
+    public static final String EVENTS = "events";
+    public static final String DROPPED_EVENTS = "dropped_events_count";
+    public static final String LINKS = "links";
+    public static final String DROPPED_LINKS = "dropped_links_count";
+    public static final String RESOURCE_ROW = ResourceScopeColumns.RESOURCE_ROW;
+    public static final String RESOURCE_ATTRIBUTES = ResourceScopeColumns.RESOURCE_ATTRIBUTES;
+    public static final String SCOPE_ROW = ResourceScopeColumns.SCOPE_ROW;
+    public static final String SCOPE_ATTRIBUTES = ResourceScopeColumns.SCOPE_ATTRIBUTES;
+
+    /** The schema of every spans block this writer version produces. */
+    public static final Schema SCHEMA = schema();
+
+    private final VectorSchemaRoot root;
+    private final FixedSizeBinaryVector traceId;
+    private final FixedSizeBinaryVector spanId;
+    private final VarBinaryVector parentSpanId;
+    private final VarCharVector traceState;
+    private final IntVector flags;
+    private final VarCharVector name;
+    private final IntVector kind;
+    private final BigIntVector start;
+    private final BigIntVector end;
+    private final BigIntVector duration;
+    private final IntVector statusCode;
+    private final VarCharVector statusMessage;
+    private final AttributeColumn attributes;
+    private final IntVector droppedAttributes;
+    private final VarBinaryVector events;
+    private final IntVector droppedEvents;
+    private final VarBinaryVector links;
+    private final IntVector droppedLinks;
+    private final ResourceScopeColumns resourceScope;
+
+    /** Binds the vectors of a root that holds every column of {@link #SCHEMA}. */
+    public SpanColumns(VectorSchemaRoot root) {
+        this.root = root;
+        traceId = Vectors.vector(root, TRACE_ID);
+        spanId = Vectors.vector(root, SPAN_ID);
+        parentSpanId = Vectors.vector(root, PARENT_SPAN_ID);
+        traceState = Vectors.vector(root, TRACE_STATE);
+        flags = Vectors.vector(root, FLAGS);
+        name = Vectors.vector(root, NAME);
+        kind = Vectors.vector(root, KIND);
+        start = Vectors.vector(root, START_TIME);
+        end = Vectors.vector(root, END_TIME);
+        duration = Vectors.vector(root, DURATION);
+        statusCode = Vectors.vector(root, STATUS_CODE);
+        statusMessage = Vectors.vector(root, STATUS_MESSAGE);
+        attributes = new AttributeColumn(root.getVector(ATTRIBUTES));
+        droppedAttributes = Vectors.vector(root, DROPPED_ATTRIBUTES);
+        events = Vectors.vector(root, EVENTS);
+        droppedEvents = Vectors.vector(root, DROPPED_EVENTS);
+        links = Vectors.vector(root, LINKS);
+        droppedLinks = Vectors.vector(root, DROPPED_LINKS);
+        resourceScope = new ResourceScopeColumns(root);
+    }
+
+    private static Schema schema() {
+        List<Field> fields = new ArrayList<>(List.of(
+                Vectors.fixedBinary(TRACE_ID, 16, false),
+                Vectors.fixedBinary(SPAN_ID, 8, false),
+                Vectors.binary(PARENT_SPAN_ID),
+                Vectors.nullableUtf8(TRACE_STATE),
+                Vectors.int32(FLAGS),
+                Vectors.utf8(NAME),
+                Vectors.int32(KIND),
+                Vectors.int64(START_TIME),
+                Vectors.int64(END_TIME),
+                Vectors.int64(DURATION),
+                Vectors.int32(STATUS_CODE),
+                Vectors.nullableUtf8(STATUS_MESSAGE),
+                AttributeColumn.field(ATTRIBUTES),
+                Vectors.int32(DROPPED_ATTRIBUTES),
+                Vectors.binary(EVENTS),
+                Vectors.int32(DROPPED_EVENTS),
+                Vectors.binary(LINKS),
+                Vectors.int32(DROPPED_LINKS)));
+        fields.addAll(ResourceScopeColumns.FIELDS);
+        return new Schema(fields);
+    }
+
+    /** Writes span {@code s} as row {@code row}; rows are written in order from 0. */
+    public void write(int row, SpanRecord s) {
+        traceId.setSafe(row, s.traceId().unsafeArray());
+        spanId.setSafe(row, s.spanId().unsafeArray());
+        Vectors.setBytesOrNull(parentSpanId, row, s.parentSpanId().unsafeArray());
+        Vectors.setNullableString(traceState, row, s.traceState());
+        flags.setSafe(row, s.flags());
+        Vectors.setString(name, row, s.name());
+        kind.setSafe(row, s.kind());
+        start.setSafe(row, s.startTimeUnixNano());
+        end.setSafe(row, s.endTimeUnixNano());
+        duration.setSafe(row, s.durationNano());
+        statusCode.setSafe(row, s.statusCode());
+        Vectors.setNullableString(statusMessage, row, s.statusMessage());
+        attributes.write(row, s.attributes());
+        droppedAttributes.setSafe(row, s.droppedAttributesCount());
+        Vectors.setBytesOrNull(events, row, s.events().isEmpty() ? new byte[0] : ValueCodec.encodeEvents(s.events()));
+        droppedEvents.setSafe(row, s.droppedEventsCount());
+        Vectors.setBytesOrNull(links, row, s.links().isEmpty() ? new byte[0] : ValueCodec.encodeLinks(s.links()));
+        droppedLinks.setSafe(row, s.droppedLinksCount());
+        resourceScope.write(row, s.resource(), s.scope());
+    }
+
+    /** Sets the row count of every vector once {@code rows} rows were written. */
+    public void finish(int rows) {
+        attributes.finish(rows);
+        resourceScope.finish(rows);
+        root.setRowCount(rows);
+    }
+
+    /** Row {@code row} as a span; bytes that cannot be one are a {@link CorruptValueException}. */
+    public SpanRecord read(int row) throws CorruptValueException {
+        try {
+            return decode(row);
+        } catch (RuntimeException e) {
+            // Vectors of a damaged file can hold nulls in NOT NULL columns or offsets past their data.
+            throw new CorruptValueException("row " + row + " cannot be decoded: " + e, 0);
+        }
+    }
+
+    private SpanRecord decode(int row) throws CorruptValueException {
+        return new SpanRecord(
+                resourceScope.resource(row),
+                resourceScope.scope(row),
+                Bytes.wrap(traceId.get(row)),
+                Bytes.wrap(spanId.get(row)),
+                Vectors.getString(traceState, row),
+                Bytes.wrap(Vectors.getBytes(parentSpanId, row)),
+                flags.get(row),
+                Vectors.getString(name, row),
+                kind.get(row),
+                start.get(row),
+                end.get(row),
+                attributes.read(row),
+                droppedAttributes.get(row),
+                events.isNull(row) ? List.of() : ValueCodec.decodeEvents(events.get(row)),
+                droppedEvents.get(row),
+                links.isNull(row) ? List.of() : ValueCodec.decodeLinks(links.get(row)),
+                droppedLinks.get(row),
+                statusCode.get(row),
+                Vectors.getString(statusMessage, row));
+    }
+}

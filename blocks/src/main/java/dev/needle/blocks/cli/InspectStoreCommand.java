@@ -1,0 +1,127 @@
+package dev.needle.blocks.cli;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.BloomSidecar;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code needle inspect store DATA}: per tenant and signal, what a data directory holds. */
+@Command(name = "store", mixinStandardHelpOptions = true,
+        description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
+            "Per tenant and signal: the blocks, rows, data bytes, TRACE_IDX and ATTR_IDX bytes and their",
+            "share of the data, and the time range the block names cover; then the .tmp-* directories",
+            "(blocks being written, or left by a crash) and blocks with a problem. Reads only block",
+            "names, meta.json and file sizes, and changes nothing on disk."})
+final class InspectStoreCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "DATA", description = "the data directory, which holds <tenant>/<spans|logs>/<block>")
+    Path data;
+
+    @Option(names = "--json", description = "print one JSON document instead of tables")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        if (!Files.isDirectory(data)) {
+            spec.commandLine().getErr().println("needle inspect store: no such directory: " + data);
+            return 1;
+        }
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        List<Map<String, Object>> signals = new ArrayList<>();
+        List<String> tmpDirs = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        long blocks = 0;
+        long rows = 0;
+        long dataBytes = 0;
+        for (TenantId tenant : store.tenants()) {
+            for (Signal signal : Signal.values()) {
+                List<BlockRef> refs = store.list(tenant, signal);
+                List<Path> tmp = store.tmpDirs(tenant, signal);
+                tmp.forEach(dir -> tmpDirs.add(store.root().relativize(dir).toString()));
+                if (refs.isEmpty() && tmp.isEmpty()) {
+                    continue;
+                }
+                Map<String, Object> s = signal(store, tenant, signal, refs, tmp.size(), problems);
+                signals.add(s);
+                blocks += refs.size();
+                rows += (long) s.get("rows");
+                dataBytes += (long) s.get("data_bytes");
+            }
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("data", store.root().toString());
+        r.put("blocks", blocks);
+        r.put("rows", rows);
+        r.put("data_bytes", dataBytes);
+        r.put("signals", signals);
+        r.put("tmp_dirs", tmpDirs);
+        r.put("problems", problems);
+        if (json) {
+            out.println(Report.json(r));
+            out.flush();
+        } else {
+            Report.print(r, out);
+        }
+        return 0;
+    }
+
+    /** One tenant's signal; rows count the blocks whose meta.json could be read, the others go to {@code problems}. */
+    private static Map<String, Object> signal(FsBlockStore store, TenantId tenant, Signal signal, List<BlockRef> refs,
+                                              int tmpDirs, List<String> problems) throws IOException {
+        long rows = 0;
+        long dataBytes = 0;
+        long traceIdxBytes = 0;
+        long attrIdxBytes = 0;
+        for (BlockRef ref : refs) {
+            Path dir = store.blockDir(ref);
+            Report.MetaRead read = Report.readMeta(dir);
+            if (read.meta() != null) {
+                rows += read.meta().rows();
+            } else {
+                problems.add(ref + ": " + read.problem());
+            }
+            if (!Files.exists(dir.resolve(BlockReader.DATA))) {
+                problems.add(ref + ": data.arrow is missing");
+            }
+            dataBytes += Report.size(dir.resolve(BlockReader.DATA));
+            traceIdxBytes += Report.size(dir.resolve(BloomSidecar.TRACE_IDX));
+            attrIdxBytes += Report.size(dir.resolve(BloomSidecar.ATTR_IDX));
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tenant", tenant.value());
+        m.put("signal", signal.dirName());
+        m.put("blocks", refs.size());
+        m.put("rows", rows);
+        m.put("data_bytes", dataBytes);
+        m.put("trace_idx_bytes", traceIdxBytes);
+        m.put("trace_idx_share", new Report.Share(traceIdxBytes, dataBytes));
+        m.put("attr_idx_bytes", attrIdxBytes);
+        m.put("attr_idx_share", new Report.Share(attrIdxBytes, dataBytes));
+        // Blocks are listed in time order, and every block's range lies inside its name's.
+        long to = refs.stream().mapToLong(ref -> ref.name().endUnixMilli()).max().orElse(0);
+        m.put("from", refs.isEmpty() ? null : Report.isoMilli(refs.get(0).name().startUnixMilli()));
+        m.put("to", refs.isEmpty() ? null : Report.isoMilli(to));
+        m.put("tmp_dirs", tmpDirs);
+        return m;
+    }
+}

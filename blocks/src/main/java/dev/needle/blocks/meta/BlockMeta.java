@@ -1,0 +1,108 @@
+package dev.needle.blocks.meta;
+
+import dev.needle.blocks.model.Signal;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a block's {@code meta.json} says about it: counts, sizes, its event-time range, its
+ * sidecars and, per record batch, the zone maps that let a reader skip batches. Read and written
+ * by {@link BlockMetaJson}.
+ *
+ * @param writerVersion          the version of the writer that made the block ({@link #WRITER_VERSION_CURRENT})
+ * @param signal                 spans or logs
+ * @param rows                   the number of rows in {@code data.arrow}
+ * @param dataBytes              the size of {@code data.arrow} in bytes
+ * @param minTimeUnixNano        the earliest event time (a span's start, a log's event time)
+ * @param maxTimeUnixNano        the latest event time
+ * @param distinctTraceIds       the number of distinct non-empty trace ids
+ * @param traceIdxBytes          the size of {@code TRACE_IDX}, 0 when the block has none
+ * @param attrIdxBytes           the size of {@code ATTR_IDX}, 0 when the block has none
+ * @param distinctAttributePairs the number of distinct indexed (key, value) pairs
+ * @param createdUnixMillis      when the block was written
+ * @param batches                the record batches in file order, covering rows 0..rows one after another
+ */
+public record BlockMeta(
+        int writerVersion,
+        Signal signal,
+        long rows,
+        long dataBytes,
+        long minTimeUnixNano,
+        long maxTimeUnixNano,
+        int distinctTraceIds,
+        long traceIdxBytes,
+        long attrIdxBytes,
+        long distinctAttributePairs,
+        long createdUnixMillis,
+        List<BatchMeta> batches) {
+
+    /** The value of the {@code format} field, which tells a meta.json of needle's from any other JSON. */
+    public static final String FORMAT = "needle-block";
+    /** The first layout of meta.json. */
+    public static final int WRITER_VERSION_1 = 1;
+    /** The version this code writes; it reads every version from 1 to this one. */
+    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_1;
+
+    /** Checks every fact that a reader relies on; a violation is an {@link IllegalArgumentException}. */
+    public BlockMeta {
+        if (writerVersion < WRITER_VERSION_1 || writerVersion > WRITER_VERSION_CURRENT) {
+            throw new IllegalArgumentException("writerVersion " + writerVersion + " is not one this code knows ("
+                    + WRITER_VERSION_1 + ".." + WRITER_VERSION_CURRENT + ")");
+        }
+        Objects.requireNonNull(signal, "signal");
+        requireNonNegative("rows", rows);
+        requireNonNegative("dataBytes", dataBytes);
+        requireNonNegative("distinctTraceIds", distinctTraceIds);
+        requireNonNegative("traceIdxBytes", traceIdxBytes);
+        requireNonNegative("attrIdxBytes", attrIdxBytes);
+        requireNonNegative("distinctAttributePairs", distinctAttributePairs);
+        if (minTimeUnixNano > maxTimeUnixNano) {
+            throw new IllegalArgumentException(
+                    "minTimeUnixNano (" + minTimeUnixNano + ") > maxTimeUnixNano (" + maxTimeUnixNano + ")");
+        }
+        if (distinctTraceIds > rows) {
+            throw new IllegalArgumentException("distinctTraceIds (" + distinctTraceIds + ") > rows (" + rows + ")");
+        }
+        batches = List.copyOf(batches);
+        long nextRow = 0;
+        for (int i = 0; i < batches.size(); i++) {
+            BatchMeta batch = batches.get(i);
+            String where = "batches[" + i + "]: ";
+            if (batch.index() != i) {
+                throw new IllegalArgumentException(where + "index is " + batch.index());
+            }
+            if (batch.firstRow() != nextRow) {
+                throw new IllegalArgumentException(where + "firstRow is " + batch.firstRow()
+                        + ", the previous batches end at row " + nextRow);
+            }
+            // A batch time outside the block's range means one of the two is wrong: trust neither.
+            if (batch.minTimeUnixNano() < minTimeUnixNano || batch.maxTimeUnixNano() > maxTimeUnixNano) {
+                throw new IllegalArgumentException(where + "time range " + batch.minTimeUnixNano() + ".."
+                        + batch.maxTimeUnixNano() + " is outside the block's " + minTimeUnixNano + ".." + maxTimeUnixNano);
+            }
+            checkSignalFields(signal, batch, where);
+            nextRow = batch.endRow();
+        }
+        if (nextRow != rows) {
+            throw new IllegalArgumentException("the batches hold " + nextRow + " rows, the block " + rows);
+        }
+    }
+
+    private static void requireNonNegative(String name, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " (" + value + ") must be >= 0");
+        }
+    }
+
+    private static void checkSignalFields(Signal signal, BatchMeta batch, String where) {
+        boolean spans = signal == Signal.SPANS;
+        if (spans != (batch.minDurationNano() != null)) {
+            throw new IllegalArgumentException(where + (spans ? "a spans batch needs" : "a logs batch has no")
+                    + " minDurationNano and maxDurationNano");
+        }
+        if (spans == (batch.severityNullCount() != null)) {
+            throw new IllegalArgumentException(where + (spans ? "a spans batch has no" : "a logs batch needs")
+                    + " severityNullCount");
+        }
+    }
+}

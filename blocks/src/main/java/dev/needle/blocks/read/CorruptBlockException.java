@@ -1,0 +1,21 @@
+package dev.needle.blocks.read;
+
+import dev.needle.blocks.store.BlockRef;
+import java.io.IOException;
+
+/** A block's data could not be read; the message names the block and what was wrong. */
+public final class CorruptBlockException extends IOException {
+
+    private final transient BlockRef block;
+
+    /** A failure to read {@code block}, for {@code reason}. */
+    public CorruptBlockException(BlockRef block, String reason, Throwable cause) {
+        super("block " + block + ": " + reason, cause);
+        this.block = block;
+    }
+
+    /** The block that could not be read. */
+    public BlockRef block() {
+        return block;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.needle.blocks.store;
+
+import dev.needle.blocks.model.Signal;
+import java.io.IOException;
+import java.nio.channels.SeekableByteChannel;
+import java.util.List;
+
+/**
+ * Where blocks live: list block names, read byte ranges of a block's files, publish a block
+ * atomically, delete a block. The local filesystem ({@link FsBlockStore}) is the embedded
+ * default; an object store can implement the same four operations.
+ */
+public interface BlockStore {
+
+    /** Tenants that have at least one signal directory, in name order. */
+    List<TenantId> tenants() throws IOException;
+
+    /** The published blocks of one tenant and signal, in name order (which is time order). */
+    List<BlockRef> list(TenantId tenant, Signal signal) throws IOException;
+
+    /**
+     * Opens one file of a published block for positioned reads.
+     *
+     * @throws java.nio.file.NoSuchFileException when the block or the file does not exist
+     */
+    SeekableByteChannel open(BlockRef block, String file) throws IOException;
+
+    /** Starts a block: its files are written into a private staging area, never visible to readers. */
+    PendingBlock create(TenantId tenant, Signal signal) throws IOException;
+
+    /** Deletes a published block; readers see it whole or not at all. Deleting a missing block is not an error. */
+    void delete(BlockRef block) throws IOException;
+}

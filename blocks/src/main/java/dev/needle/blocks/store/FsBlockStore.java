@@ -1,0 +1,325 @@
+package dev.needle.blocks.store;
+
+import dev.needle.blocks.model.Signal;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The embedded {@link BlockStore}: blocks are directories on the local filesystem.
+ *
+ * <pre>
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/      a published block (a {@link BlockName}) and its files
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.tmp-&lt;id&gt;/      a block being written; never read; removed at start-up
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.tmp-del-&lt;id&gt;/  a block being deleted; removed at start-up
+ * &lt;root&gt;/wal/                            ingest's write-ahead log, never a tenant (see {@link TenantId})
+ * </pre>
+ *
+ * <p>A block is published by one atomic rename of its staging directory, after every file and the
+ * staging directory are synced, and the rename is then synced; a block is deleted by renaming it
+ * out of sight first. A reader therefore sees a whole block or none. Thread-safe; a
+ * {@link PendingBlock} is for one thread.
+ *
+ * <p>{@link #readOnly} opens a store for tools that look at a live server's directory: it changes
+ * nothing on disk, not even the start-up sweep, which would delete blocks being written.
+ */
+public final class FsBlockStore implements BlockStore {
+
+    /** Prefix of staging and deleting directories, which no reader ever looks into. */
+    private static final String TMP_PREFIX = ".tmp-";
+
+    private static final String DELETING_PREFIX = TMP_PREFIX + "del-";
+
+    /** File names inside a block: plain names, so a name can never climb out of the block. */
+    private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
+
+    private static final System.Logger LOG = System.getLogger(FsBlockStore.class.getName());
+
+    private final Path root;
+    private final FsOps ops;
+    private final boolean readOnly;
+    private final List<Path> removedAtStartup = new ArrayList<>();
+
+    /**
+     * Opens the store at {@code root}, creating it if missing, and removes the staging and deleting
+     * directories that a previous process left behind.
+     */
+    public FsBlockStore(Path root) throws IOException {
+        this(root, FsOps.REAL);
+    }
+
+    FsBlockStore(Path root, FsOps ops) throws IOException {
+        this(root, ops, false);
+        ops.createDirectories(this.root);
+        removedAtStartup.addAll(removeStaleTmpDirs());
+    }
+
+    private FsBlockStore(Path root, FsOps ops, boolean readOnly) {
+        this.root = root.toAbsolutePath().normalize();
+        this.ops = ops;
+        this.readOnly = readOnly;
+    }
+
+    /**
+     * Opens the store at {@code root} for reading only: it neither creates {@code root} nor removes
+     * {@code .tmp-*} directories, which on a running server are blocks being written, and its
+     * {@link #create} and {@link #delete} throw {@link UnsupportedOperationException}.
+     */
+    public static FsBlockStore readOnly(Path root) {
+        return new FsBlockStore(root, FsOps.REAL, true);
+    }
+
+    /** The root directory, for local tools. */
+    public Path root() {
+        return root;
+    }
+
+    /** The directory of a block, for local tools; it may not exist. */
+    public Path blockDir(BlockRef block) {
+        return signalDir(block.tenant(), block.signal()).resolve(block.name().toString());
+    }
+
+    /** The {@code .tmp-*} directories this store removed when it was opened. */
+    public List<Path> removedAtStartup() {
+        return Collections.unmodifiableList(removedAtStartup);
+    }
+
+    /**
+     * The {@code .tmp-*} directories of a tenant's signal, in name order: blocks being written or
+     * deleted by a running process, or leftovers of one that crashed.
+     */
+    public List<Path> tmpDirs(TenantId tenant, Signal signal) throws IOException {
+        List<Path> dirs = new ArrayList<>();
+        for (Path dir : subdirectories(signalDir(tenant, signal))) {
+            if (dir.getFileName().toString().startsWith(TMP_PREFIX)) {
+                dirs.add(dir);
+            }
+        }
+        Collections.sort(dirs);
+        return dirs;
+    }
+
+    @Override
+    public List<TenantId> tenants() throws IOException {
+        List<TenantId> tenants = new ArrayList<>();
+        for (Path dir : subdirectories(root)) {
+            String name = dir.getFileName().toString();
+            if (TenantId.isValid(name) && hasSignalDir(dir)) {
+                tenants.add(TenantId.of(name));
+            }
+        }
+        Collections.sort(tenants);
+        return tenants;
+    }
+
+    @Override
+    public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>();
+        for (Path dir : subdirectories(signalDir(tenant, signal))) {
+            BlockName.parse(dir.getFileName().toString())
+                    .ifPresent(name -> blocks.add(new BlockRef(tenant, signal, name)));
+        }
+        Collections.sort(blocks);
+        return blocks;
+    }
+
+    /** Returns a read-only {@link FileChannel}. */
+    @Override
+    public SeekableByteChannel open(BlockRef block, String file) throws IOException {
+        return FileChannel.open(blockDir(block).resolve(checkFileName(file)), StandardOpenOption.READ);
+    }
+
+    @Override
+    public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
+        checkWritable("create a block");
+        Path staging = signalDir(tenant, signal).resolve(TMP_PREFIX + BlockName.newId());
+        ops.createDirectories(staging);
+        return new FsPendingBlock(tenant, signal, staging);
+    }
+
+    /**
+     * Renames the block out of sight, syncs that, then deletes its files. If deleting the files
+     * fails the block is already invisible, and the leftover is removed at the next start-up.
+     */
+    @Override
+    public void delete(BlockRef block) throws IOException {
+        checkWritable("delete " + block);
+        Path dir = blockDir(block);
+        Path deleting = dir.resolveSibling(DELETING_PREFIX + BlockName.newId());
+        try {
+            ops.move(dir, deleting);
+        } catch (NoSuchFileException e) {
+            return; // never published, or already deleted
+        }
+        // Synced before the files go, so that a crash mid-way cannot bring back a partial block.
+        ops.fsyncDir(dir.getParent());
+        ops.deleteRecursively(deleting);
+    }
+
+    private void checkWritable(String what) {
+        if (readOnly) {
+            throw new UnsupportedOperationException("cannot " + what + ": the store at " + root + " is open read-only");
+        }
+    }
+
+    private Path signalDir(TenantId tenant, Signal signal) {
+        return root.resolve(tenant.value()).resolve(signal.dirName());
+    }
+
+    private static boolean hasSignalDir(Path tenantDir) {
+        for (Signal signal : Signal.values()) {
+            if (Files.isDirectory(tenantDir.resolve(signal.dirName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The directories directly under {@code dir}; none when it does not exist. */
+    private static List<Path> subdirectories(Path dir) throws IOException {
+        List<Path> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            entries.forEach(dirs::add);
+        } catch (NoSuchFileException e) {
+            return List.of();
+        }
+        return dirs;
+    }
+
+    /**
+     * Removes every {@code .tmp-*} directory under every tenant's signal directories. A directory
+     * that cannot be removed is logged and left: it is never read, so it must not keep the process
+     * from starting.
+     */
+    private List<Path> removeStaleTmpDirs() throws IOException {
+        List<Path> removed = new ArrayList<>();
+        for (TenantId tenant : tenants()) {
+            for (Signal signal : Signal.values()) {
+                for (Path dir : tmpDirs(tenant, signal)) {
+                    try {
+                        ops.deleteRecursively(dir);
+                        removed.add(dir);
+                        LOG.log(Level.INFO, "removed stale directory {0}", dir);
+                    } catch (IOException e) {
+                        LOG.log(Level.WARNING, "could not remove stale directory " + dir, e);
+                    }
+                }
+            }
+        }
+        return removed;
+    }
+
+    private static String checkFileName(String file) {
+        if (file == null || !FILE_NAME.matcher(file).matches() || file.equals(".") || file.equals("..")) {
+            throw new IllegalArgumentException("a block file name must be a plain name of [A-Za-z0-9_.-], got "
+                    + (file == null ? "null" : TenantId.quote(file)));
+        }
+        return file;
+    }
+
+    /** Files staged in {@code .tmp-<id>/} until {@link #publish} renames the directory. */
+    private final class FsPendingBlock implements PendingBlock {
+
+        private final TenantId tenant;
+        private final Signal signal;
+        private final Path staging;
+        private boolean published;
+        private boolean closed;
+
+        FsPendingBlock(TenantId tenant, Signal signal, Path staging) {
+            this.tenant = tenant;
+            this.signal = signal;
+            this.staging = staging;
+        }
+
+        @Override
+        public OutputStream create(String file) throws IOException {
+            checkOpen();
+            return ops.newOutputStream(staging.resolve(checkFileName(file)));
+        }
+
+        /**
+         * Syncs every staged file and the staging directory, renames it to {@code name}, then syncs
+         * the signal, tenant and root directories (the latter two matter for a tenant's first block).
+         * A failure before the rename leaves nothing visible, and publish may be retried. A failure
+         * after it leaves the whole block visible, as a crash at that point would.
+         */
+        @Override
+        public BlockRef publish(BlockName name) throws IOException {
+            Objects.requireNonNull(name, "name");
+            checkOpen();
+            BlockRef ref = new BlockRef(tenant, signal, name);
+            Path target = blockDir(ref);
+            // Linux's rename replaces an empty directory, so an existing name must be refused first.
+            if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+                throw alreadyPublished(ref, null);
+            }
+            List<Path> files;
+            try (Stream<Path> entries = Files.list(staging)) {
+                files = entries.sorted().toList();
+            }
+            for (Path file : files) {
+                ops.fsyncFile(file);
+            }
+            ops.fsyncDir(staging);
+            try {
+                ops.move(staging, target);
+            } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
+                throw alreadyPublished(ref, e);
+            }
+            published = true;
+            try {
+                for (Path dir = target.getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
+                    ops.fsyncDir(dir);
+                }
+            } catch (IOException e) {
+                throw new IOException("block " + ref + " is visible but syncing its directory failed,"
+                        + " so it may not survive a crash", e);
+            }
+            return ref;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!published) {
+                ops.deleteRecursively(staging);
+            }
+        }
+
+        private void checkOpen() {
+            if (published || closed) {
+                throw new IllegalStateException("block staged in " + staging + " is already "
+                        + (published ? "published" : "closed"));
+            }
+        }
+
+        private FileAlreadyExistsException alreadyPublished(BlockRef ref, Exception cause) {
+            FileAlreadyExistsException e = new FileAlreadyExistsException(blockDir(ref).toString(), null,
+                    "a block named " + ref.name() + " is already published; nothing was changed");
+            if (cause != null) {
+                e.initCause(cause);
+            }
+            return e;
+        }
+    }
+}

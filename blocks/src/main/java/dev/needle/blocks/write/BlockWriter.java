@@ -1,0 +1,252 @@
+package dev.needle.blocks.write;
+
+import dev.needle.blocks.arrow.LogColumns;
+import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.AttrIdxBuilder;
+import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.TraceIdxBuilder;
+import java.io.BufferedOutputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+
+/**
+ * Writes records as one block: sorts them (spans by trace id then start time, logs by event
+ * time), writes {@code data.arrow} in batches of at most {@value #MAX_BATCH_ROWS} rows, then
+ * {@code TRACE_IDX}, {@code ATTR_IDX} and {@code meta.json}, and publishes the block atomically
+ * under a name that holds its time range.
+ */
+public final class BlockWriter {
+
+    /** The most rows in one record batch. */
+    public static final int MAX_BATCH_ROWS = 8192;
+
+    private final BlockStore store;
+    private final BufferAllocator allocator;
+    private final int batchRows;
+
+    /** A writer with batches of {@value #MAX_BATCH_ROWS} rows. */
+    public BlockWriter(BlockStore store, BufferAllocator allocator) {
+        this(store, allocator, MAX_BATCH_ROWS);
+    }
+
+    /** A writer with batches of {@code batchRows} rows (1..{@value #MAX_BATCH_ROWS}); small batches suit tests. */
+    public BlockWriter(BlockStore store, BufferAllocator allocator, int batchRows) {
+        if (batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
+            throw new IllegalArgumentException("batchRows (" + batchRows + ") must be in 1.." + MAX_BATCH_ROWS);
+        }
+        this.store = store;
+        this.allocator = allocator;
+        this.batchRows = batchRows;
+    }
+
+    /** Writes and publishes one spans block with a fresh random id. */
+    public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans) throws IOException {
+        return writeSpans(tenant, spans, BlockName.newId());
+    }
+
+    /** Writes and publishes one spans block named with {@code id}. */
+    public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id) throws IOException {
+        List<SpanRecord> sorted = sorted(spans, Comparator.comparing(SpanRecord::traceId)
+                .thenComparingLong(SpanRecord::startTimeUnixNano));
+        TraceIdxBuilder traceIdx = new TraceIdxBuilder();
+        AttrIdxBuilder attrIdx = new AttrIdxBuilder();
+        IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));
+        return write(tenant, Signal.SPANS, sorted, id, traceIdx, attrIdx, new Rows<>() {
+            private SpanColumns columns;
+
+            @Override
+            public VectorSchemaRoot newRoot() {
+                VectorSchemaRoot root = VectorSchemaRoot.create(SpanColumns.SCHEMA, allocator);
+                columns = new SpanColumns(root);
+                return root;
+            }
+
+            @Override
+            public void write(int row, SpanRecord s, ZoneMap zone) {
+                columns.write(row, s);
+                zone.add(s.startTimeUnixNano(), s.traceId());
+                zone.duration(s.durationNano());
+                traceIdx.add(s.traceId().unsafeArray(), 0);
+                pairs.span(s);
+            }
+
+            @Override
+            public void finish(int rows) {
+                columns.finish(rows);
+            }
+        });
+    }
+
+    /** Writes and publishes one logs block with a fresh random id. */
+    public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs) throws IOException {
+        return writeLogs(tenant, logs, BlockName.newId());
+    }
+
+    /** Writes and publishes one logs block named with {@code id}. */
+    public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id) throws IOException {
+        List<LogRecord> sorted = sorted(logs, Comparator.comparingLong(LogRecord::eventTimeUnixNano));
+        TraceIdxBuilder traceIdx = new TraceIdxBuilder();
+        AttrIdxBuilder attrIdx = new AttrIdxBuilder();
+        IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));
+        return write(tenant, Signal.LOGS, sorted, id, traceIdx, attrIdx, new Rows<>() {
+            private LogColumns columns;
+
+            @Override
+            public VectorSchemaRoot newRoot() {
+                VectorSchemaRoot root = VectorSchemaRoot.create(LogColumns.SCHEMA, allocator);
+                columns = new LogColumns(root);
+                return root;
+            }
+
+            @Override
+            public void write(int row, LogRecord r, ZoneMap zone) {
+                columns.write(row, r);
+                zone.add(r.eventTimeUnixNano(), r.traceId());
+                zone.severity(r.severityNumber());
+                if (!r.traceId().isEmpty()) {
+                    traceIdx.add(r.traceId().unsafeArray(), 0);
+                }
+                pairs.log(r);
+            }
+
+            @Override
+            public void finish(int rows) {
+                columns.finish(rows);
+            }
+        });
+    }
+
+    /** How one signal's records become Arrow rows, zone-map facts and sidecar keys. */
+    private interface Rows<R> {
+        VectorSchemaRoot newRoot();
+
+        void write(int row, R record, ZoneMap zone);
+
+        void finish(int rows);
+    }
+
+    private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
+                                   TraceIdxBuilder traceIdx, AttrIdxBuilder attrIdx, Rows<R> rows)
+            throws IOException {
+        if (records.isEmpty()) {
+            throw new IllegalArgumentException("a block needs at least one record");
+        }
+        try (PendingBlock pending = store.create(tenant, signal)) {
+            List<BatchMeta> batches = new ArrayList<>();
+            long dataBytes;
+            try (CountingStream out = new CountingStream(pending.create(BlockReader.DATA));
+                 VectorSchemaRoot root = rows.newRoot();
+                 ArrowFileWriter arrow = new ArrowFileWriter(root, null, Channels.newChannel(out))) {
+                arrow.start();
+                for (int first = 0; first < records.size(); first += batchRows) {
+                    int n = Math.min(batchRows, records.size() - first);
+                    root.allocateNew();
+                    ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
+                    for (int i = 0; i < n; i++) {
+                        rows.write(i, records.get(first + i), zone);
+                    }
+                    rows.finish(n);
+                    arrow.writeBatch();
+                    batches.add(zone.toMeta(batches.size(), first));
+                }
+                arrow.end();
+                out.flush();
+                dataBytes = out.count;
+            }
+            long traceIdxBytes = writeSidecar(pending, BloomSidecar.TRACE_IDX, traceIdx.build());
+            long attrIdxBytes = writeSidecar(pending, BloomSidecar.ATTR_IDX, attrIdx.build());
+            long minTime = batches.stream().mapToLong(BatchMeta::minTimeUnixNano).min().orElseThrow();
+            long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
+            BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
+                    minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrIdx.distinctKeys(),
+                    System.currentTimeMillis(), batches);
+            try (OutputStream out = pending.create(BlockReader.META)) {
+                out.write(BlockMetaJson.write(meta));
+            }
+            return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta);
+        }
+    }
+
+    private static long writeSidecar(PendingBlock pending, String name, Optional<byte[]> file) throws IOException {
+        if (file.isEmpty()) {
+            return 0;
+        }
+        try (OutputStream out = pending.create(name)) {
+            out.write(file.get());
+        }
+        return file.get().length;
+    }
+
+    private static <R> List<R> sorted(List<R> records, Comparator<R> order) {
+        List<R> copy = new ArrayList<>(records);
+        copy.sort(order);
+        return copy;
+    }
+
+    private static IndexedPairs.Sink sinkOf(AttrIdxBuilder builder) {
+        return new IndexedPairs.Sink() {
+            @Override
+            public void string(String key, String value) {
+                builder.addString(key, value);
+            }
+
+            @Override
+            public void integer(String key, long value) {
+                builder.addLong(key, value);
+            }
+
+            @Override
+            public void dbl(String key, double value) {
+                builder.addDouble(key, value);
+            }
+
+            @Override
+            public void bool(String key, boolean value) {
+                builder.addBool(key, value);
+            }
+        };
+    }
+
+    /** Counts what reaches the file, and buffers it, since Arrow writes many small pieces. */
+    private static final class CountingStream extends FilterOutputStream {
+        private long count;
+
+        CountingStream(OutputStream out) {
+            super(new BufferedOutputStream(out, 1 << 16));
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count += len;
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.needle.blocks.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code needle inspect store} on a data directory of real blocks, a leftover and a damaged block. */
+class InspectStoreCommandTest {
+
+    private static final TenantId ACME = TenantId.of("acme");
+
+    @TempDir
+    Path data;
+
+    private BufferAllocator allocator;
+    private List<WrittenBlock> acmeSpans;
+    private WrittenBlock logs;
+    private Path leftover;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeEach
+    void writeBlocks() throws IOException {
+        allocator = new RootAllocator();
+        FsBlockStore store = new FsBlockStore(data);
+        BlockWriter writer = new BlockWriter(store, allocator, 500);
+        RandomRecords random = new RandomRecords(21);
+        acmeSpans = List.of(writer.writeSpans(ACME, random.spans(700)), writer.writeSpans(ACME, random.spans(300)));
+        logs = writer.writeLogs(TenantId.DEFAULT, random.logs(450));
+        leftover = Files.createDirectories(data.resolve("acme/spans/.tmp-crashed"));
+        Files.writeString(leftover.resolve("data.arrow"), "half a block");
+    }
+
+    @AfterEach
+    void closeAllocator() {
+        allocator.close();
+    }
+
+    private int run(String... args) {
+        var cli = InspectCommand.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        return cli.execute(args);
+    }
+
+    @Test
+    void store_json_countsPerTenantAndSignal() throws IOException {
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        String json = out.toString();
+        long acmeBytes = dataBytes(acmeSpans.get(0)) + dataBytes(acmeSpans.get(1));
+        assertTrue(json.contains("\"blocks\":3,\"rows\":1450,\"data_bytes\":" + (acmeBytes + dataBytes(logs)) + ","), json);
+        assertTrue(json.contains("{\"tenant\":\"acme\",\"signal\":\"spans\",\"blocks\":2,\"rows\":1000,\"data_bytes\":"
+                + acmeBytes + ","), json);
+        assertTrue(json.contains("{\"tenant\":\"single-tenant\",\"signal\":\"logs\",\"blocks\":1,\"rows\":450,"), json);
+        assertTrue(json.contains("\"from\":\"" + Instant.ofEpochMilli(acmeSpans.stream()
+                .mapToLong(b -> b.ref().name().startUnixMilli()).min().orElseThrow()) + "\""), json);
+        assertTrue(json.contains("\"tmp_dirs\":[\"acme/spans/.tmp-crashed\"]"), json);
+        assertTrue(json.contains("\"problems\":[]"), json);
+    }
+
+    @Test
+    void store_leavesTheLeftoverForTheServerToRemove() {
+        assertEquals(0, run("store", data.toString()), err.toString());
+        assertTrue(out.toString().contains("  acme/spans/.tmp-crashed"), out.toString());
+        assertTrue(Files.exists(leftover.resolve("data.arrow")));
+    }
+
+    @Test
+    void store_human_oneTableRowPerTenantAndSignal() {
+        assertEquals(0, run("store", data.toString()), err.toString());
+        String text = out.toString();
+        assertTrue(text.contains("tenant         signal  blocks  rows  data bytes  trace idx bytes"), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("acme +spans +2 +1000 +\\d+ +\\d+ +\\d+\\.\\d\\d% .* 1")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("single-tenant +logs +1 +450 .* 0")), text);
+    }
+
+    @Test
+    void store_corruptMeta_isAProblemNotAFailure() throws IOException {
+        Path meta = data.resolve(acmeSpans.get(1).ref().toString()).resolve("meta.json");
+        Files.writeString(meta, "{not json");
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        assertTrue(out.toString().contains("\"rows\":700,"), out.toString());
+        assertTrue(out.toString().contains(acmeSpans.get(1).ref() + ": corrupt meta.json: not valid JSON"), out.toString());
+    }
+
+    @Test
+    void store_missingDirectory_exitsOne() {
+        assertEquals(1, run("store", data.resolve("nope").toString()));
+        assertTrue(err.toString().contains("no such directory"), err.toString());
+    }
+
+    private long dataBytes(WrittenBlock block) throws IOException {
+        return Files.size(data.resolve(block.ref().toString()).resolve("data.arrow"));
+    }
+}

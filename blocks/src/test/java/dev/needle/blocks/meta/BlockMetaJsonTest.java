@@ -1,0 +1,409 @@
+package dev.needle.blocks.meta;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.Signal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * meta.json pinned by hand-written golden texts, read back exactly, tolerant of fields it does
+ * not know, and answering {@link CorruptMetaException} — never anything else — for every kind of
+ * corruption, every truncation and random damage.
+ */
+class BlockMetaJsonTest {
+
+    private static final Bytes TRACE_A = Bytes.fromHex("0af7651916cd43dd8448eb211c80319c");
+    private static final Bytes TRACE_B = Bytes.fromHex("4bf92f3577b34da6a3ce929d0e0e4736");
+
+    static final BlockMeta SPANS = new BlockMeta(1, Signal.SPANS, 3, 2048, 1000, 3000, 2, 80, 0, 0, 1700000000000L,
+            List.of(new BatchMeta(0, 0, 2, 1000, 2000, TRACE_A, TRACE_B, 0, 5L, 70L, null, null, null),
+                    new BatchMeta(1, 2, 1, 3000, 3000, null, null, 1, 0L, 0L, null, null, null)));
+
+    /** Written by hand from the format in BlockMetaJson's Javadoc; never regenerate it from the code. */
+    static final String SPANS_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 1,
+              "signal": "spans",
+              "rows": 3,
+              "dataBytes": 2048,
+              "minTimeUnixNano": 1000,
+              "maxTimeUnixNano": 3000,
+              "distinctTraceIds": 2,
+              "traceIdxBytes": 80,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 1700000000000,
+              "batches": [
+                {
+                  "index": 0,
+                  "firstRow": 0,
+                  "rows": 2,
+                  "minTimeUnixNano": 1000,
+                  "maxTimeUnixNano": 2000,
+                  "minTraceId": "0af7651916cd43dd8448eb211c80319c",
+                  "maxTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                  "traceIdNullCount": 0,
+                  "minDurationNano": 5,
+                  "maxDurationNano": 70
+                },
+                {
+                  "index": 1,
+                  "firstRow": 2,
+                  "rows": 1,
+                  "minTimeUnixNano": 3000,
+                  "maxTimeUnixNano": 3000,
+                  "traceIdNullCount": 1,
+                  "minDurationNano": 0,
+                  "maxDurationNano": 0
+                }
+              ]
+            }""";
+
+    static final BlockMeta LOGS = new BlockMeta(1, Signal.LOGS, 8194, 1048576, -5, 1764446400456000000L, 1, 0, 312,
+            17, 1764446401000L,
+            List.of(new BatchMeta(0, 0, 8192, -5, 1764446400456000000L, TRACE_B, TRACE_B, 8191, null, null, 9, 17, 100),
+                    new BatchMeta(1, 8192, 2, 7, 7, null, null, 2, null, null, null, null, 2)));
+
+    static final String LOGS_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 1,
+              "signal": "logs",
+              "rows": 8194,
+              "dataBytes": 1048576,
+              "minTimeUnixNano": -5,
+              "maxTimeUnixNano": 1764446400456000000,
+              "distinctTraceIds": 1,
+              "traceIdxBytes": 0,
+              "attrIdxBytes": 312,
+              "distinctAttributePairs": 17,
+              "createdUnixMillis": 1764446401000,
+              "batches": [
+                {
+                  "index": 0,
+                  "firstRow": 0,
+                  "rows": 8192,
+                  "minTimeUnixNano": -5,
+                  "maxTimeUnixNano": 1764446400456000000,
+                  "minTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                  "maxTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                  "traceIdNullCount": 8191,
+                  "minSeverity": 9,
+                  "maxSeverity": 17,
+                  "severityNullCount": 100
+                },
+                {
+                  "index": 1,
+                  "firstRow": 8192,
+                  "rows": 2,
+                  "minTimeUnixNano": 7,
+                  "maxTimeUnixNano": 7,
+                  "traceIdNullCount": 2,
+                  "severityNullCount": 2
+                }
+              ]
+            }""";
+
+    static final BlockMeta EMPTY = new BlockMeta(1, Signal.LOGS, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+
+    static final String EMPTY_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 1,
+              "signal": "logs",
+              "rows": 0,
+              "dataBytes": 0,
+              "minTimeUnixNano": 0,
+              "maxTimeUnixNano": 0,
+              "distinctTraceIds": 0,
+              "traceIdxBytes": 0,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 0,
+              "batches": []
+            }""";
+
+    static Stream<Arguments> goldens() {
+        return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON));
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldens")
+    void write_matchesGoldenText(BlockMeta meta, String json) {
+        assertEquals(json, new String(BlockMetaJson.write(meta), StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldens")
+    void read_goldenText(BlockMeta meta, String json) throws CorruptMetaException {
+        assertEquals(meta, BlockMetaJson.read(utf8(json)));
+    }
+
+    @Test
+    void read_randomMetas_equalWhatWasWritten() throws CorruptMetaException {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 500; i++) {
+            BlockMeta meta = randomMeta(random);
+            assertEquals(meta, BlockMetaJson.read(BlockMetaJson.write(meta)), "meta #" + i);
+        }
+    }
+
+    @Test
+    void read_unknownFieldsOfEveryType_ignored() throws CorruptMetaException {
+        String json = SPANS_JSON
+                .replace("\"rows\": 3,", """
+                        "rows": 3,
+                          "future": {"nested": [1, 2.5, {"deeper": [null, true, "x"]}], "batches": []},
+                          "ratio": 1.5,
+                          "huge": 123456789012345678901234567890,
+                          "tiny": 1e-400,
+                          "flag": false,
+                          "nothing": null,
+                          "note": "a newer writer wrote this",
+                          "list": [],""")
+                .replace("\"index\": 1,", """
+                        "index": 1,
+                              "batches": 7,
+                              "bytes": {"data": 100},""");
+        assertEquals(SPANS, BlockMetaJson.read(utf8(json)));
+    }
+
+    @Test
+    void read_fieldsInAnyOrderAndCompact_accepted() throws CorruptMetaException {
+        String json = "{\"batches\":[],\"createdUnixMillis\":0,\"signal\":\"logs\",\"writerVersion\":1,\"rows\":0,"
+                + "\"dataBytes\":0,\"minTimeUnixNano\":0,\"maxTimeUnixNano\":0,\"distinctTraceIds\":0,"
+                + "\"traceIdxBytes\":0,\"attrIdxBytes\":0,\"distinctAttributePairs\":0,\"format\":\"needle-block\"}";
+        assertEquals(EMPTY, BlockMetaJson.read(utf8(json)));
+    }
+
+    @Test
+    void read_explicitNullsAndUpperCaseHex_accepted() throws CorruptMetaException {
+        String json = LOGS_JSON
+                .replace("\"traceIdNullCount\": 2,", "\"traceIdNullCount\": 2, \"minTraceId\": null, \"maxTraceId\": null,"
+                        + " \"minSeverity\": null, \"maxSeverity\": null, \"minDurationNano\": null,")
+                .replace("\"minTraceId\": \"4bf9", "\"minTraceId\": \"4BF9");
+        assertEquals(LOGS, BlockMetaJson.read(utf8(json)));
+    }
+
+    static Stream<Arguments> corruptions() {
+        return Stream.of(
+                // Not JSON, or not an object.
+                Arguments.of("", "does not start with a JSON object"),
+                Arguments.of("[]", "does not start with a JSON object"),
+                Arguments.of("\"needle-block\"", "does not start with a JSON object"),
+                Arguments.of("hello", "not valid JSON"),
+                Arguments.of("{\"format\": \"needle-block\",}", "not valid JSON"),
+                Arguments.of(SPANS_JSON + " {}", "content after the closing brace"),
+                Arguments.of(SPANS_JSON + " x", "not valid JSON"),
+                Arguments.of("{\"deep\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}", "not valid JSON"),
+                // Not a needle meta.json, or one from a newer writer.
+                Arguments.of("{}", "missing field format"),
+                Arguments.of(SPANS_JSON.replace("needle-block", "parquet"), "format is \"parquet\""),
+                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 2"), "writerVersion 2 is newer"),
+                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 0"), "writerVersion 0"),
+                Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": \"metrics\""), "signal is \"metrics\""),
+                // Missing required fields.
+                Arguments.of(SPANS_JSON.replace("\"dataBytes\": 2048,", ""), "missing field dataBytes"),
+                Arguments.of(SPANS_JSON.replace("\"createdUnixMillis\": 1700000000000,", ""), "missing field createdUnixMillis"),
+                Arguments.of(SPANS_JSON.replace("\"index\": 1,", ""), "missing field batches[1].index"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 1,", ""), "missing field batches[1].traceIdNullCount"),
+                Arguments.of(EMPTY_JSON.replace(",\n  \"batches\": []", ""), "missing field batches"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": null,"), "field rows is null"),
+                // Wrong types.
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": \"3\","), "field rows should be an integer, found a string"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 3.0,"), "found a decimal number"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": true,"), "found a boolean"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": [3],"), "found an array"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 99999999999999999999,"), "found an integer beyond 64 bits"),
+                Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": 1"), "field signal should be a string"),
+                Arguments.of(SPANS_JSON.replace("\"format\": \"needle-block\"", "\"format\": {}"), "found an object"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": {}"), "field batches should be an array"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": [1]"), "batches[0] is not an object"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 2,", "\"rows\": 4294967298,"), "batches[0].rows (4294967298) does not fit in 32 bits"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7", "\"minTraceId\": 7, \"x\": \"0af7"), "should be a hex string"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7", "\"minTraceId\": \"zzf7"), "batches[0].minTraceId is not hex"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7", "\"minTraceId\": \"af7"), "batches[0].minTraceId is not hex"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 3, \"rows\": 3,"), "duplicate field rows"),
+                Arguments.of(SPANS_JSON.replace("\"index\": 1,", "\"index\": 1, \"index\": 1,"), "duplicate field batches[1].index"),
+                // Negative counts and sizes.
+                Arguments.of(SPANS_JSON.replace("\"dataBytes\": 2048,", "\"dataBytes\": -1,"), "dataBytes (-1) must be >= 0"),
+                Arguments.of(SPANS_JSON.replace("\"attrIdxBytes\": 0,", "\"attrIdxBytes\": -8,"), "attrIdxBytes (-8)"),
+                Arguments.of(SPANS_JSON.replace("\"distinctTraceIds\": 2,", "\"distinctTraceIds\": -2,"), "distinctTraceIds (-2)"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 0,", "\"traceIdNullCount\": -1,"), "batches[0]: traceIdNullCount (-1)"),
+                Arguments.of(SPANS_JSON.replace("\"firstRow\": 0,", "\"firstRow\": -1,"), "batches[0]: firstRow (-1)"),
+                Arguments.of(LOGS_JSON.replace("\"severityNullCount\": 100", "\"severityNullCount\": -100"), "severityNullCount (-100)"),
+                // Counts that cannot be.
+                Arguments.of(SPANS_JSON.replace("\"distinctTraceIds\": 2,", "\"distinctTraceIds\": 4,"), "distinctTraceIds (4) > rows (3)"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 1,", "\"traceIdNullCount\": 2,"), "traceIdNullCount (2) must be between 0 and rows (1)"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 0,", "\"traceIdNullCount\": 2,"), "must be null exactly when"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 1,", "\"traceIdNullCount\": 0,"), "must be null exactly when"),
+                Arguments.of(LOGS_JSON.replace("\"severityNullCount\": 2", "\"severityNullCount\": 1"), "must be null exactly when"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7651916cd43dd8448eb211c80319c\",", ""), "must be null exactly when"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7651916cd43dd8448eb211c80319c\"", "\"minTraceId\": \"\""), "must not be empty"),
+                // A minimum above its maximum.
+                Arguments.of(SPANS_JSON.replace("\"minTimeUnixNano\": 1000,\n  \"maxTimeUnixNano\": 3000,",
+                        "\"minTimeUnixNano\": 3000,\n  \"maxTimeUnixNano\": 1000,"), "minTimeUnixNano (3000) > maxTimeUnixNano (1000)"),
+                Arguments.of(SPANS_JSON.replace("\"maxTimeUnixNano\": 2000,", "\"maxTimeUnixNano\": 999,"), "batches[0]: minTimeUnixNano (1000) > maxTimeUnixNano (999)"),
+                Arguments.of(SPANS_JSON.replace("\"maxTraceId\": \"4bf9", "\"maxTraceId\": \"0000"), "batches[0]: minTraceId (0af7"),
+                Arguments.of(SPANS_JSON.replace("\"maxDurationNano\": 70", "\"maxDurationNano\": 4"), "minDurationNano (5) > maxDurationNano (4)"),
+                Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17", "\"maxSeverity\": 8"), "minSeverity (9) > maxSeverity (8)"),
+                // Batches that do not cover the rows one after another, or stray outside the block.
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 4,"), "the batches hold 3 rows, the block 4"),
+                Arguments.of(SPANS_JSON.replace("\"firstRow\": 2,", "\"firstRow\": 3,"), "batches[1]: firstRow is 3, the previous batches end at row 2"),
+                Arguments.of(SPANS_JSON.replace("\"index\": 1,", "\"index\": 2,"), "batches[1]: index is 2"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 1,", "\"rows\": 0,"), "batches[1]: rows (0) must be >= 1"),
+                Arguments.of(SPANS_JSON.replace("\"maxTimeUnixNano\": 3000,\n  \"distinct", "\"maxTimeUnixNano\": 2999,\n  \"distinct"),
+                        "batches[1]: time range 3000..3000 is outside the block's 1000..2999"),
+                // Zone maps of the wrong signal.
+                Arguments.of(SPANS_JSON.replace(",\n      \"maxDurationNano\": 0", "").replace(",\n      \"minDurationNano\": 0", ""),
+                        "batches[1]: a spans batch needs minDurationNano"),
+                Arguments.of(SPANS_JSON.replace("\"traceIdNullCount\": 1,", "\"traceIdNullCount\": 1, \"severityNullCount\": 1,"),
+                        "batches[1]: a spans batch has no severityNullCount"),
+                Arguments.of(LOGS_JSON.replace("\"traceIdNullCount\": 2,", "\"traceIdNullCount\": 2, \"minDurationNano\": 1, \"maxDurationNano\": 1,"),
+                        "batches[1]: a logs batch has no minDurationNano"),
+                Arguments.of(LOGS_JSON.replace(",\n      \"severityNullCount\": 2", ""), "batches[1]: a logs batch needs severityNullCount"),
+                Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17,", ""), "minSeverity and maxSeverity must be null exactly when"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {1}")
+    @MethodSource("corruptions")
+    void read_corrupt_throwsCorruptMetaNamingTheProblem(String json, String problem) {
+        CorruptMetaException e = assertThrows(CorruptMetaException.class, () -> BlockMetaJson.read(utf8(json)));
+        assertTrue(e.getMessage().contains(problem), () -> "message: " + e.getMessage());
+    }
+
+    @Test
+    void read_invalidUtf8_corrupt() {
+        byte[] json = utf8(SPANS_JSON);
+        int at = SPANS_JSON.indexOf("needle-block");
+        json[at] = (byte) 0xC3;
+        json[at + 1] = (byte) 0x28;
+        assertThrows(CorruptMetaException.class, () -> BlockMetaJson.read(json));
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldens")
+    void read_everyTruncation_corrupt(BlockMeta meta, String json) {
+        byte[] full = utf8(json);
+        for (int length = 0; length < full.length; length++) {
+            byte[] truncated = Arrays.copyOf(full, length);
+            assertCorruptOnly(truncated, true);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldens")
+    void read_everyLineRemoved_corrupt(BlockMeta meta, String json) {
+        // Every line holds a required fact, a bracket, or one half of a min/max pair.
+        List<String> lines = List.of(json.split("\n"));
+        for (int i = 0; i < lines.size(); i++) {
+            List<String> rest = new ArrayList<>(lines);
+            rest.remove(i);
+            assertCorruptOnly(utf8(String.join("\n", rest)), true);
+        }
+    }
+
+    @Test
+    void read_randomDamage_metaOrCorrupt() {
+        SplittableRandom random = new SplittableRandom(11);
+        byte[][] goldens = {utf8(SPANS_JSON), utf8(LOGS_JSON), utf8(EMPTY_JSON)};
+        for (int i = 0; i < 5_000; i++) {
+            byte[] json = goldens[random.nextInt(goldens.length)].clone();
+            for (int n = 1 + random.nextInt(3); n > 0; n--) {
+                int at = random.nextInt(json.length);
+                if (random.nextBoolean()) {
+                    json[at] ^= (byte) (1 << random.nextInt(8));
+                } else {
+                    json[at] = (byte) "0123456789-\"{}[],:.e \u0000".charAt(random.nextInt(22));
+                }
+            }
+            assertCorruptOnly(json, false);
+        }
+        for (int i = 0; i < 5_000; i++) {
+            byte[] garbage = new byte[random.nextInt(200)];
+            for (int j = 0; j < garbage.length; j++) {
+                garbage[j] = (byte) random.nextInt(256);
+            }
+            assertCorruptOnly(garbage, true);
+        }
+    }
+
+    /** Reads {@code json}: a CorruptMetaException is fine and any other exception fails; a meta read must write back readable. */
+    private static void assertCorruptOnly(byte[] json, boolean mustBeCorrupt) {
+        BlockMeta meta;
+        try {
+            meta = BlockMetaJson.read(json);
+        } catch (CorruptMetaException e) {
+            return;
+        } catch (RuntimeException | Error e) {
+            throw new AssertionError("threw " + e + " for:\n" + new String(json, StandardCharsets.UTF_8), e);
+        }
+        if (mustBeCorrupt) {
+            throw new AssertionError("accepted:\n" + new String(json, StandardCharsets.UTF_8));
+        }
+        try {
+            assertEquals(meta, BlockMetaJson.read(BlockMetaJson.write(meta)));
+        } catch (CorruptMetaException e) {
+            throw new AssertionError("wrote what it cannot read: " + meta, e);
+        }
+    }
+
+    private static BlockMeta randomMeta(SplittableRandom random) {
+        Signal signal = random.nextBoolean() ? Signal.SPANS : Signal.LOGS;
+        long blockMin = random.nextLong(-1_000_000, Long.MAX_VALUE / 2);
+        long blockMax = blockMin;
+        List<BatchMeta> batches = new ArrayList<>();
+        long rows = 0;
+        for (int i = random.nextInt(5); i > 0; i--) {
+            int batchRows = 1 + random.nextInt(8192);
+            long min = blockMin + random.nextLong(1_000_000_000);
+            long max = min + random.nextLong(1_000_000_000);
+            blockMax = Math.max(blockMax, max);
+            int traceNulls = random.nextInt(4) == 0 ? batchRows : random.nextInt(batchRows);
+            Bytes minTrace = traceNulls == batchRows ? null : randomId(random);
+            Bytes maxTrace = minTrace == null ? null : randomId(random);
+            if (minTrace != null && minTrace.compareTo(maxTrace) > 0) {
+                Bytes swap = minTrace;
+                minTrace = maxTrace;
+                maxTrace = swap;
+            }
+            Long minDuration = signal == Signal.SPANS ? random.nextLong(-10, 1_000_000) : null;
+            Long maxDuration = minDuration == null ? null : minDuration + random.nextLong(Long.MAX_VALUE / 2);
+            Integer severityNulls = signal == Signal.LOGS ? (random.nextBoolean() ? batchRows : random.nextInt(batchRows)) : null;
+            boolean severities = severityNulls != null && severityNulls < batchRows;
+            Integer minSeverity = severities ? 1 + random.nextInt(24) : null;
+            Integer maxSeverity = severities ? minSeverity + random.nextInt(24) : null;
+            batches.add(new BatchMeta(batches.size(), rows, batchRows, min, max, minTrace, maxTrace, traceNulls,
+                    minDuration, maxDuration, minSeverity, maxSeverity, severityNulls));
+            rows += batchRows;
+        }
+        return new BlockMeta(1, signal, rows, random.nextLong(Long.MAX_VALUE), blockMin, blockMax,
+                (int) Math.min(rows, random.nextInt(100_000)), random.nextLong(1 << 30), random.nextLong(1 << 30),
+                random.nextLong(Long.MAX_VALUE), random.nextLong(), batches);
+    }
+
+    private static Bytes randomId(SplittableRandom random) {
+        byte[] id = new byte[random.nextInt(8) == 0 ? 8 : 16];
+        for (int i = 0; i < id.length; i++) {
+            id[i] = (byte) random.nextInt(256);
+        }
+        return Bytes.wrap(id);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.needle.blocks.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Signal;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RetentionTest {
+
+    private static final long MS = 1_000_000L;
+    private static final TenantId ACME = TenantId.of("acme");
+    private static final TenantId OTHER = TenantId.of("other");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void deleteOlderThan_endBeforeCutoff_deletedByNameAlone() throws IOException {
+        FsBlockStore store = new FsBlockStore(tmp);
+        long cutoff = 100 * MS + 1; // blocks end on whole milliseconds
+        BlockRef old = publishEmpty(store, ACME, Signal.SPANS, 10 * MS, 20 * MS);
+        BlockRef endsJustBefore = publishEmpty(store, ACME, Signal.SPANS, 50 * MS, 100 * MS);
+        BlockRef endsAt = publishEmpty(store, ACME, Signal.SPANS, 60 * MS, cutoff); // rounds up to 101 ms
+        BlockRef straddles = publishEmpty(store, ACME, Signal.SPANS, 10 * MS, 200 * MS);
+        BlockRef recent = publishEmpty(store, ACME, Signal.SPANS, 150 * MS, 200 * MS);
+        BlockRef beforeEpoch = publishEmpty(store, ACME, Signal.SPANS, -50 * MS, -MS);
+        BlockRef otherSignal = publishEmpty(store, ACME, Signal.LOGS, 10 * MS, 20 * MS);
+        BlockRef otherTenant = publishEmpty(store, OTHER, Signal.SPANS, 10 * MS, 20 * MS);
+
+        List<BlockRef> deleted = Retention.deleteOlderThan(store, ACME, Signal.SPANS, cutoff);
+
+        assertEquals(List.of(beforeEpoch, old, endsJustBefore), deleted);
+        assertEquals(List.of(straddles, endsAt, recent), store.list(ACME, Signal.SPANS));
+        assertEquals(List.of(otherSignal), store.list(ACME, Signal.LOGS));
+        assertEquals(List.of(otherTenant), store.list(OTHER, Signal.SPANS));
+    }
+
+    @Test
+    void deleteOlderThan_endEqualsCutoff_kept() throws IOException {
+        FsBlockStore store = new FsBlockStore(tmp);
+        BlockRef endsAtCutoff = publishEmpty(store, ACME, Signal.LOGS, 0, 7 * MS);
+        assertEquals(List.of(), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS));
+        assertEquals(List.of(endsAtCutoff), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS + 1));
+    }
+
+    @Test
+    void deleteOlderThan_allTenantsAndSignals_deletesEverywhere() throws IOException {
+        FsBlockStore store = new FsBlockStore(tmp);
+        BlockRef acmeSpans = publishEmpty(store, ACME, Signal.SPANS, 0, MS);
+        BlockRef acmeLogs = publishEmpty(store, ACME, Signal.LOGS, 0, MS);
+        BlockRef otherSpans = publishEmpty(store, OTHER, Signal.SPANS, 0, MS);
+        BlockRef keptLogs = publishEmpty(store, OTHER, Signal.LOGS, 0, 9 * MS);
+        Files.createDirectories(tmp.resolve("wal"));
+
+        List<BlockRef> deleted = Retention.deleteOlderThan(store, 5 * MS);
+
+        assertEquals(List.of(acmeSpans, acmeLogs, otherSpans), deleted);
+        assertEquals(List.of(), store.list(ACME, Signal.SPANS));
+        assertEquals(List.of(), store.list(ACME, Signal.LOGS));
+        assertEquals(List.of(), store.list(OTHER, Signal.SPANS));
+        assertEquals(List.of(keptLogs), store.list(OTHER, Signal.LOGS));
+        assertTrue(Files.isDirectory(tmp.resolve("wal")));
+    }
+
+    /** A block with no files at all: retention must decide from its name, never by opening it. */
+    private static BlockRef publishEmpty(FsBlockStore store, TenantId tenant, Signal signal, long min, long max)
+            throws IOException {
+        try (PendingBlock pending = store.create(tenant, signal)) {
+            return pending.publish(BlockName.forRange(min, max, BlockName.newId()));
+        }
+    }
+}
