@@ -191,16 +191,23 @@ public final class BlockReader implements AutoCloseable {
 
     /** Reads the TRACE_IDX or ATTR_IDX sidecar of this block; never throws, fails open. */
     public Sidecar sidecar(String name) {
-        Sidecar sidecar;
-        try (SeekableByteChannel channel = store.open(block, name)) {
-            sidecar = BloomSidecar.read(channel, block + "/" + name);
-        } catch (NoSuchFileException e) {
-            sidecar = Sidecar.failedOpen(FailOpenReason.MISSING, "block " + block + " has no " + name, 0);
-        } catch (IOException | RuntimeException e) {
-            sidecar = Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + block + "/" + name + ": " + e, 0);
-        }
+        Sidecar sidecar = readSidecar(store, block, name);
         sideBytesRead += sidecar.bytesRead();
         return sidecar;
+    }
+
+    /**
+     * Reads a sidecar of a block without opening the block, so that a block ruled out by it costs
+     * only the sidecar's bytes. Never throws: anything unreadable fails open.
+     */
+    public static Sidecar readSidecar(BlockStore store, BlockRef block, String name) {
+        try (SeekableByteChannel channel = store.open(block, name)) {
+            return BloomSidecar.read(channel, block + "/" + name);
+        } catch (NoSuchFileException e) {
+            return Sidecar.failedOpen(FailOpenReason.MISSING, "block " + block + " has no " + name, 0);
+        } catch (IOException | RuntimeException e) {
+            return Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + block + "/" + name + ": " + e, 0);
+        }
     }
 
     /** Reads every column of batch {@code batch}; the caller closes the root. */

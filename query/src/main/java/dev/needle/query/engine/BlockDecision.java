@@ -1,0 +1,68 @@
+package dev.needle.query.engine;
+
+/**
+ * What the plan did with one block, and why: the step that decided, the reason in words, and what
+ * reading cost.
+ *
+ * @param block          the block's name
+ * @param decidedBy      the step that decided: the last one to run
+ * @param pruned         whether the block was skipped without reading any record batch
+ * @param reason         why, in words ("TRACE_IDX rules the trace id out", "batch 3 matched 7 rows")
+ * @param failedOpen     the label of a sidecar that could not be trusted (missing, crc, …), or null
+ * @param batchesRead    record batches whose columns were read
+ * @param batchesSkipped record batches ruled out by their zone maps
+ * @param rowsScanned    rows whose predicate columns were read and tested
+ * @param matched        rows that matched
+ * @param bytesToDecide  bytes read before any batch: sidecar, meta.json, the Arrow footer
+ * @param bytesRead      every byte read for this block
+ */
+public record BlockDecision(
+        String block,
+        Step decidedBy,
+        boolean pruned,
+        String reason,
+        String failedOpen,
+        int batchesRead,
+        int batchesSkipped,
+        long rowsScanned,
+        long matched,
+        long bytesToDecide,
+        long bytesRead) {
+
+    /** The steps of the plan, in the order they run. */
+    public enum Step {
+        /** The time range in the block's name. */
+        TIME("time"),
+        /** The block's TRACE_IDX. */
+        TRACE_IDX("trace_idx"),
+        /** The block's ATTR_IDX. */
+        ATTR_IDX("attr_idx"),
+        /** The record batches' zone maps in meta.json. */
+        ZONE_MAPS("zone_maps"),
+        /** The rows themselves. */
+        ROWS("rows"),
+        /** The block could not be read. */
+        ERROR("error");
+
+        private final String label;
+
+        Step(String label) {
+            this.label = label;
+        }
+
+        /** The lower-case name used in EXPLAIN output and metrics. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Whether the block was opened. */
+    public boolean opened() {
+        return !pruned || decidedBy == Step.ZONE_MAPS;
+    }
+
+    /** Whether the block was opened but held no match: a sidecar false positive, or no sidecar help. */
+    public boolean openedForNothing() {
+        return opened() && matched == 0 && decidedBy != Step.ERROR;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.read.CorruptBlockException;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.sidecar.Sidecar;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Runs the plan on one block: time range from the name, then the sidecar, then each batch's zone
+ * maps, then the rows. Each step either skips with certainty or passes the block on; a sidecar
+ * that cannot be trusted passes it on and is counted as failed open.
+ */
+final class BlockScan {
+
+    /** The outcome for one block: the decision, the matching records, and an error if it could not be read. */
+    record Outcome<R>(BlockDecision decision, List<R> records, String problem) {
+    }
+
+    private final BlockStore store;
+    private final BufferAllocator allocator;
+    private final SidecarCache cache;
+
+    BlockScan(BlockStore store, BufferAllocator allocator, SidecarCache cache) {
+        this.store = store;
+        this.allocator = allocator;
+        this.cache = cache;
+    }
+
+    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms) {
+        String name = ref.name().toString();
+        if (mechanisms.time() && !range.isAll()
+                && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
+            return pruned(name, Step.TIME, "the block's events lie in " + ref.name().startUnixNano() + ".."
+                    + ref.name().endUnixNano() + ", outside the query's range", null, 0);
+        }
+
+        String failedOpen = null;
+        long sidecarBytes = 0;
+        boolean useSidecar = target.sidecarStep() == Step.TRACE_IDX ? mechanisms.traceIdx() : mechanisms.attrIdx();
+        if (useSidecar) {
+            boolean[] hit = new boolean[1];
+            Sidecar sidecar = cache.get(ref, target.sidecarFile(),
+                    () -> BlockReader.readSidecar(store, ref, target.sidecarFile()), hit);
+            sidecarBytes = hit[0] ? 0 : sidecar.bytesRead();
+            if (sidecar.isVerified()) {
+                String ruledOut = target.ruledOutBy(sidecar);
+                if (ruledOut != null) {
+                    return pruned(name, target.sidecarStep(), ruledOut, null, sidecarBytes);
+                }
+            } else {
+                failedOpen = sidecar.failOpenReason().orElseThrow().label();
+            }
+        }
+
+        try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
+            long decideBytes = sidecarBytes + reader.bytesRead();
+            List<R> records = new ArrayList<>();
+            int batchesRead = 0;
+            int batchesSkipped = 0;
+            long rows = 0;
+            String lastSkip = null;
+            for (int b = 0; b < reader.batchCount(); b++) {
+                if (mechanisms.zoneMaps() && reader.meta().isPresent()) {
+                    BatchMeta batch = reader.meta().get().batches().get(b);
+                    String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
+                            ? "its events lie outside the query's range" : target.ruledOutBy(batch);
+                    if (skip != null) {
+                        batchesSkipped++;
+                        lastSkip = "batch " + b + ": " + skip;
+                        continue;
+                    }
+                }
+                batchesRead++;
+                RoaringBitmap matches;
+                try (VectorSchemaRoot columns = reader.read(b, target.predicateColumns())) {
+                    rows += columns.getRowCount();
+                    matches = target.matchingRows(columns);
+                }
+                if (!matches.isEmpty()) {
+                    try (VectorSchemaRoot batch = reader.readAll(b)) {
+                        Target.RowDecoder<R> decoder = target.decoder(batch);
+                        for (int row : matches) {
+                            records.add(decoder.decode(row));
+                        }
+                    }
+                }
+            }
+            long bytes = sidecarBytes + reader.bytesRead();
+            if (batchesRead == 0 && reader.batchCount() > 0) {
+                return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
+                        "every batch is ruled out by its zone maps (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
+                        0, 0, decideBytes, bytes), List.of(), null);
+            }
+            String reason = records.isEmpty()
+                    ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
+                    : records.size() + " matching rows";
+            if (reader.meta().isEmpty()) {
+                reason += "; no zone maps: " + reader.metaProblem();
+            }
+            return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
+                    batchesSkipped, rows, records.size(), decideBytes, bytes), records, null);
+        } catch (CorruptBlockException e) {
+            return failed(name, failedOpen, sidecarBytes, e.getMessage());
+        } catch (CorruptValueException e) {
+            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e.getMessage());
+        } catch (IOException e) {
+            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e);
+        }
+    }
+
+    private static <R> Outcome<R> pruned(String name, Step step, String reason, String failedOpen, long bytes) {
+        return new Outcome<>(new BlockDecision(name, step, true, reason, failedOpen, 0, 0, 0, 0, bytes, bytes),
+                List.of(), null);
+    }
+
+    private static <R> Outcome<R> failed(String name, String failedOpen, long bytes, String problem) {
+        return new Outcome<>(new BlockDecision(name, Step.ERROR, false, problem, failedOpen, 0, 0, 0, 0, bytes, bytes),
+                List.of(), problem);
+    }
+}

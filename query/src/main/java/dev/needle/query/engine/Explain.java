@@ -1,0 +1,68 @@
+package dev.needle.query.engine;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The plan of one lookup over one signal, block by block, with its totals.
+ *
+ * @param signal     spans or logs
+ * @param mechanisms the mechanisms the lookup was allowed
+ * @param blocks     one decision per listed block, newest first
+ * @param headRows   unpublished records scanned in the ingest head
+ * @param headMatched unpublished records that matched
+ */
+public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> blocks, long headRows, long headMatched) {
+
+    public Explain {
+        blocks = List.copyOf(blocks);
+    }
+
+    /** The totals of an EXPLAIN. */
+    public record Totals(int listed, int prunedByTime, int prunedByTraceIdx, int prunedByAttrIdx, int prunedByZoneMaps,
+                         int opened, int openedForNothing, int errors, Map<String, Integer> failedOpen,
+                         long rowsScanned, long matched, long bytesToDecide, long bytesRead) {
+    }
+
+    /** Sums the decisions. */
+    public Totals totals() {
+        int time = 0;
+        int traceIdx = 0;
+        int attrIdx = 0;
+        int zoneMaps = 0;
+        int opened = 0;
+        int forNothing = 0;
+        int errors = 0;
+        long rows = 0;
+        long matched = 0;
+        long decide = 0;
+        long read = 0;
+        Map<String, Integer> failedOpen = new TreeMap<>();
+        for (BlockDecision d : blocks) {
+            if (d.pruned()) {
+                switch (d.decidedBy()) {
+                    case TIME -> time++;
+                    case TRACE_IDX -> traceIdx++;
+                    case ATTR_IDX -> attrIdx++;
+                    case ZONE_MAPS -> zoneMaps++;
+                    default -> { }
+                }
+            }
+            if (d.decidedBy() == BlockDecision.Step.ERROR) {
+                errors++;
+            }
+            opened += d.opened() ? 1 : 0;
+            forNothing += d.openedForNothing() ? 1 : 0;
+            if (d.failedOpen() != null) {
+                failedOpen.merge(d.failedOpen(), 1, Integer::sum);
+            }
+            rows += d.rowsScanned();
+            matched += d.matched();
+            decide += d.bytesToDecide();
+            read += d.bytesRead();
+        }
+        return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, opened, forNothing, errors, failedOpen,
+                rows, matched, decide, read);
+    }
+}

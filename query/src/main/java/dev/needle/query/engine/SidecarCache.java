@@ -1,0 +1,74 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.sidecar.Sidecar;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Decoded sidecars kept in memory, least recently used first out, bounded by bytes. Keys name
+ * the block (whose id is unique) and the file, so a deleted block's entries just age out.
+ */
+public final class SidecarCache {
+
+    private record Key(BlockRef block, String file) {
+    }
+
+    private final long maxBytes;
+    private final LinkedHashMap<Key, Sidecar> entries = new LinkedHashMap<>(64, 0.75f, true);
+    private long bytes;
+    private long hits;
+    private long misses;
+
+    /** A cache holding at most {@code maxBytes} of decoded sidecars; 0 disables it. */
+    public SidecarCache(long maxBytes) {
+        this.maxBytes = maxBytes;
+    }
+
+    /** The sidecar from the cache, or loaded (and cached) when absent; {@code hit[0]} says which. */
+    public Sidecar get(BlockRef block, String file, Supplier<Sidecar> load, boolean[] hit) {
+        Key key = new Key(block, file);
+        synchronized (this) {
+            Sidecar cached = entries.get(key);
+            if (cached != null) {
+                hits++;
+                hit[0] = true;
+                return cached;
+            }
+            misses++;
+        }
+        hit[0] = false;
+        Sidecar loaded = load.get();
+        // Only verified files are kept: a missing or damaged one is read again next time, so that a
+        // repaired file is noticed.
+        if (loaded.isVerified() && loaded.sizeInBytes() <= maxBytes) {
+            synchronized (this) {
+                Sidecar previous = entries.put(key, loaded);
+                bytes += loaded.sizeInBytes() - (previous == null ? 0 : previous.sizeInBytes());
+                var it = entries.entrySet().iterator();
+                while (bytes > maxBytes && it.hasNext()) {
+                    Map.Entry<Key, Sidecar> eldest = it.next();
+                    bytes -= eldest.getValue().sizeInBytes();
+                    it.remove();
+                }
+            }
+        }
+        return loaded;
+    }
+
+    /** Bytes held now. */
+    public synchronized long bytes() {
+        return bytes;
+    }
+
+    /** Lookups answered from memory. */
+    public synchronized long hits() {
+        return hits;
+    }
+
+    /** Lookups that read the file. */
+    public synchronized long misses() {
+        return misses;
+    }
+}

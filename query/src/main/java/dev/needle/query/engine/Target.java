@@ -1,0 +1,45 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.sidecar.Sidecar;
+import java.util.Set;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * What one lookup looks for in a block, step by step: which sidecar may rule the block out, which
+ * zone maps may rule a batch out, which columns decide a row, and how a matching row is decoded.
+ * Each step answers "skip" only when it is certain.
+ *
+ * @param <R> the record type returned
+ */
+interface Target<R> {
+
+    /** The sidecar file this target consults, and the plan step it stands for. */
+    String sidecarFile();
+
+    /** The plan step of {@link #sidecarFile}. */
+    BlockDecision.Step sidecarStep();
+
+    /** Null when the verified sidecar cannot rule the block out, else why it does. */
+    String ruledOutBy(Sidecar sidecar);
+
+    /** Null when the batch's zone maps cannot rule it out, else why they do. */
+    String ruledOutBy(BatchMeta batch);
+
+    /** The columns {@link #matchingRows} reads. */
+    Set<String> predicateColumns();
+
+    /** The rows of a batch (holding the predicate columns) that match. */
+    RoaringBitmap matchingRows(VectorSchemaRoot predicateColumns) throws CorruptValueException;
+
+    /** Binds a full batch for decoding matched rows. */
+    RowDecoder<R> decoder(VectorSchemaRoot batch);
+
+    /** Decodes one row of a bound batch. */
+    interface RowDecoder<R> {
+        /** Row {@code row}. */
+        R decode(int row) throws CorruptValueException;
+    }
+}

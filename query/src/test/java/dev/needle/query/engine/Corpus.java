@@ -1,0 +1,133 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A seeded corpus of span and log blocks for engine tests: traces of the four trace-id families
+ * (random, X-Ray, zero-padded 64-bit, counter), blocks that follow each other in time, typed
+ * attributes with ints, integral and fractional doubles, bools and strings that look like numbers.
+ */
+final class Corpus {
+
+    static final long T0 = 1_764_446_100_000_000_000L;
+    static final long BLOCK_NANOS = 60_000_000_000L;
+
+    final List<SpanRecord> spans = new ArrayList<>();
+    final List<LogRecord> logs = new ArrayList<>();
+    final List<BlockRef> spanBlocks = new ArrayList<>();
+    final List<BlockRef> logBlocks = new ArrayList<>();
+    final List<Bytes> traceIds = new ArrayList<>();
+    private final SplittableRandom random;
+    private final List<Resource> resources = new ArrayList<>();
+    private final Scope scope = new Scope("io.test", "1.0", List.of(KeyValue.of("scope.kind", "http")), 0, "");
+    private int counter;
+
+    private Corpus(long seed) {
+        random = new SplittableRandom(seed);
+        for (String service : List.of("checkout", "cart", "payment", "frontend")) {
+            resources.add(new Resource(List.of(KeyValue.of("service.name", service),
+                    KeyValue.of("k8s.pod.name", service + "-" + random.nextInt(3))), 0, ""));
+        }
+    }
+
+    /** Writes {@code blocks} span blocks and as many log blocks of about {@code perBlock} records each. */
+    static Corpus write(FsBlockStore store, BufferAllocator allocator, TenantId tenant, long seed, int blocks, int perBlock)
+            throws IOException {
+        Corpus c = new Corpus(seed);
+        BlockWriter writer = new BlockWriter(store, allocator, 64);
+        for (int b = 0; b < blocks; b++) {
+            List<SpanRecord> blockSpans = new ArrayList<>();
+            List<LogRecord> blockLogs = new ArrayList<>();
+            while (blockSpans.size() < perBlock) {
+                Bytes trace = c.traceId();
+                c.traceIds.add(trace);
+                int n = 1 + c.random.nextInt(8);
+                for (int i = 0; i < n; i++) {
+                    SpanRecord s = c.span(trace, T0 + b * BLOCK_NANOS + c.random.nextLong(BLOCK_NANOS));
+                    blockSpans.add(s);
+                    if (c.random.nextInt(3) == 0) {
+                        blockLogs.add(c.log(s));
+                    }
+                }
+            }
+            // One trace in ten also has a late span in the next block, so traces cross blocks.
+            c.spans.addAll(blockSpans);
+            c.logs.addAll(blockLogs);
+            c.spanBlocks.add(writer.writeSpans(tenant, blockSpans).ref());
+            if (!blockLogs.isEmpty()) {
+                c.logBlocks.add(writer.writeLogs(tenant, blockLogs).ref());
+            }
+        }
+        List<SpanRecord> late = new ArrayList<>();
+        for (int i = 0; i < c.traceIds.size(); i += 10) {
+            late.add(c.span(c.traceIds.get(i), T0 + blocks * BLOCK_NANOS + c.random.nextLong(BLOCK_NANOS)));
+        }
+        c.spans.addAll(late);
+        c.spanBlocks.add(writer.writeSpans(tenant, late).ref());
+        return c;
+    }
+
+    /** An id of the same family as the corpus's that no span has. */
+    Bytes absentTraceId() {
+        while (true) {
+            Bytes id = traceId();
+            if (!traceIds.contains(id)) {
+                return id;
+            }
+        }
+    }
+
+    private Bytes traceId() {
+        ByteBuffer b = ByteBuffer.allocate(16);
+        switch (random.nextInt(4)) {
+            case 0 -> b.putLong(random.nextLong()).putLong(random.nextLong());
+            case 1 -> b.putInt(1_764_446_100 + random.nextInt(600)).putInt(random.nextInt()).putLong(random.nextLong());
+            case 2 -> b.putLong(0).putLong(random.nextLong() | 1);
+            default -> b.putInt(0x5eed0000).putInt(++counter * 7919).putLong(0x0123456789abcdefL);
+        }
+        return Bytes.wrap(b.array());
+    }
+
+    private SpanRecord span(Bytes trace, long start) {
+        byte[] spanId = new byte[8];
+        random.nextBytes(spanId);
+        spanId[0] |= 1;
+        List<KeyValue> attributes = new ArrayList<>();
+        attributes.add(KeyValue.of("http.response.status_code", random.nextInt(10) == 0 ? 500 : 200));
+        attributes.add(KeyValue.of("http.route", "/api/" + random.nextInt(20)));
+        attributes.add(new KeyValue("sampling.ratio", AnyValue.of(random.nextBoolean() ? 0.25 : 1.0)));
+        attributes.add(new KeyValue("cache.hit", AnyValue.of(random.nextBoolean())));
+        attributes.add(KeyValue.of("code", random.nextBoolean() ? "200" : "404"));
+        if (random.nextInt(4) == 0) {
+            attributes.add(new KeyValue("retries", AnyValue.of((double) random.nextInt(3))));
+        }
+        attributes.add(KeyValue.of("user.id", "u" + random.nextInt(5000)));
+        return new SpanRecord(resources.get(random.nextInt(resources.size())), scope, trace, Bytes.wrap(spanId), "",
+                Bytes.EMPTY, 1, "op-" + random.nextInt(12), 1 + random.nextInt(5), start,
+                start + (long) (1_000_000 * Math.exp(random.nextGaussian() * 2)), attributes, 0, List.of(), 0,
+                List.of(), 0, random.nextInt(8) == 0 ? 2 : random.nextInt(2), "");
+    }
+
+    private LogRecord log(SpanRecord s) {
+        return new LogRecord(s.resource(), scope, s.startTimeUnixNano() + 1, s.startTimeUnixNano() + 2,
+                random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(24), "", AnyValue.of("handled " + s.name()),
+                List.of(KeyValue.of("log.source", random.nextBoolean() ? "app" : "sidecar"),
+                        KeyValue.of("attempt", random.nextInt(4))), 0, 1, s.traceId(), s.spanId(), "");
+    }
+}

@@ -1,0 +1,196 @@
+package dev.needle.query.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.BloomSidecar;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Trace-by-id lookups: every combination of mechanisms answers exactly what a plain scan finds. */
+class TraceLookupTest {
+
+    private static final TenantId TENANT = TenantId.of("team-a");
+
+    @TempDir
+    Path dir;
+    private RootAllocator allocator;
+    private FsBlockStore store;
+    private Corpus corpus;
+    private QueryEngine engine;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        allocator = new RootAllocator();
+        store = new FsBlockStore(dir);
+        corpus = Corpus.write(store, allocator, TENANT, 11, 8, 300);
+        engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
+    }
+
+    @AfterEach
+    void tearDown() {
+        engine.close();
+        allocator.close();
+    }
+
+    static List<Mechanisms> everyCombination() {
+        List<Mechanisms> all = new ArrayList<>();
+        for (int bits = 0; bits < 16; bits++) {
+            all.add(new Mechanisms((bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0));
+        }
+        return all;
+    }
+
+    @Test
+    void trace_everyMechanismCombination_equalsPlainScan() throws IOException {
+        SplittableRandom random = new SplittableRandom(5);
+        List<Bytes> probes = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            probes.add(corpus.traceIds.get(random.nextInt(corpus.traceIds.size())));
+            probes.add(corpus.absentTraceId());
+        }
+        for (Bytes id : probes) {
+            TimeRange range = random.nextBoolean() ? TimeRange.ALL
+                    : new TimeRange(Corpus.T0 + random.nextLong(4 * Corpus.BLOCK_NANOS),
+                            Corpus.T0 + 4 * Corpus.BLOCK_NANOS + random.nextLong(6 * Corpus.BLOCK_NANOS));
+            List<SpanRecord> expectedSpans = corpus.spans.stream()
+                    .filter(s -> s.traceId().equals(id) && range.contains(s.startTimeUnixNano()))
+                    .sorted(Comparator.comparingLong(SpanRecord::startTimeUnixNano)).toList();
+            List<LogRecord> expectedLogs = corpus.logs.stream()
+                    .filter(r -> r.traceId().equals(id) && range.contains(r.eventTimeUnixNano()))
+                    .sorted(Comparator.comparingLong(LogRecord::eventTimeUnixNano)).toList();
+            for (Mechanisms m : everyCombination()) {
+                TraceResult result = engine.trace(TENANT, id, range, m, true);
+                assertEquals(expectedSpans, result.spans(), id + " " + m);
+                assertEquals(expectedLogs, result.logs(), id + " " + m);
+                assertFalse(result.partial());
+            }
+        }
+    }
+
+    @Test
+    void trace_absentId_opensOnlyFalsePositives() throws IOException {
+        int opened = 0;
+        int listed = 0;
+        for (int i = 0; i < 50; i++) {
+            Explain.Totals t = engine.trace(TENANT, corpus.absentTraceId(), TimeRange.ALL, Mechanisms.ALL, false)
+                    .spanPlan().totals();
+            listed += t.listed();
+            opened += t.opened();
+            assertEquals(t.opened(), t.openedForNothing());
+            assertEquals(t.listed(), t.prunedByTraceIdx() + t.opened());
+            assertEquals(0, t.rowsScanned() > 0 ? 0 : t.matched());
+        }
+        assertTrue(opened * 20 < listed, "absent ids opened " + opened + " of " + listed + " blocks");
+    }
+
+    @Test
+    void trace_presentId_readsOneBatchPerBlockHoldingIt() throws IOException {
+        Bytes id = corpus.traceIds.get(3);
+        TraceResult result = engine.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+        for (BlockDecision d : result.spanPlan().blocks()) {
+            if (d.matched() > 0) {
+                assertTrue(d.batchesRead() <= 2, d.toString());
+                assertTrue(d.batchesSkipped() > 0, d.toString());
+            }
+        }
+    }
+
+    @Test
+    void trace_damagedSidecars_failOpenWithReasonAndSameAnswer() throws IOException {
+        List<BlockRef> blocks = corpus.spanBlocks;
+        Path[] files = new Path[4];
+        for (int i = 0; i < 4; i++) {
+            files[i] = store.blockDir(blocks.get(i)).resolve(BloomSidecar.TRACE_IDX);
+        }
+        Files.delete(files[0]);
+        byte[] bytes = Files.readAllBytes(files[1]);
+        Files.write(files[1], Arrays.copyOf(bytes, bytes.length / 2));
+        bytes = Files.readAllBytes(files[2]);
+        bytes[40] ^= 0x10;
+        Files.write(files[2], bytes);
+        bytes = Files.readAllBytes(files[3]);
+        bytes[8] = (byte) 0xFF;
+        bytes[9] = (byte) 0xFF;
+        bytes[10] = (byte) 0xFF;
+        Files.write(files[3], bytes);
+
+        QueryEngine fresh = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
+        try {
+            Bytes absent = corpus.absentTraceId();
+            TraceResult result = fresh.trace(TENANT, absent, TimeRange.ALL, Mechanisms.ALL, false);
+            assertTrue(result.spans().isEmpty());
+            Explain.Totals t = result.spanPlan().totals();
+            assertEquals(1, t.failedOpen().get("missing"));
+            assertEquals(1, t.failedOpen().get("length"));
+            assertEquals(1, t.failedOpen().get("crc"));
+            assertEquals(1, t.failedOpen().get("words"));
+            Bytes present = corpus.traceIds.get(0);
+            assertEquals(engine.trace(TENANT, present, TimeRange.ALL, Mechanisms.NONE, false).spans(),
+                    fresh.trace(TENANT, present, TimeRange.ALL, Mechanisms.ALL, false).spans());
+        } finally {
+            fresh.close();
+        }
+    }
+
+    @Test
+    void trace_corruptDataFile_partialNamingTheBlockOthersAnswered() throws IOException {
+        Bytes id = corpus.traceIds.get(0);
+        BlockRef broken = corpus.spanBlocks.get(0);
+        Path data = store.blockDir(broken).resolve("data.arrow");
+        byte[] bytes = Files.readAllBytes(data);
+        Files.write(data, Arrays.copyOf(bytes, bytes.length - 100));
+        TraceResult result = engine.trace(TENANT, id, TimeRange.ALL, Mechanisms.NONE, false);
+        assertTrue(result.partial());
+        assertTrue(result.problems().get(0).contains(broken.name().toString()), result.problems().toString());
+        List<SpanRecord> elsewhere = corpus.spans.stream()
+                .filter(s -> s.traceId().equals(id) && !broken.name().mayOverlap(s.startTimeUnixNano(), s.startTimeUnixNano()))
+                .toList();
+        assertTrue(result.spans().containsAll(elsewhere));
+    }
+
+    @Test
+    void trace_headAndBlocksHoldingTheSameSpan_returnsItOnce() throws IOException {
+        Bytes id = corpus.traceIds.get(7);
+        List<SpanRecord> inBlocks = corpus.spans.stream().filter(s -> s.traceId().equals(id)).toList();
+        SpanRecord unpublished = new SpanRecord(inBlocks.get(0).resource(), inBlocks.get(0).scope(), id,
+                Bytes.fromHex("0102030405060708"), "", Bytes.EMPTY, 0, "late", 1, Corpus.T0, Corpus.T0 + 5,
+                List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        HeadSource head = new HeadSource() {
+            @Override
+            public List<SpanRecord> spans(TenantId tenant) {
+                return tenant.equals(TENANT) ? List.of(unpublished, inBlocks.get(0)) : List.of();
+            }
+
+            @Override
+            public List<LogRecord> logs(TenantId tenant) {
+                return List.of();
+            }
+        };
+        try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
+            TraceResult result = withHead.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+            assertEquals(inBlocks.size() + 1, result.spans().size());
+            assertTrue(result.spans().contains(unpublished));
+            assertEquals(2, result.spanPlan().headMatched());
+            assertTrue(withHead.trace(TenantId.of("other"), id, TimeRange.ALL, Mechanisms.ALL, false).spans().isEmpty());
+        }
+    }
+}
