@@ -4,6 +4,7 @@ import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.IntVector;
@@ -56,6 +57,9 @@ final class ResourceScopeColumns {
     /** Writing: the row where each resource and scope of the current batch is written in full. */
     private final Map<Resource, Integer> resourceRows = new HashMap<>();
     private final Map<Scope, Integer> scopeRows = new HashMap<>();
+    /** The same, by identity: records of one request share instances, and hashing a resource deeply is costly. */
+    private final Map<Resource, Integer> resourceInstances = new IdentityHashMap<>();
+    private final Map<Scope, Integer> scopeInstances = new IdentityHashMap<>();
     /** Reading: the records decoded so far, by the row that holds them. */
     private final Map<Integer, Resource> resources = new HashMap<>();
     private final Map<Integer, Scope> scopes = new HashMap<>();
@@ -74,13 +78,13 @@ final class ResourceScopeColumns {
     }
 
     void write(int row, Resource resource, Scope scope) {
-        int rRow = resourceRows.computeIfAbsent(resource, r -> row);
+        int rRow = resourceInstances.computeIfAbsent(resource, r -> resourceRows.computeIfAbsent(r, x -> row));
         resourceRow.setSafe(row, rRow);
         resourceAttributes.write(row, rRow == row ? resource.attributes() : List.of());
         resourceDropped.setSafe(row, rRow == row ? resource.droppedAttributesCount() : 0);
         Vectors.setNullableString(resourceSchemaUrl, row, rRow == row ? resource.schemaUrl() : "");
 
-        int sRow = scopeRows.computeIfAbsent(scope, s -> row);
+        int sRow = scopeInstances.computeIfAbsent(scope, sc -> scopeRows.computeIfAbsent(sc, x -> row));
         scopeRow.setSafe(row, sRow);
         Vectors.setNullableString(scopeName, row, sRow == row ? scope.name() : "");
         Vectors.setNullableString(scopeVersion, row, sRow == row ? scope.version() : "");
@@ -95,6 +99,8 @@ final class ResourceScopeColumns {
         scopeAttributes.finish(rows);
         resourceRows.clear();
         scopeRows.clear();
+        resourceInstances.clear();
+        scopeInstances.clear();
     }
 
     /** Row {@code row}'s resource; rows that share a resource share one instance. */

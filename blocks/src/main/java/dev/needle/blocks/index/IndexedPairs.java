@@ -6,7 +6,9 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Which (key, value) pairs of a record go into ATTR_IDX, under which indexed key.
@@ -54,9 +56,17 @@ public final class IndexedPairs {
         void bool(String key, boolean value);
     }
 
+    /** Remembered pairs stop growing here; past it, repeats are hashed again, which is only slower. */
+    private static final int MAX_REMEMBERED = 200_000;
+
     private final Sink sink;
+    private final Set<Pair> seen = new HashSet<>();
     private Resource lastResource;
     private Scope lastScope;
+
+    /** One pair as the record holds it, before the namespaced key is built and hashed; doubles as Dbl, which compares bits. */
+    private record Pair(String namespace, String key, Object value) {
+    }
 
     /** Feeds the pairs of the records given to {@link #span} or {@link #log} into {@code sink}. */
     public IndexedPairs(Sink sink) {
@@ -67,16 +77,16 @@ public final class IndexedPairs {
     public void span(SpanRecord s) {
         resourceAndScope(s.resource(), s.scope());
         attributes(SPAN, s.attributes());
-        sink.string(INTRINSIC_NAME, s.name());
-        sink.integer(INTRINSIC_STATUS, s.statusCode());
-        sink.integer(INTRINSIC_KIND, s.kind());
+        pair("", INTRINSIC_NAME, s.name());
+        pair("", INTRINSIC_STATUS, (long) s.statusCode());
+        pair("", INTRINSIC_KIND, (long) s.kind());
     }
 
     /** The pairs of one log record. */
     public void log(LogRecord r) {
         resourceAndScope(r.resource(), r.scope());
         attributes(LOG, r.attributes());
-        sink.integer(INTRINSIC_SEVERITY, r.severityNumber());
+        pair("", INTRINSIC_SEVERITY, (long) r.severityNumber());
     }
 
     private void resourceAndScope(Resource resource, Scope scope) {
@@ -94,14 +104,32 @@ public final class IndexedPairs {
         for (KeyValue kv : attributes) {
             AnyValue v = kv.value();
             if (v instanceof AnyValue.Str s) {
-                sink.string(namespace + kv.key(), s.value());
+                pair(namespace, kv.key(), s.value());
             } else if (v instanceof AnyValue.Int i) {
-                sink.integer(namespace + kv.key(), i.value());
+                pair(namespace, kv.key(), i.value());
             } else if (v instanceof AnyValue.Dbl d) {
-                sink.dbl(namespace + kv.key(), d.value());
+                pair(namespace, kv.key(), d);
             } else if (v instanceof AnyValue.Bool b) {
-                sink.bool(namespace + kv.key(), b.value());
+                pair(namespace, kv.key(), b.value());
             }
+        }
+    }
+
+    /** Passes one pair on, unless it was passed on before: then building and hashing its key again is skipped. */
+    private void pair(String namespace, String key, Object value) {
+        Pair pair = new Pair(namespace, key, value);
+        if (seen.size() < MAX_REMEMBERED ? !seen.add(pair) : seen.contains(pair)) {
+            return;
+        }
+        String indexedKey = namespace + key;
+        if (value instanceof String s) {
+            sink.string(indexedKey, s);
+        } else if (value instanceof Long l) {
+            sink.integer(indexedKey, l);
+        } else if (value instanceof AnyValue.Dbl d) {
+            sink.dbl(indexedKey, d.value());
+        } else {
+            sink.bool(indexedKey, (Boolean) value);
         }
     }
 }

@@ -41,6 +41,8 @@ public record BlockDecision(
         ZONE_MAPS("zone_maps"),
         /** The rows themselves. */
         ROWS("rows"),
+        /** Not read: the limit was reached with records newer than any this block holds. */
+        LIMIT("limit"),
         /** The block could not be read. */
         ERROR("error");
 

@@ -21,7 +21,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
 
     /** The totals of an EXPLAIN. */
     public record Totals(int listed, int prunedByTime, int prunedByTraceIdx, int prunedByAttrIdx, int prunedByZoneMaps,
-                         int opened, int openedForNothing, int errors, Map<String, Integer> failedOpen,
+                         int skippedByLimit, int opened, int openedForNothing, int errors, Map<String, Integer> failedOpen,
                          long rowsScanned, long matched, long bytesToDecide, long bytesRead) {
     }
 
@@ -31,6 +31,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
         int traceIdx = 0;
         int attrIdx = 0;
         int zoneMaps = 0;
+        int limit = 0;
         int opened = 0;
         int forNothing = 0;
         int errors = 0;
@@ -46,6 +47,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
                     case TRACE_IDX -> traceIdx++;
                     case ATTR_IDX -> attrIdx++;
                     case ZONE_MAPS -> zoneMaps++;
+                    case LIMIT -> limit++;
                     default -> { }
                 }
             }
@@ -62,7 +64,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
             decide += d.bytesToDecide();
             read += d.bytesRead();
         }
-        return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, opened, forNothing, errors, failedOpen,
+        return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, limit, opened, forNothing, errors, failedOpen,
                 rows, matched, decide, read);
     }
 }

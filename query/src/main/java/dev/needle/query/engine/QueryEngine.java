@@ -7,12 +7,15 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.query.ql.Expr;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +38,7 @@ public final class QueryEngine implements AutoCloseable {
     private final BufferAllocator allocator = new RootAllocator();
     private final BlockScan scan;
     private final ExecutorService pool;
+    private final int threads;
 
     /**
      * An engine over {@code store} and {@code head}, caching up to {@code sidecarCacheBytes} of
@@ -45,6 +49,7 @@ public final class QueryEngine implements AutoCloseable {
         this.head = head;
         this.cache = new SidecarCache(sidecarCacheBytes);
         this.scan = new BlockScan(store, allocator, cache);
+        this.threads = threads;
         this.pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "needle-query");
             t.setDaemon(true);
@@ -74,6 +79,84 @@ public final class QueryEngine implements AutoCloseable {
                 : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
+    }
+
+    /** Spans matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
+    public SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                                Mechanisms mechanisms) throws IOException {
+        return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
+                head.spans(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
+                SpanRecord::startTimeUnixNano);
+    }
+
+    /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
+    public SearchResult<LogRecord> searchLogs(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                              Mechanisms mechanisms) throws IOException {
+        return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range), range, limit, mechanisms,
+                head.logs(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()),
+                LogRecord::eventTimeUnixNano);
+    }
+
+    private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,
+                                       Mechanisms mechanisms, List<R> headRecords, Predicate<R> headMatch,
+                                       ToLongFunction<R> time) throws IOException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
+        }
+        LinkedHashSet<R> found = new LinkedHashSet<>();
+        long headMatched = 0;
+        for (R r : headRecords) {
+            if (headMatch.test(r)) {
+                found.add(r);
+                headMatched++;
+            }
+        }
+        // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
+        // than everything a block can hold, that block and all older ones are left unread.
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
+        blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        List<BlockDecision> decisions = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        int wave = Math.max(1, threads);
+        for (int next = 0; next < blocks.size(); ) {
+            long floor = newestFloor(found, limit, time);
+            if (blocks.get(next).name().endUnixNano() < floor) {
+                for (BlockRef skipped : blocks.subList(next, blocks.size())) {
+                    decisions.add(new BlockDecision(skipped.name().toString(), BlockDecision.Step.LIMIT, true,
+                            "the limit of " + limit + " was reached with records newer than this block's", null,
+                            0, 0, 0, 0, 0, 0));
+                }
+                break;
+            }
+            List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
+            for (BlockScan.Outcome<R> outcome : runAll(batch, ref -> scan.run(ref, target, range, mechanisms))) {
+                decisions.add(outcome.decision());
+                found.addAll(outcome.records());
+                if (outcome.problem() != null) {
+                    problems.add(outcome.problem());
+                }
+            }
+            next += batch.size();
+        }
+        List<R> records = new ArrayList<>(found);
+        records.sort(Comparator.comparingLong(time).reversed());
+        return new SearchResult<>(records.subList(0, Math.min(limit, records.size())), problems,
+                new Explain(signal.dirName(), mechanisms, decisions, headRecords.size(), headMatched));
+    }
+
+    /** The time of the limit-th newest record found, or the smallest time while fewer are found. */
+    private static <R> long newestFloor(Collection<R> found, int limit, ToLongFunction<R> time) {
+        if (found.size() < limit) {
+            return Long.MIN_VALUE;
+        }
+        PriorityQueue<Long> newest = new PriorityQueue<>();
+        for (R r : found) {
+            newest.add(time.applyAsLong(r));
+            if (newest.size() > limit) {
+                newest.poll();
+            }
+        }
+        return newest.peek();
     }
 
     /** The records one lookup found and the plan that found them. */

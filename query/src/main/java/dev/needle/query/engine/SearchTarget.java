@@ -1,0 +1,322 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.arrow.AttributeColumn;
+import dev.needle.blocks.arrow.LogColumns;
+import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.query.ql.Attribute;
+import dev.needle.query.ql.Expr;
+import dev.needle.query.ql.Literal;
+import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.Sidecar;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * The records matching a query: ATTR_IDX decides equalities, the batch zone maps decide
+ * comparisons on duration and severity, and the rows are tested against only the columns the
+ * query names.
+ */
+abstract class SearchTarget<R> implements Target<R> {
+
+    private final Expr expr;
+    private final TimeRange range;
+    private final Signal signal;
+    private final Set<String> columns = new HashSet<>();
+
+    private SearchTarget(Expr expr, TimeRange range, Signal signal) {
+        this.expr = expr;
+        this.range = range;
+        this.signal = signal;
+        columns.add(timeColumn());
+        collectColumns(expr);
+    }
+
+    /** Spans matching {@code expr} whose start time lies in {@code range}. */
+    static SearchTarget<SpanRecord> spans(Expr expr, TimeRange range) {
+        return new SearchTarget<>(expr, range, Signal.SPANS) {
+            @Override
+            public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
+                return new SpanColumns(batch)::read;
+            }
+        };
+    }
+
+    /** Log records matching {@code expr} whose event time lies in {@code range}. */
+    static SearchTarget<LogRecord> logs(Expr expr, TimeRange range) {
+        return new SearchTarget<>(expr, range, Signal.LOGS) {
+            @Override
+            public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
+                return new LogColumns(batch)::read;
+            }
+        };
+    }
+
+    private String timeColumn() {
+        return signal == Signal.SPANS ? SpanColumns.START_TIME : LogColumns.EVENT_TIME;
+    }
+
+    private void collectColumns(Expr e) {
+        if (e instanceof Expr.And and) {
+            and.terms().forEach(this::collectColumns);
+        } else if (e instanceof Expr.Or or) {
+            or.terms().forEach(this::collectColumns);
+        } else if (e instanceof Expr.Condition c) {
+            Attribute a = c.attribute();
+            boolean spans = signal == Signal.SPANS;
+            switch (a.scope()) {
+                case RESOURCE -> columns.addAll(List.of(SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES));
+                case SCOPE -> columns.addAll(List.of(SpanColumns.SCOPE_ROW, SpanColumns.SCOPE_ATTRIBUTES));
+                case RECORD -> columns.add(SpanColumns.ATTRIBUTES);
+                case UNSCOPED -> columns.addAll(List.of(SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES,
+                        SpanColumns.SCOPE_ROW, SpanColumns.SCOPE_ATTRIBUTES, SpanColumns.ATTRIBUTES));
+                case INTRINSIC -> columns.add(switch (a.key()) {
+                    case Attribute.NAME -> SpanColumns.NAME;
+                    case Attribute.STATUS -> SpanColumns.STATUS_CODE;
+                    case Attribute.KIND -> SpanColumns.KIND;
+                    case Attribute.DURATION -> SpanColumns.DURATION;
+                    default -> spans ? SpanColumns.NAME : LogColumns.SEVERITY_NUMBER;
+                });
+            }
+        }
+    }
+
+    @Override
+    public String sidecarFile() {
+        return BloomSidecar.ATTR_IDX;
+    }
+
+    @Override
+    public Step sidecarStep() {
+        return Step.ATTR_IDX;
+    }
+
+    @Override
+    public String ruledOutBy(Sidecar sidecar) {
+        return ruledOut(expr, sidecar);
+    }
+
+    /** Null when {@code e} may hold in a block with this ATTR_IDX; else the condition that cannot. */
+    private static String ruledOut(Expr e, Sidecar sidecar) {
+        if (e instanceof Expr.And and) {
+            for (Expr term : and.terms()) {
+                String why = ruledOut(term, sidecar);
+                if (why != null) {
+                    return why;
+                }
+            }
+            return null;
+        } else if (e instanceof Expr.Or or) {
+            List<String> whys = new ArrayList<>();
+            for (Expr term : or.terms()) {
+                String why = ruledOut(term, sidecar);
+                if (why == null) {
+                    return null;
+                }
+                whys.add(why);
+            }
+            return String.join("; ", whys);
+        } else if (e instanceof Expr.Condition c && c.op() == dev.needle.query.ql.Op.EQ
+                && !c.attribute().indexedKeys().isEmpty()) {
+            Literal literal = c.literal();
+            if (literal.matchesOnlyDoubles() && !sidecar.mayHoldDoubles()) {
+                return "ATTR_IDX: the block holds no double, so nothing equals " + c;
+            }
+            for (String key : c.attribute().indexedKeys()) {
+                if (sidecar.mayContain(literal.hash(key))) {
+                    return null;
+                }
+            }
+            return "ATTR_IDX rules out " + c;
+        }
+        return null;
+    }
+
+    @Override
+    public String ruledOutBy(BatchMeta batch) {
+        return ruledOut(expr, batch);
+    }
+
+    /** Null when {@code e} may hold in the batch given its zone maps; else the fact that rules it out. */
+    private static String ruledOut(Expr e, BatchMeta batch) {
+        if (e instanceof Expr.And and) {
+            for (Expr term : and.terms()) {
+                String why = ruledOut(term, batch);
+                if (why != null) {
+                    return why;
+                }
+            }
+            return null;
+        } else if (e instanceof Expr.Or or) {
+            List<String> whys = new ArrayList<>();
+            for (Expr term : or.terms()) {
+                String why = ruledOut(term, batch);
+                if (why == null) {
+                    return null;
+                }
+                whys.add(why);
+            }
+            return String.join("; ", whys);
+        } else if (e instanceof Expr.Condition c && c.attribute().scope() == Attribute.Scope.INTRINSIC
+                && c.literal() instanceof Literal.IntLit lit) {
+            Long min;
+            Long max;
+            if (c.attribute().key().equals(Attribute.DURATION) && batch.minDurationNano() != null) {
+                min = batch.minDurationNano();
+                max = batch.maxDurationNano();
+            } else if (c.attribute().key().equals(Attribute.SEVERITY) && batch.severityNullCount() != null) {
+                if (batch.minSeverity() == null) {
+                    return "no record of the batch has a severity";
+                }
+                min = (long) batch.minSeverity();
+                max = (long) batch.maxSeverity();
+            } else {
+                return null;
+            }
+            return ruledOut(c, lit.value(), min, max);
+        }
+        return null;
+    }
+
+    /** Each comparison is ruled out by one fact about the minimum or the maximum. */
+    private static String ruledOut(Expr.Condition c, long x, long min, long max) {
+        String name = c.attribute().key();
+        return switch (c.op()) {
+            case EQ -> x < min ? "the minimum " + name + " " + min + " is larger than " + x
+                    : x > max ? "the maximum " + name + " " + max + " is smaller than " + x : null;
+            case NE -> min == x && max == x ? "every " + name + " equals " + x : null;
+            case LT -> min >= x ? "the minimum " + name + " " + min + " is not below " + x : null;
+            case LE -> min > x ? "the minimum " + name + " " + min + " is above " + x : null;
+            case GT -> max <= x ? "the maximum " + name + " " + max + " is not above " + x : null;
+            case GE -> max < x ? "the maximum " + name + " " + max + " is below " + x : null;
+        };
+    }
+
+    @Override
+    public Set<String> predicateColumns() {
+        return columns;
+    }
+
+    @Override
+    public RoaringBitmap matchingRows(VectorSchemaRoot batch) throws CorruptValueException {
+        BatchValues values = new BatchValues(batch);
+        BigIntVector times = (BigIntVector) batch.getVector(timeColumn());
+        RoaringBitmap rows = new RoaringBitmap();
+        try {
+            for (int row = 0; row < batch.getRowCount(); row++) {
+                values.row = row;
+                if (range.contains(times.get(row)) && Values.matches(expr, values)) {
+                    rows.add(row);
+                }
+            }
+        } catch (UncheckedIOException e) {
+            throw (CorruptValueException) e.getCause();
+        } catch (RuntimeException e) {
+            throw new CorruptValueException("a row cannot be tested: " + e, 0);
+        }
+        return rows;
+    }
+
+    /** One row's values, read from the batch's columns without decoding the row. */
+    private final class BatchValues implements Values {
+        private final AttributeColumn record;
+        private final AttributeColumn resource;
+        private final AttributeColumn scope;
+        private final IntVector resourceRow;
+        private final IntVector scopeRow;
+        private final VectorSchemaRoot batch;
+        private final Map<AttributeColumn, Map<String, RoaringBitmap>> keyHolders = new HashMap<>();
+        int row;
+
+        BatchValues(VectorSchemaRoot batch) {
+            this.batch = batch;
+            record = column(batch, SpanColumns.ATTRIBUTES);
+            resource = column(batch, SpanColumns.RESOURCE_ATTRIBUTES);
+            scope = column(batch, SpanColumns.SCOPE_ATTRIBUTES);
+            resourceRow = (IntVector) batch.getVector(SpanColumns.RESOURCE_ROW);
+            scopeRow = (IntVector) batch.getVector(SpanColumns.SCOPE_ROW);
+        }
+
+        private static AttributeColumn column(VectorSchemaRoot batch, String name) {
+            return batch.getVector(name) == null ? null : new AttributeColumn(batch.getVector(name));
+        }
+
+        @Override
+        public boolean anyMatches(Expr.Condition c) {
+            Attribute a = c.attribute();
+            return switch (a.scope()) {
+                case RESOURCE -> any(resource, resourceRow.get(row), c);
+                case SCOPE -> any(scope, scopeRow.get(row), c);
+                case RECORD -> any(record, row, c);
+                case UNSCOPED -> any(resource, resourceRow.get(row), c) || any(scope, scopeRow.get(row), c)
+                        || any(record, row, c);
+                case INTRINSIC -> c.matches(intrinsic(a.key()));
+            };
+        }
+
+        private AnyValue intrinsic(String key) {
+            return switch (key) {
+                case Attribute.NAME -> {
+                    VarCharVector v = (VarCharVector) batch.getVector(SpanColumns.NAME);
+                    yield new AnyValue.Str(new String(v.get(row), StandardCharsets.UTF_8));
+                }
+                case Attribute.STATUS -> new AnyValue.Int(((IntVector) batch.getVector(SpanColumns.STATUS_CODE)).get(row));
+                case Attribute.KIND -> new AnyValue.Int(((IntVector) batch.getVector(SpanColumns.KIND)).get(row));
+                case Attribute.DURATION -> new AnyValue.Int(((BigIntVector) batch.getVector(SpanColumns.DURATION)).get(row));
+                default -> {
+                    int severity = ((IntVector) batch.getVector(LogColumns.SEVERITY_NUMBER)).get(row);
+                    yield severity == 0 ? null : new AnyValue.Int(severity);
+                }
+            };
+        }
+
+        private boolean any(AttributeColumn column, int at, Expr.Condition c) {
+            try {
+                RoaringBitmap holders = holders(column, c.attribute().key());
+                if (holders.isEmpty()) {
+                    return false;
+                }
+                for (int i = column.start(at); i < column.end(at); i++) {
+                    if (holders.contains(column.keyRef(i)) && c.matches(column.value(i))) {
+                        return true;
+                    }
+                }
+                return false;
+            } catch (CorruptValueException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** The entries holding the text of {@code key}: entries whose key reference is one of these have that key. */
+        private RoaringBitmap holders(AttributeColumn column, String key) {
+            return keyHolders.computeIfAbsent(column, x -> new HashMap<>()).computeIfAbsent(key, k -> {
+                byte[] utf8 = k.getBytes(StandardCharsets.UTF_8);
+                RoaringBitmap found = new RoaringBitmap();
+                int entries = column.end(batch.getRowCount() - 1);
+                for (int i = 0; i < entries; i++) {
+                    if (column.keyTextEquals(i, utf8)) {
+                        found.add(i);
+                    }
+                }
+                return found;
+            });
+        }
+    }
+}

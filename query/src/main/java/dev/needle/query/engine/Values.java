@@ -1,0 +1,88 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.query.ql.Attribute;
+import dev.needle.query.ql.Expr;
+import java.util.List;
+
+/**
+ * The values one record has for the attributes a query names, and the one evaluation of a query
+ * against them. Decoded records (the head, tests) and batch columns (blocks) both answer through
+ * this, with {@link Expr.Condition#matches} as the single definition of a match.
+ */
+interface Values {
+
+    /** Whether any value the record has for the condition's attribute satisfies it. */
+    boolean anyMatches(Expr.Condition condition);
+
+    /** Whether the record satisfies {@code expr}. */
+    static boolean matches(Expr expr, Values values) {
+        if (expr instanceof Expr.Condition c) {
+            return values.anyMatches(c);
+        } else if (expr instanceof Expr.And and) {
+            for (Expr term : and.terms()) {
+                if (!matches(term, values)) {
+                    return false;
+                }
+            }
+            return true;
+        } else if (expr instanceof Expr.Or or) {
+            for (Expr term : or.terms()) {
+                if (matches(term, values)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** The values of a decoded span. */
+    static Values of(SpanRecord s) {
+        return c -> {
+            Attribute a = c.attribute();
+            return switch (a.scope()) {
+                case RESOURCE -> any(s.resource().attributes(), c);
+                case SCOPE -> any(s.scope().attributes(), c);
+                case RECORD -> any(s.attributes(), c);
+                case UNSCOPED -> any(s.resource().attributes(), c) || any(s.scope().attributes(), c)
+                        || any(s.attributes(), c);
+                case INTRINSIC -> c.matches(switch (a.key()) {
+                    case Attribute.NAME -> new AnyValue.Str(s.name());
+                    case Attribute.STATUS -> new AnyValue.Int(s.statusCode());
+                    case Attribute.KIND -> new AnyValue.Int(s.kind());
+                    case Attribute.DURATION -> new AnyValue.Int(s.durationNano());
+                    default -> null;
+                });
+            };
+        };
+    }
+
+    /** The values of a decoded log record; severity number 0 (unspecified) is no value. */
+    static Values of(LogRecord r) {
+        return c -> {
+            Attribute a = c.attribute();
+            return switch (a.scope()) {
+                case RESOURCE -> any(r.resource().attributes(), c);
+                case SCOPE -> any(r.scope().attributes(), c);
+                case RECORD -> any(r.attributes(), c);
+                case UNSCOPED -> any(r.resource().attributes(), c) || any(r.scope().attributes(), c)
+                        || any(r.attributes(), c);
+                case INTRINSIC -> a.key().equals(Attribute.SEVERITY) && r.severityNumber() != 0
+                        && c.matches(new AnyValue.Int(r.severityNumber()));
+            };
+        };
+    }
+
+    private static boolean any(List<KeyValue> attributes, Expr.Condition c) {
+        for (KeyValue kv : attributes) {
+            if (kv.key().equals(c.attribute().key()) && c.matches(kv.value())) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
