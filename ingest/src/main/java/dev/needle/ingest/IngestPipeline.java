@@ -1,0 +1,275 @@
+package dev.needle.ingest;
+
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
+import dev.needle.ingest.head.Cut;
+import dev.needle.ingest.head.CutIds;
+import dev.needle.ingest.head.Head;
+import dev.needle.ingest.wal.WalEntry;
+import dev.needle.ingest.wal.WalFullException;
+import dev.needle.ingest.wal.WriteAheadLog;
+import dev.needle.query.otlp.OtlpProto;
+import java.io.ByteArrayInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.apache.arrow.memory.RootAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ingest from acknowledgement to published block: records go into the write-ahead log (fsynced,
+ * group commit) and the head; the head is cut by rows, bytes and age into blocks; once a cut's
+ * blocks are published the log is checkpointed past it. Opening replays what the log holds
+ * beyond what the published blocks already hold.
+ */
+public final class IngestPipeline implements Ingestor, Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestPipeline.class);
+
+    private final BlockStore store;
+    private final IngestLimits limits;
+    private final Head head = new Head();
+    private final RootAllocator allocator = new RootAllocator();
+    private final BlockWriter writer;
+    private final ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "needle-publisher");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<Cut> unpublished = new ArrayList<>();
+    private final AtomicLong blocksPublished = new AtomicLong();
+    private final AtomicLong sidecarBytesPublished = new AtomicLong();
+    private WriteAheadLog wal;
+
+    private IngestPipeline(BlockStore store, IngestLimits limits) {
+        this.store = store;
+        this.limits = limits;
+        this.writer = new BlockWriter(store, allocator);
+    }
+
+    /**
+     * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: removes blocks of
+     * cuts that were only partly published, replays the log entries no complete cut holds into the
+     * head, and starts cutting.
+     */
+    public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
+            throws IOException {
+        IngestPipeline pipeline = new IngestPipeline(store, limits);
+        Map<String, Long> published = pipeline.completeCuts();
+        WriteAheadLog.Recovery recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
+                limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
+        pipeline.wal = recovery.log();
+        int replayed = 0;
+        int skipped = 0;
+        for (WalEntry entry : recovery.entries()) {
+            if (entry.sequence() <= published.getOrDefault(key(entry.tenant(), entry.signal()), 0L)) {
+                skipped++;
+                continue;
+            }
+            pipeline.head.add(entry, decode(entry));
+            replayed++;
+        }
+        LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",
+                replayed, skipped);
+        long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
+        pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
+        return pipeline;
+    }
+
+    private static List<?> decode(WalEntry entry) throws IOException {
+        return entry.signal() == Signal.SPANS
+                ? OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(entry.payload()))).records()
+                : OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(entry.payload()))).records();
+    }
+
+    private static String key(TenantId tenant, Signal signal) {
+        return tenant.value() + "/" + signal.dirName();
+    }
+
+    /**
+     * For each tenant and signal, the largest sequence of a cut whose chunks are all published;
+     * the blocks of cuts that are not whole (a crash while publishing) are deleted: the log still
+     * holds their records, and the next cut writes them again.
+     */
+    private Map<String, Long> completeCuts() throws IOException {
+        Map<String, Long> complete = new HashMap<>();
+        for (TenantId tenant : store.tenants()) {
+            for (Signal signal : Signal.values()) {
+                Map<Long, List<BlockRef>> byCut = new HashMap<>();
+                Map<Long, Integer> counts = new HashMap<>();
+                for (BlockRef ref : store.list(tenant, signal)) {
+                    CutIds.parse(ref.name().id()).ifPresent(c -> {
+                        byCut.computeIfAbsent(c.sequence(), s -> new ArrayList<>()).add(ref);
+                        counts.put(c.sequence(), c.count());
+                    });
+                }
+                for (var e : byCut.entrySet()) {
+                    if (e.getValue().size() == counts.get(e.getKey())) {
+                        complete.merge(key(tenant, signal), e.getKey(), Math::max);
+                    } else {
+                        for (BlockRef partial : e.getValue()) {
+                            LOG.info("recovery: deleting {}, one of {} blocks of a cut that was not fully published",
+                                    partial, counts.get(e.getKey()));
+                            store.delete(partial);
+                        }
+                    }
+                }
+            }
+        }
+        return complete;
+    }
+
+    private void durable(List<WalEntry> entries, List<Object> attachments) {
+        for (int i = 0; i < entries.size(); i++) {
+            head.add(entries.get(i), (List<?>) attachments.get(i));
+        }
+    }
+
+    @Override
+    public void acceptSpans(TenantId tenant, List<SpanRecord> spans) throws IngestRefusedException, IOException {
+        accept(tenant, Signal.SPANS, spans, spans.isEmpty() ? null : OtlpProto.encodeSpans(spans).toByteArray());
+    }
+
+    @Override
+    public void acceptLogs(TenantId tenant, List<LogRecord> logs) throws IngestRefusedException, IOException {
+        accept(tenant, Signal.LOGS, logs, logs.isEmpty() ? null : OtlpProto.encodeLogs(logs).toByteArray());
+    }
+
+    private void accept(TenantId tenant, Signal signal, List<?> records, byte[] payload)
+            throws IngestRefusedException, IOException {
+        if (payload == null) {
+            return;
+        }
+        if (head.bytes() + payload.length > limits.maxHeadBytes()) {
+            throw new IngestRefusedException(429, 5, "the head holds " + head.bytes()
+                    + " bytes of unpublished records, at its bound of " + limits.maxHeadBytes());
+        }
+        try {
+            wal.append(signal, tenant, payload, records).get();
+        } catch (WalFullException e) {
+            throw new IngestRefusedException(503, 1, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the write-ahead log", e);
+        } catch (ExecutionException e) {
+            throw new IngestRefusedException(503, 10, "the write-ahead log could not be written: " + e.getCause().getMessage());
+        }
+    }
+
+    /** The head, which queries scan. */
+    public Head head() {
+        return head;
+    }
+
+    /** The write-ahead log, for metrics. */
+    public WriteAheadLog wal() {
+        return wal;
+    }
+
+    /** Blocks published since start. */
+    public long blocksPublished() {
+        return blocksPublished.get();
+    }
+
+    /** Sidecar bytes (TRACE_IDX and ATTR_IDX) of the blocks published since start. */
+    public long sidecarBytesPublished() {
+        return sidecarBytesPublished.get();
+    }
+
+    private void publishDue() {
+        try {
+            boolean due = head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
+                    || head.activeAgeNanos() >= limits.cutAge().toNanos();
+            if (due) {
+                cutAndPublish();
+            } else {
+                publishPending();
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying", e);
+        }
+    }
+
+    /** Cuts the head now and publishes everything cut so far; what fails stays queued for the next try. */
+    public synchronized void cutAndPublish() throws IOException {
+        Cut cut = head.cut();
+        if (cut != null) {
+            unpublished.add(cut);
+        }
+        publishPending();
+    }
+
+    private synchronized void publishPending() throws IOException {
+        while (!unpublished.isEmpty()) {
+            Cut cut = unpublished.get(0);
+            publish(cut);
+            wal.checkpoint(cut.maxSequence());
+            unpublished.remove(0);
+            head.release(cut);
+        }
+    }
+
+    private void publish(Cut cut) throws IOException {
+        for (var e : cut.spans().entrySet()) {
+            publishChunks(cut, e.getKey(), Signal.SPANS, e.getValue());
+        }
+        for (var e : cut.logs().entrySet()) {
+            publishChunks(cut, e.getKey(), Signal.LOGS, e.getValue());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void publishChunks(Cut cut, TenantId tenant, Signal signal, List<?> records) throws IOException {
+        int chunks = (records.size() + limits.blockRows() - 1) / limits.blockRows();
+        for (int i = 0; i < chunks; i++) {
+            List<?> chunk = records.subList(i * limits.blockRows(), Math.min(records.size(), (i + 1) * limits.blockRows()));
+            String id = CutIds.id(cut.maxSequence(), i, chunks);
+            try {
+                WrittenBlock block = signal == Signal.SPANS
+                        ? writer.writeSpans(tenant, (List<SpanRecord>) chunk, id)
+                        : writer.writeLogs(tenant, (List<LogRecord>) chunk, id);
+                blocksPublished.incrementAndGet();
+                sidecarBytesPublished.addAndGet(block.meta().traceIdxBytes() + block.meta().attrIdxBytes());
+                LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.size(), block.meta().dataBytes());
+            } catch (FileAlreadyExistsException e) {
+                // A retry after a partly failed publish: this chunk made it the first time.
+                LOG.info("block {} of {} was already published", id, key(tenant, signal));
+            }
+        }
+    }
+
+    /** Stops taking data: publishes the whole head, checkpoints the log and closes it. */
+    @Override
+    public void close() throws IOException {
+        publisher.shutdown();
+        try {
+            publisher.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            cutAndPublish();
+        } finally {
+            wal.close();
+            allocator.close();
+        }
+    }
+}

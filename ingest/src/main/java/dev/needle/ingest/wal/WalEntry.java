@@ -1,0 +1,16 @@
+package dev.needle.ingest.wal;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.TenantId;
+
+/**
+ * One write-ahead log entry: the accepted records of one request, as an OTLP protobuf export
+ * request of their signal.
+ *
+ * @param sequence the entry's position in the log, from 1, without gaps
+ * @param signal   spans or logs
+ * @param tenant   whose records they are
+ * @param payload  an ExportTraceServiceRequest or ExportLogsServiceRequest, serialized
+ */
+public record WalEntry(long sequence, Signal signal, TenantId tenant, byte[] payload) {
+}

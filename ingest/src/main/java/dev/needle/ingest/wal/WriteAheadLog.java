@@ -1,0 +1,347 @@
+package dev.needle.ingest.wal;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.TenantId;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write-ahead log: entries are appended by one writer thread that writes every waiting entry,
+ * fsyncs once for all of them (group commit), hands them to a listener in sequence order, and
+ * only then completes their futures, so that a request is acknowledged only once its records are
+ * on disk and in the head.
+ *
+ * <p>A checkpoint file says up to which sequence everything is in published blocks; segments
+ * wholly below it are deleted. Opening the log cuts a torn tail off the last segment and returns
+ * the entries past the checkpoint for replay.
+ */
+public final class WriteAheadLog implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
+    private static final String CHECKPOINT = "checkpoint";
+    private static final String SUFFIX = ".wal";
+
+    /** Receives entries once they are durable, in sequence order, on the writer thread. */
+    public interface Listener {
+        /**
+         * {@code entries} are fsynced; their appenders have not been answered yet.
+         * {@code attachments} are what each appender passed along with its entry.
+         */
+        void durable(List<WalEntry> entries, List<Object> attachments);
+    }
+
+    /** The log, and the entries past its checkpoint that the head must replay. */
+    public record Recovery(WriteAheadLog log, List<WalEntry> entries, List<String> problems) {
+    }
+
+    private record Pending(Signal signal, TenantId tenant, byte[] payload, Object attachment,
+                           CompletableFuture<WalEntry> done) {
+    }
+
+    private final Path dir;
+    private final long segmentBytes;
+    private final long maxPendingBytes;
+    private final Listener listener;
+    private final LongConsumer fsyncNanos;
+    private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong pendingBytes = new AtomicLong();
+    /** First sequence of each segment file, and the file; the last one is being written. */
+    private final TreeMap<Long, Path> segments = new TreeMap<>();
+    private final Thread writer;
+    private final Object lock = new Object();
+    private FileChannel active;
+    private long activeSize;
+    private long lastSequence;
+    private long checkpoint;
+    private volatile boolean running = true;
+    private volatile IOException broken;
+
+    private WriteAheadLog(Path dir, long segmentBytes, long maxPendingBytes, Listener listener, LongConsumer fsyncNanos,
+                          long lastSequence, long checkpoint) {
+        this.dir = dir;
+        this.segmentBytes = segmentBytes;
+        this.maxPendingBytes = maxPendingBytes;
+        this.listener = listener;
+        this.fsyncNanos = fsyncNanos;
+        this.lastSequence = lastSequence;
+        this.checkpoint = checkpoint;
+        this.writer = new Thread(this::writeLoop, "needle-wal");
+    }
+
+    /**
+     * Opens (or creates) the log in {@code dir}: reads the checkpoint, reads every segment, cuts a
+     * torn tail, and returns the entries past the checkpoint. Appends start after the last entry.
+     */
+    public static Recovery open(Path dir, long segmentBytes, long maxPendingBytes, Listener listener,
+                                LongConsumer fsyncNanos) throws IOException {
+        Files.createDirectories(dir);
+        long checkpoint = readCheckpoint(dir);
+        List<WalEntry> replay = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        TreeMap<Long, Path> found = new TreeMap<>();
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(SUFFIX) && name.length() == 20 + SUFFIX.length()) {
+                    found.put(Long.parseLong(name.substring(0, 20)), f);
+                }
+            }
+        }
+        long last = checkpoint;
+        for (var e : found.entrySet()) {
+            WalSegmentFormat.Contents contents;
+            try (FileChannel ch = FileChannel.open(e.getValue(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                contents = WalSegmentFormat.read(ch);
+                if (contents.problem() != null) {
+                    boolean tail = e.getKey().equals(found.lastKey());
+                    String what = e.getValue().getFileName() + ": " + contents.problem();
+                    if (tail) {
+                        LOG.info("write-ahead log: cutting a torn tail off {} ({} bytes kept)", what, contents.validBytes());
+                    } else {
+                        LOG.error("write-ahead log: {}; entries after it in this segment are lost", what);
+                        problems.add(what);
+                    }
+                    ch.truncate(Math.max(contents.validBytes(), WalSegmentFormat.HEADER_BYTES));
+                    if (contents.validBytes() < WalSegmentFormat.HEADER_BYTES) {
+                        ch.write(WalSegmentFormat.header(), 0);
+                    }
+                    ch.force(true);
+                }
+            }
+            for (WalEntry entry : contents.entries()) {
+                last = Math.max(last, entry.sequence());
+                if (entry.sequence() > checkpoint) {
+                    replay.add(entry);
+                }
+            }
+        }
+        WriteAheadLog log = new WriteAheadLog(dir, segmentBytes, maxPendingBytes, listener, fsyncNanos, last, checkpoint);
+        log.segments.putAll(found);
+        log.startSegment(last + 1);
+        log.writer.setDaemon(true);
+        log.writer.start();
+        return new Recovery(log, replay, problems);
+    }
+
+    /**
+     * Queues one entry; the future completes once it is fsynced and handed to the listener with
+     * {@code attachment} (the decoded records, so that nobody decodes the payload again).
+     *
+     * @throws WalFullException when the entries waiting for fsync already hold too many bytes
+     */
+    public CompletableFuture<WalEntry> append(Signal signal, TenantId tenant, byte[] payload, Object attachment)
+            throws WalFullException {
+        if (broken != null) {
+            throw new WalFullException("the write-ahead log cannot be written: " + broken.getMessage());
+        }
+        long now = pendingBytes.addAndGet(payload.length);
+        if (now > maxPendingBytes && now != payload.length) {
+            pendingBytes.addAndGet(-payload.length);
+            throw new WalFullException("the write-ahead log has " + (now - payload.length)
+                    + " bytes waiting for fsync, above its bound of " + maxPendingBytes);
+        }
+        CompletableFuture<WalEntry> done = new CompletableFuture<>();
+        queue.add(new Pending(signal, tenant, payload, attachment, done));
+        return done;
+    }
+
+    private void writeLoop() {
+        List<Pending> batch = new ArrayList<>();
+        while (running || !queue.isEmpty()) {
+            try {
+                Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch);
+                List<WalEntry> entries = write(batch);
+                listener.durable(entries, batch.stream().map(Pending::attachment).toList());
+                for (int i = 0; i < batch.size(); i++) {
+                    batch.get(i).done().complete(entries.get(i));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (IOException | RuntimeException e) {
+                IOException failure = e instanceof IOException io ? io : new IOException(e);
+                broken = failure;
+                LOG.error("write-ahead log: writing failed; refusing new data from now on", failure);
+                batch.forEach(p -> p.done().completeExceptionally(failure));
+            } finally {
+                batch.forEach(p -> pendingBytes.addAndGet(-p.payload().length));
+                batch.clear();
+            }
+        }
+    }
+
+    private List<WalEntry> write(List<Pending> batch) throws IOException {
+        synchronized (lock) {
+            List<WalEntry> entries = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                if (activeSize >= segmentBytes) {
+                    active.force(false);
+                    startSegment(lastSequence + 1);
+                }
+                WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload());
+                ByteBuffer bytes = WalSegmentFormat.encode(entry);
+                activeSize += bytes.remaining();
+                while (bytes.hasRemaining()) {
+                    active.write(bytes);
+                }
+                lastSequence = entry.sequence();
+                entries.add(entry);
+            }
+            long start = System.nanoTime();
+            active.force(false);
+            fsyncNanos.accept(System.nanoTime() - start);
+            return entries;
+        }
+    }
+
+    private void startSegment(long firstSequence) throws IOException {
+        if (active != null) {
+            active.close();
+        }
+        Path file = dir.resolve(String.format("%020d%s", firstSequence, SUFFIX));
+        active = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        if (active.size() == 0) {
+            active.write(WalSegmentFormat.header());
+            active.force(true);
+            fsyncDir(dir);
+        }
+        activeSize = active.size();
+        segments.put(firstSequence, file);
+    }
+
+    /** The sequence of the last entry written. */
+    public long lastSequence() {
+        synchronized (lock) {
+            return lastSequence;
+        }
+    }
+
+    /** The sequence up to which every entry is in published blocks. */
+    public long checkpoint() {
+        synchronized (lock) {
+            return checkpoint;
+        }
+    }
+
+    /** Bytes of entries waiting for fsync. */
+    public long pendingBytes() {
+        return pendingBytes.get();
+    }
+
+    /** Bytes of segment files on disk. */
+    public long bytesOnDisk() throws IOException {
+        synchronized (lock) {
+            long total = 0;
+            for (Path p : segments.values()) {
+                total += Files.size(p);
+            }
+            return total;
+        }
+    }
+
+    /**
+     * Records durably that every entry up to {@code sequence} is in published blocks, then deletes
+     * the segments that hold nothing newer.
+     */
+    public void checkpoint(long sequence) throws IOException {
+        synchronized (lock) {
+            if (sequence <= checkpoint) {
+                return;
+            }
+            Path tmp = dir.resolve(CHECKPOINT + ".tmp");
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(ByteBuffer.wrap(("needle-wal-checkpoint 1 " + sequence + "\n").getBytes(StandardCharsets.US_ASCII)));
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, dir.resolve(CHECKPOINT), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the write-ahead log's filesystem cannot rename atomically", e);
+            }
+            fsyncDir(dir);
+            checkpoint = sequence;
+            if (lastSequence <= sequence && activeSize > WalSegmentFormat.HEADER_BYTES) {
+                active.force(false);
+                startSegment(lastSequence + 1);
+            }
+            // A segment ends where the next begins: delete those whose last entry is covered.
+            List<Long> firsts = new ArrayList<>(segments.keySet());
+            for (int i = 0; i + 1 < firsts.size(); i++) {
+                if (firsts.get(i + 1) - 1 <= sequence) {
+                    Files.deleteIfExists(segments.remove(firsts.get(i)));
+                }
+            }
+            fsyncDir(dir);
+        }
+    }
+
+    /**
+     * The checkpoint, or 0 when there is none or it cannot be read: replaying from the start is
+     * safe, because the head skips entries whose blocks are already published (see their ids).
+     */
+    private static long readCheckpoint(Path dir) throws IOException {
+        String text;
+        try {
+            text = Files.readString(dir.resolve(CHECKPOINT), StandardCharsets.US_ASCII).strip();
+        } catch (NoSuchFileException e) {
+            return 0;
+        }
+        String[] parts = text.split(" ");
+        try {
+            if (parts.length == 3 && parts[0].equals("needle-wal-checkpoint") && parts[1].equals("1")) {
+                return Long.parseLong(parts[2]);
+            }
+        } catch (NumberFormatException e) {
+            // Reported below like any other unreadable checkpoint.
+        }
+        LOG.error("write-ahead log: the checkpoint file is unreadable ('{}'); replaying every segment", text);
+        return 0;
+    }
+
+    private static void fsyncDir(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /** Writes what is queued, then stops the writer thread and closes the active segment. */
+    @Override
+    public void close() throws IOException {
+        running = false;
+        try {
+            writer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (lock) {
+            active.force(false);
+            active.close();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package dev.needle.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.Mechanisms;
+import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.TimeRange;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The pipeline on real files: acknowledged spans are queryable at once, published once, and replayed exactly once after a crash. */
+class IngestPipelineTest {
+
+    private static final TenantId TENANT = TenantId.of("acme");
+    private static final IngestLimits SMALL = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1),
+            1L << 30, 1L << 28, 1 << 16);
+
+    @TempDir
+    Path dir;
+
+    private static List<SpanRecord> spans(int from, int n) {
+        Resource resource = new Resource(List.of(KeyValue.of("service.name", "checkout")), 0, "");
+        Scope scope = new Scope("s", "1", List.of(), 0, "");
+        List<SpanRecord> out = new ArrayList<>();
+        for (int i = from; i < from + n; i++) {
+            byte[] trace = new byte[16];
+            trace[0] = 1;
+            trace[15] = (byte) (i / 10);
+            trace[14] = (byte) (i / 2560);
+            byte[] span = new byte[8];
+            span[0] = 1;
+            span[7] = (byte) i;
+            span[6] = (byte) (i >> 8);
+            long start = 1_764_446_100_000_000_000L + i * 1_000_000L;
+            out.add(new SpanRecord(resource, scope, Bytes.wrap(trace), Bytes.wrap(span), "", Bytes.EMPTY, 1, "op" + i,
+                    2, start, start + 5, List.of(KeyValue.of("i", i)), 0, List.of(), 0, List.of(), 0, 0, ""));
+        }
+        return out;
+    }
+
+    private IngestPipeline open(FsBlockStore store) throws IOException {
+        return IngestPipeline.open(store, dir.resolve("wal"), SMALL, nanos -> { });
+    }
+
+    private List<SpanRecord> everySpan(FsBlockStore store, IngestPipeline pipeline) throws IOException {
+        try (QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2)) {
+            var expr = dev.needle.query.ql.QueryParser.parse("{ }", Signal.SPANS);
+            return engine.searchSpans(TENANT, expr, TimeRange.ALL, 1_000_000, Mechanisms.ALL).records();
+        } catch (dev.needle.query.ql.QueryParseException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void accept_spansAreQueryableAtOnceAndAfterPublishing_once() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(store)) {
+            List<SpanRecord> sent = spans(0, 120);
+            pipeline.acceptSpans(TENANT, sent.subList(0, 60));
+            pipeline.acceptSpans(TENANT, sent.subList(60, 120));
+            assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(store, pipeline)));
+            pipeline.cutAndPublish();
+            assertEquals(0, pipeline.head().rows());
+            assertEquals(3, store.list(TENANT, Signal.SPANS).size(), "120 spans in blocks of at most 50");
+            assertEquals(sent.size(), everySpan(store, pipeline).size());
+            assertTrue(everySpan(store, pipeline).containsAll(sent));
+        }
+    }
+
+    @Test
+    void open_afterCrashBetweenPublishAndCheckpoint_replaysNothingTwice() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        List<SpanRecord> sent = spans(0, 120);
+        Path snapshot = dir.resolve("wal-before-checkpoint");
+        try (IngestPipeline pipeline = open(store)) {
+            pipeline.acceptSpans(TENANT, sent);
+            copyTree(dir.resolve("wal"), snapshot);
+            pipeline.cutAndPublish();
+        }
+        replaceTree(snapshot, dir.resolve("wal"));
+        FsBlockStore reopened = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(reopened)) {
+            assertEquals(0, pipeline.head().rows(), "the published cut's entries are not replayed");
+            assertEquals(sent.size(), everySpan(reopened, pipeline).size());
+        }
+    }
+
+    @Test
+    void open_afterCrashInTheMiddleOfACut_deletesItsBlocksAndReplaysThem() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        List<SpanRecord> sent = spans(0, 120);
+        Path snapshot = dir.resolve("wal-before-checkpoint");
+        try (IngestPipeline pipeline = open(store)) {
+            pipeline.acceptSpans(TENANT, sent);
+            copyTree(dir.resolve("wal"), snapshot);
+            pipeline.cutAndPublish();
+        }
+        List<BlockRef> blocks = store.list(TENANT, Signal.SPANS);
+        store.delete(blocks.get(1));
+        replaceTree(snapshot, dir.resolve("wal"));
+        FsBlockStore reopened = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(reopened)) {
+            assertEquals(0, reopened.list(TENANT, Signal.SPANS).size(), "the partial cut's blocks are gone");
+            assertEquals(120, pipeline.head().rows(), "and its records are back in the head");
+            pipeline.cutAndPublish();
+            List<SpanRecord> found = everySpan(reopened, pipeline);
+            assertEquals(sent.size(), found.size());
+            assertTrue(found.containsAll(sent));
+        }
+    }
+
+    @Test
+    void close_publishesTheHead_andReopenFindsEverythingOnce() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        List<SpanRecord> sent = spans(0, 30);
+        try (IngestPipeline pipeline = open(store)) {
+            pipeline.acceptSpans(TENANT, sent);
+        }
+        FsBlockStore reopened = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(reopened)) {
+            assertEquals(0, pipeline.head().rows());
+            assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(reopened, pipeline)));
+        }
+    }
+
+    @Test
+    void accept_overTheHeadBound_isRefusedWith429() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 2_000, 1L << 28, 1 << 16);
+        try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
+            pipeline.acceptSpans(TENANT, spans(0, 5));
+            IngestRefusedException e = assertThrows(IngestRefusedException.class, () -> {
+                for (int i = 0; i < 100; i++) {
+                    pipeline.acceptSpans(TENANT, spans(i * 5, 5));
+                }
+            });
+            assertEquals(429, e.httpStatus());
+            assertTrue(e.retryAfterSeconds() > 0);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path p : paths.toList()) {
+                Files.copy(p, to.resolve(from.relativize(p).toString()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private static void replaceTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(to)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        copyTree(from, to);
+    }
+}

@@ -1,0 +1,212 @@
+package dev.needle.ingest.wal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.TenantId;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The write-ahead log on real files: durability order, group commit, torn tails, checkpoints. */
+class WriteAheadLogTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<WalEntry> durable = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger fsyncs = new AtomicInteger();
+
+    private WriteAheadLog.Recovery open(long segmentBytes) throws IOException {
+        return WriteAheadLog.open(dir, segmentBytes, 64 << 20, (entries, attachments) -> durable.addAll(entries), nanos -> fsyncs.incrementAndGet());
+    }
+
+    private static byte[] payload(int i) {
+        byte[] b = new byte[100 + i % 50];
+        b[0] = (byte) i;
+        b[b.length - 1] = (byte) (i >> 8);
+        return b;
+    }
+
+    @Test
+    void append_thenReopen_replaysEveryEntryInOrder() throws Exception {
+        WriteAheadLog log = open(4096).log();
+        List<CompletableFuture<WalEntry>> futures = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            futures.add(log.append(i % 2 == 0 ? Signal.SPANS : Signal.LOGS, TenantId.of("t" + i % 3), payload(i), null));
+        }
+        for (int i = 0; i < futures.size(); i++) {
+            assertEquals(i + 1, futures.get(i).get().sequence());
+        }
+        assertEquals(300, durable.size());
+        log.close();
+
+        WriteAheadLog.Recovery again = open(4096);
+        assertEquals(300, again.entries().size());
+        for (int i = 0; i < 300; i++) {
+            WalEntry e = again.entries().get(i);
+            assertEquals(i + 1, e.sequence());
+            assertEquals(TenantId.of("t" + i % 3), e.tenant());
+            assertArrayEquals(payload(i), e.payload());
+        }
+        assertEquals(301, again.log().append(Signal.SPANS, TenantId.DEFAULT, payload(1), null).get().sequence());
+        again.log().close();
+    }
+
+    @Test
+    void append_concurrently_sharesFsyncs() throws Exception {
+        WriteAheadLog log = open(1 << 20).log();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 100; i++) {
+                        log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        log.close();
+        assertEquals(800, durable.size());
+        assertTrue(fsyncs.get() < 800, "800 appends took " + fsyncs.get() + " fsyncs");
+        for (int i = 0; i < durable.size(); i++) {
+            assertEquals(i + 1, durable.get(i).sequence(), "the listener sees sequence order");
+        }
+    }
+
+    @Test
+    void open_afterTruncationsOfTheLastSegment_keepsEveryWholeEntry() throws Exception {
+        WriteAheadLog log = open(1 << 20).log();
+        for (int i = 0; i < 5; i++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        log.close();
+        Path segment;
+        try (var files = Files.list(dir)) {
+            segment = files.filter(f -> f.toString().endsWith(".wal")).findFirst().orElseThrow();
+        }
+        byte[] whole = Files.readAllBytes(segment);
+        List<Integer> ends = new ArrayList<>();
+        int at = WalSegmentFormat.HEADER_BYTES;
+        for (int i = 0; i < 5; i++) {
+            at += WalSegmentFormat.encode(new WalEntry(i + 1, Signal.SPANS, TenantId.DEFAULT, payload(i))).remaining();
+            ends.add(at);
+        }
+        for (int length = 0; length < whole.length; length++) {
+            int l = length;
+            boolean nearBoundary = l < 12 || ends.stream().anyMatch(e -> Math.abs(e - l) <= 9);
+            if (!nearBoundary && l % 13 != 0) {
+                continue;
+            }
+            Files.write(segment, java.util.Arrays.copyOf(whole, length));
+            WriteAheadLog.Recovery r = open(1 << 20);
+            int kept = 0;
+            for (int e : ends) {
+                if (e <= length) {
+                    kept++;
+                }
+            }
+            assertEquals(kept, r.entries().size(), "truncated to " + length);
+            long next = r.log().append(Signal.SPANS, TenantId.DEFAULT, payload(9), null).get().sequence();
+            assertEquals(kept + 1, next, "after truncation to " + length);
+            r.log().close();
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    if (f.toString().endsWith(".wal") && !f.equals(segment)) {
+                        Files.delete(f);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void open_withBitFlipInTheTail_cutsThereAndKeepsTheRest() throws Exception {
+        WriteAheadLog log = open(1 << 20).log();
+        for (int i = 0; i < 4; i++) {
+            log.append(Signal.LOGS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        log.close();
+        Path segment;
+        try (var files = Files.list(dir)) {
+            segment = files.filter(f -> f.toString().endsWith(".wal")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(segment);
+        bytes[bytes.length - 10] ^= 1;
+        Files.write(segment, bytes);
+        WriteAheadLog.Recovery r = open(1 << 20);
+        assertEquals(3, r.entries().size());
+        r.log().close();
+    }
+
+    @Test
+    void checkpoint_deletesCoveredSegmentsAndReplaysOnlyTheRest() throws Exception {
+        WriteAheadLog log = open(1024).log();
+        for (int i = 0; i < 100; i++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        long before = log.bytesOnDisk();
+        log.checkpoint(60);
+        assertTrue(log.bytesOnDisk() < before);
+        for (int i = 0; i < 10; i++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        log.close();
+        WriteAheadLog.Recovery r = open(1024);
+        assertEquals(50, r.entries().size());
+        assertEquals(61, r.entries().get(0).sequence());
+        r.log().checkpoint(110);
+        r.log().close();
+        assertEquals(0, open(1024).entries().size());
+    }
+
+    @Test
+    void open_unreadableCheckpoint_replaysEverything() throws Exception {
+        WriteAheadLog log = open(1 << 20).log();
+        for (int i = 0; i < 3; i++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        log.checkpoint(2);
+        log.close();
+        Files.writeString(dir.resolve("checkpoint"), "garbage");
+        WriteAheadLog.Recovery r = open(1 << 20);
+        assertTrue(r.entries().size() >= 1);
+        r.log().close();
+    }
+
+    @Test
+    void append_overTheBacklogBound_isRefused() throws Exception {
+        WriteAheadLog.Recovery r = WriteAheadLog.open(dir, 1 << 20, 1000, (entries, attachments) -> {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, nanos -> { });
+        WriteAheadLog log = r.log();
+        log.append(Signal.SPANS, TenantId.DEFAULT, new byte[600], null);
+        assertThrows(WalFullException.class, () -> {
+            for (int i = 0; i < 10; i++) {
+                log.append(Signal.SPANS, TenantId.DEFAULT, new byte[600], null);
+            }
+        });
+        log.close();
+    }
+}
