@@ -13,6 +13,7 @@ import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
+import dev.needle.query.ql.Op;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
 import java.io.UncheckedIOException;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -110,55 +112,22 @@ abstract class SearchTarget<R> implements Target<R> {
 
     @Override
     public String ruledOutBy(Sidecar sidecar) {
-        return ruledOut(expr, sidecar);
-    }
-
-    /** Null when {@code e} may hold in a block with this ATTR_IDX; else the condition that cannot. */
-    private static String ruledOut(Expr e, Sidecar sidecar) {
-        if (e instanceof Expr.And and) {
-            for (Expr term : and.terms()) {
-                String why = ruledOut(term, sidecar);
-                if (why != null) {
-                    return why;
-                }
-            }
-            return null;
-        } else if (e instanceof Expr.Or or) {
-            List<String> whys = new ArrayList<>();
-            for (Expr term : or.terms()) {
-                String why = ruledOut(term, sidecar);
-                if (why == null) {
-                    return null;
-                }
-                whys.add(why);
-            }
-            return String.join("; ", whys);
-        } else if (e instanceof Expr.Condition c && c.op() == dev.needle.query.ql.Op.EQ
-                && !c.attribute().indexedKeys().isEmpty()) {
-            Literal literal = c.literal();
-            if (literal.matchesOnlyDoubles() && !sidecar.mayHoldDoubles()) {
-                return "ATTR_IDX: the block holds no double, so nothing equals " + c;
-            }
-            for (String key : c.attribute().indexedKeys()) {
-                if (sidecar.mayContain(literal.hash(key))) {
-                    return null;
-                }
-            }
-            return "ATTR_IDX rules out " + c;
-        }
-        return null;
+        return ruledOut(expr, c -> ruledOut(c, sidecar));
     }
 
     @Override
     public String ruledOutBy(BatchMeta batch) {
-        return ruledOut(expr, batch);
+        return ruledOut(expr, c -> ruledOut(c, batch));
     }
 
-    /** Null when {@code e} may hold in the batch given its zone maps; else the fact that rules it out. */
-    private static String ruledOut(Expr e, BatchMeta batch) {
+    /**
+     * Null when {@code e} may hold; else why it cannot. AND is ruled out by any term, OR only by
+     * every term; {@code leaf} judges one condition.
+     */
+    private static String ruledOut(Expr e, Function<Expr.Condition, String> leaf) {
         if (e instanceof Expr.And and) {
             for (Expr term : and.terms()) {
-                String why = ruledOut(term, batch);
+                String why = ruledOut(term, leaf);
                 if (why != null) {
                     return why;
                 }
@@ -167,30 +136,45 @@ abstract class SearchTarget<R> implements Target<R> {
         } else if (e instanceof Expr.Or or) {
             List<String> whys = new ArrayList<>();
             for (Expr term : or.terms()) {
-                String why = ruledOut(term, batch);
+                String why = ruledOut(term, leaf);
                 if (why == null) {
                     return null;
                 }
                 whys.add(why);
             }
             return String.join("; ", whys);
-        } else if (e instanceof Expr.Condition c && c.attribute().scope() == Attribute.Scope.INTRINSIC
-                && c.literal() instanceof Literal.IntLit lit) {
-            Long min;
-            Long max;
-            if (c.attribute().key().equals(Attribute.DURATION) && batch.minDurationNano() != null) {
-                min = batch.minDurationNano();
-                max = batch.maxDurationNano();
-            } else if (c.attribute().key().equals(Attribute.SEVERITY) && batch.severityNullCount() != null) {
-                if (batch.minSeverity() == null) {
-                    return "no record of the batch has a severity";
-                }
-                min = (long) batch.minSeverity();
-                max = (long) batch.maxSeverity();
-            } else {
+        }
+        return e instanceof Expr.Condition c ? leaf.apply(c) : null;
+    }
+
+    /** ATTR_IDX decides equalities only: a fractional literal needs HAS_DOUBLE, any other a probe that may hit. */
+    private static String ruledOut(Expr.Condition c, Sidecar sidecar) {
+        if (c.op() != Op.EQ || c.attribute().indexedKeys().isEmpty()) {
+            return null;
+        }
+        Literal literal = c.literal();
+        if (literal.matchesOnlyDoubles() && !sidecar.mayHoldDoubles()) {
+            return "ATTR_IDX: the block holds no double, so nothing equals " + c;
+        }
+        for (String key : c.attribute().indexedKeys()) {
+            if (sidecar.mayContain(literal.hash(key))) {
                 return null;
             }
-            return ruledOut(c, lit.value(), min, max);
+        }
+        return "ATTR_IDX rules out " + c;
+    }
+
+    /** Zone maps decide comparisons on duration (spans) and severity (logs), by their minimum and maximum. */
+    private static String ruledOut(Expr.Condition c, BatchMeta batch) {
+        if (c.attribute().scope() != Attribute.Scope.INTRINSIC || !(c.literal() instanceof Literal.IntLit lit)) {
+            return null;
+        }
+        if (c.attribute().key().equals(Attribute.DURATION) && batch.minDurationNano() != null) {
+            return ruledOut(c, lit.value(), batch.minDurationNano(), batch.maxDurationNano());
+        }
+        if (c.attribute().key().equals(Attribute.SEVERITY) && batch.severityNullCount() != null) {
+            return batch.minSeverity() == null ? "no record of the batch has a severity"
+                    : ruledOut(c, lit.value(), batch.minSeverity(), batch.maxSeverity());
         }
         return null;
     }

@@ -1,0 +1,121 @@
+package dev.needle.query.http;
+
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.QueryEngine;
+import java.lang.System.Logger.Level;
+import java.util.Locale;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
+ * (anything else is 405 with {@code Allow: GET}); errors are {@code {"error":"…"}} with a 4xx, or a
+ * 500 for a failure inside needle.
+ *
+ * <pre>
+ * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
+ *                           "message"?, "logs"?:{"resourceLogs":[…]}, "explain"?:[spans plan, logs plan?]};
+ *                           with Accept: application/protobuf (or application/x-protobuf) the protobuf
+ *                           TraceByIDResponse; 404 when no span is found and no block was unreadable
+ * GET /api/traces/{id}      OTLP JSON {"resourceSpans":[…]} (protobuf: the Trace message); 404 likewise
+ * GET /api/search           q=&lt;selector&gt; or tags=&lt;logfmt&gt;: {"traces":[…],"metrics":{…}}
+ * GET /api/logs             q=&lt;selector&gt; over logs: {"logs":{"resourceLogs":[…]},"status":…}
+ * GET /api/echo             "echo"
+ * anything else             404
+ * </pre>
+ *
+ * <p>Parameters: {@code start}, {@code end} (Unix seconds, fractions allowed, inclusive, either
+ * may be left out), {@code limit} (search: traces, default 20, at most 1000; logs: records,
+ * default 100, at most 10000), {@code explain=true} (adds each lookup's plan), {@code disable=}
+ * a comma list of {@code time,trace_idx,attr_idx,zone_maps} (turns pruning off, never changes an
+ * answer), {@code logs=true} (v2 trace by id: also the trace's log records). A bad parameter is a
+ * 400 naming it; unknown parameters are ignored, as Tempo's are. The tenant is the
+ * {@code X-Scope-OrgID} header ({@code single-tenant} when absent); an invalid one is a 400, and a
+ * request sees only its tenant's records.
+ *
+ * <p>The handler answers every request it is given, unknown paths included, so a server that
+ * serves other paths too (such as {@code /metrics}) puts this handler last.
+ */
+public final class QueryApi extends Handler.Abstract {
+
+    private static final System.Logger LOG = System.getLogger(QueryApi.class.getName());
+    private static final String V2_TRACES = "/api/v2/traces/";
+    private static final String V1_TRACES = "/api/traces/";
+
+    private final TraceEndpoint traces;
+    private final SearchEndpoint search;
+    private final LogsEndpoint logs;
+
+    /** The API over {@code engine}, counting each lookup in {@code metrics}. */
+    public QueryApi(QueryEngine engine, QueryMetrics metrics) {
+        // Blocking (Handler.Abstract's default): a lookup waits for the engine's block reads.
+        this.traces = new TraceEndpoint(engine, metrics);
+        this.search = new SearchEndpoint(engine, metrics);
+        this.logs = new LogsEndpoint(engine, metrics);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        reply(request).send(response, callback);
+        return true;
+    }
+
+    private Reply reply(Request request) {
+        try {
+            return route(request);
+        } catch (ApiException e) {
+            return Json.error(e.status(), e.getMessage());
+        } catch (Exception e) {
+            // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
+            LOG.log(Level.ERROR, "query failed: " + request.getHttpURI(), e);
+            return Json.error(500, "internal error: " + e);
+        }
+    }
+
+    private Reply route(Request request) throws Exception {
+        if (!HttpMethod.GET.is(request.getMethod())) {
+            throw new ApiException(405, request.getMethod() + " is not allowed: the query API serves GET only");
+        }
+        String path = Request.getPathInContext(request);
+        if (path.equals("/api/echo")) {
+            return Reply.text(200, "echo");
+        }
+        if (path.startsWith(V2_TRACES)) {
+            return traces.v2(tenant(request), path.substring(V2_TRACES.length()), Params.of(request), protobuf(request));
+        }
+        if (path.startsWith(V1_TRACES)) {
+            return traces.v1(tenant(request), path.substring(V1_TRACES.length()), Params.of(request), protobuf(request));
+        }
+        if (path.equals("/api/search")) {
+            return search.answer(tenant(request), Params.of(request));
+        }
+        if (path.equals("/api/logs")) {
+            return logs.answer(tenant(request), Params.of(request));
+        }
+        throw ApiException.notFound("no such endpoint: " + Params.quote(path));
+    }
+
+    private static TenantId tenant(Request request) throws ApiException {
+        try {
+            return TenantId.fromHeader(request.getHeaders().get("X-Scope-OrgID"));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("X-Scope-OrgID: " + e.getMessage());
+        }
+    }
+
+    /** Whether the client asks for protobuf, as Grafana's Tempo datasource does; JSON otherwise. */
+    private static boolean protobuf(Request request) {
+        for (String accept : request.getHeaders().getCSV(HttpHeader.ACCEPT, false)) {
+            int semicolon = accept.indexOf(';');
+            String type = (semicolon < 0 ? accept : accept.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
+            if (type.equals("application/protobuf") || type.equals("application/x-protobuf")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.needle.query.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * A whole response, built before anything is written, so that a failure while building it can
+ * still become an error reply and the callback is completed by exactly one write.
+ *
+ * @param status      the HTTP status
+ * @param contentType the Content-Type, or null for an empty body
+ * @param body        the body
+ */
+record Reply(int status, String contentType, byte[] body) {
+
+    static final String JSON = "application/json";
+    static final String PROTOBUF = "application/protobuf";
+    static final String TEXT = "text/plain; charset=utf-8";
+
+    /** A plain-text reply. */
+    static Reply text(int status, String text) {
+        return new Reply(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Writes the reply and completes {@code callback}, once, through the write. */
+    void send(Response response, Callback callback) {
+        response.setStatus(status);
+        if (status == HttpStatus.METHOD_NOT_ALLOWED_405) {
+            // Every handler of this package serves GET only.
+            response.getHeaders().put(HttpHeader.ALLOW, "GET");
+        }
+        if (contentType != null) {
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        }
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+}

@@ -1,0 +1,151 @@
+package dev.needle.query.http;
+
+import com.google.protobuf.CodedOutputStream;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.Mechanisms;
+import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.TimeRange;
+import dev.needle.query.engine.TraceResult;
+import dev.needle.query.otlp.OtlpJson;
+import dev.needle.query.otlp.OtlpProto;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Trace by id: Tempo's {@code /api/v2/traces/{id}} and the older {@code /api/traces/{id}}. */
+final class TraceEndpoint {
+
+    /*
+     * Tempo's TraceByIDResponse, written field by field so that no .proto file is needed:
+     *   1 trace    Trace, a message whose field 1 is repeated ResourceSpans (wire-identical to
+     *              an OTLP ExportTraceServiceRequest)
+     *   3 status   enum PartialStatus, COMPLETE = 0 (left out, as proto3 does), PARTIAL = 1
+     *   4 message  string, only when partial
+     * Field 2 (metrics) is not written.
+     */
+    private static final int TRACE_FIELD = 1;
+    private static final int STATUS_FIELD = 3;
+    private static final int MESSAGE_FIELD = 4;
+    private static final int PARTIAL = 1;
+
+    private final QueryEngine engine;
+    private final QueryMetrics metrics;
+
+    TraceEndpoint(QueryEngine engine, QueryMetrics metrics) {
+        this.engine = engine;
+        this.metrics = metrics;
+    }
+
+    /**
+     * {@code /api/v2/traces/{id}}: {@code {"trace":{"resourceSpans":[…]},"status":…,"message"?,
+     * "logs"?,"explain"?}}, or the protobuf TraceByIDResponse, which has no room for logs or plans.
+     */
+    Reply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+        Bytes id = traceId(rawId);
+        TimeRange range = params.range();
+        Mechanisms mechanisms = params.mechanisms();
+        boolean withLogs = params.flag("logs") && !protobuf;
+        boolean explain = params.flag("explain");
+        TraceResult result = lookup(tenant, id, range, mechanisms, withLogs);
+        boolean notFound = result.spans().isEmpty() && !result.partial();
+        if (protobuf) {
+            return notFound ? new Reply(404, null, new byte[0]) : new Reply(200, Reply.PROTOBUF, traceByIdResponse(result));
+        }
+        if (notFound) {
+            return notFound(id, explain, result);
+        }
+        return Json.object(200, g -> {
+            g.writeObjectFieldStart("trace");
+            OtlpJson.writeResourceSpans(g, result.spans());
+            g.writeEndObject();
+            Json.status(g, result.problems());
+            if (withLogs) {
+                g.writeObjectFieldStart("logs");
+                OtlpJson.writeResourceLogs(g, result.logs());
+                g.writeEndObject();
+            }
+            Json.explain(g, explain, plans(result));
+        });
+    }
+
+    /**
+     * {@code /api/traces/{id}}: OTLP JSON {@code {"resourceSpans":[…]}} (with Tempo's status and
+     * message added only when partial, and the plan on request), or with protobuf the Trace message.
+     */
+    Reply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+        Bytes id = traceId(rawId);
+        TimeRange range = params.range();
+        Mechanisms mechanisms = params.mechanisms();
+        boolean explain = params.flag("explain");
+        TraceResult result = lookup(tenant, id, range, mechanisms, false);
+        boolean notFound = result.spans().isEmpty() && !result.partial();
+        if (protobuf) {
+            return notFound ? new Reply(404, null, new byte[0])
+                    : new Reply(200, Reply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
+        }
+        if (notFound) {
+            return notFound(id, explain, result);
+        }
+        return Json.object(200, g -> {
+            OtlpJson.writeResourceSpans(g, result.spans());
+            Json.statusIfPartial(g, result.problems());
+            Json.explain(g, explain, plans(result));
+        });
+    }
+
+    /**
+     * A trace id in hex, either case, of 1 to 32 digits; shorter ids are left-padded with zeros as
+     * Tempo does, so that a 64-bit id in 16 digits finds its zero-padded 128-bit form.
+     */
+    static Bytes traceId(String raw) throws ApiException {
+        boolean hex = !raw.isEmpty() && raw.length() <= 32;
+        for (int i = 0; hex && i < raw.length(); i++) {
+            hex = Character.digit(raw.charAt(i), 16) >= 0 && raw.charAt(i) < 0x80;
+        }
+        if (!hex) {
+            throw ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw));
+        }
+        return Bytes.fromHex("0".repeat(32 - raw.length()) + raw);
+    }
+
+    private TraceResult lookup(TenantId tenant, Bytes id, TimeRange range, Mechanisms mechanisms, boolean withLogs)
+            throws IOException {
+        long start = System.nanoTime();
+        TraceResult result = engine.trace(tenant, id, range, mechanisms, withLogs);
+        metrics.record(QueryMetrics.Kind.TRACE, System.nanoTime() - start, plans(result));
+        return result;
+    }
+
+    /** A 404 that still carries the plan when asked for it: why nothing was found is worth seeing. */
+    private static Reply notFound(Bytes id, boolean explain, TraceResult result) {
+        return Json.object(404, g -> {
+            g.writeStringField("error", "trace " + id.hex() + " not found");
+            Json.explain(g, explain, plans(result));
+        });
+    }
+
+    private static List<Explain> plans(TraceResult result) {
+        List<Explain> plans = new ArrayList<>(2);
+        plans.add(result.spanPlan());
+        if (result.logPlan() != null) {
+            plans.add(result.logPlan());
+        }
+        return plans;
+    }
+
+    private static byte[] traceByIdResponse(TraceResult result) throws IOException {
+        byte[] trace = OtlpProto.encodeSpans(result.spans()).toByteArray();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(trace.length + 16);
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        out.writeByteArray(TRACE_FIELD, trace);
+        if (result.partial()) {
+            out.writeEnum(STATUS_FIELD, PARTIAL);
+            out.writeString(MESSAGE_FIELD, Json.partialMessage(result.problems()));
+        }
+        out.flush();
+        return bytes.toByteArray();
+    }
+}

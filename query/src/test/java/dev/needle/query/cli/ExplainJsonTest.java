@@ -1,0 +1,66 @@
+package dev.needle.query.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import dev.needle.query.engine.BlockDecision;
+import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.ExplainFormat;
+import dev.needle.query.engine.Mechanisms;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A server's EXPLAIN reads back into the plan it was written from. */
+final class ExplainJsonTest {
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    @Test
+    void read_whatExplainFormatWrote_isTheSamePlan() throws IOException {
+        Explain plan = new Explain("logs", new Mechanisms(true, false, true, false), List.of(
+                new BlockDecision("b3", Step.TIME, true, "outside", null, 0, 0, 0, 0, 0, 0),
+                new BlockDecision("b2", Step.ROWS, false, "no match; the sidecar failed open (crc)", "crc", 2, 5, 300, 0,
+                        900, 40_000),
+                new BlockDecision("b1", Step.ZONE_MAPS, true, "every batch ruled out", null, 0, 7, 0, 0, 120, 120),
+                new BlockDecision("b0", Step.ERROR, false, "block t/logs/b0: truncated", "missing", 0, 0, 0, 0, 16, 16)),
+                12, 3);
+        Explain read = roundTrip(plan);
+        assertEquals(plan, read);
+        assertEquals(ExplainFormat.table(plan), ExplainFormat.table(read));
+    }
+
+    @Test
+    void read_unknownFieldsAreSkipped_unknownStepsRefused() throws IOException {
+        String json = "{\"signal\":\"spans\",\"new\":{\"x\":[1,2]},\"blocks\":[{\"block\":\"b\",\"decidedBy\":\"rows\","
+                + "\"extra\":[{}],\"matched\":4}],\"totals\":{\"headRecords\":2,\"later\":1}}";
+        Explain read = read(json);
+        assertEquals(List.of(new BlockDecision("b", Step.ROWS, false, "", null, 0, 0, 0, 4, 0, 0)), read.blocks());
+        assertEquals(2, read.headRows());
+        assertEquals(Mechanisms.ALL, read.mechanisms());
+
+        IOException e = assertThrows(IOException.class,
+                () -> read("{\"blocks\":[{\"decidedBy\":\"magic\"}]}"));
+        assertEquals(true, e.getMessage().startsWith("EXPLAIN names an unknown step \"magic\""), e.getMessage());
+    }
+
+    private static Explain roundTrip(Explain plan) throws IOException {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(text)) {
+            ExplainFormat.write(plan, g);
+        }
+        return read(text.toString());
+    }
+
+    private static Explain read(String json) throws IOException {
+        try (JsonParser p = JSON.createParser(json)) {
+            p.nextToken();
+            return ExplainJson.read(p);
+        }
+    }
+}

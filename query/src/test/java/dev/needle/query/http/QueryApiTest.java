@@ -1,0 +1,234 @@
+package dev.needle.query.http;
+
+import static dev.needle.query.http.ApiFixture.A;
+import static dev.needle.query.http.SearchEndpointTest.enc;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.HeadSource;
+import dev.needle.query.engine.QueryEngine;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.eclipse.jetty.http.HttpTester;
+import org.eclipse.jetty.server.LocalConnector;
+import org.eclipse.jetty.server.Server;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Routing, methods, parameters and failures: every bad request is a 4xx with a message, never a 500. */
+class QueryApiTest {
+
+    @TempDir
+    Path dir;
+    private ApiFixture api;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        api = new ApiFixture(dir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        api.close();
+    }
+
+    private HttpTester.Response getA(String uri) throws Exception {
+        return api.get(uri, "X-Scope-OrgID", A.value());
+    }
+
+    private static String error(HttpTester.Response r) throws IOException {
+        assertEquals("application/json", r.get("Content-Type"));
+        return (String) JsonTree.at(JsonTree.parse(r.getContent()), "error");
+    }
+
+    @Test
+    void echo_answersEcho() throws Exception {
+        HttpTester.Response r = api.get("/api/echo");
+        assertEquals(200, r.getStatus());
+        assertEquals("echo", r.getContent());
+        assertTrue(r.get("Content-Type").startsWith("text/plain"));
+    }
+
+    @Test
+    void anyMethodButGet_is405AllowingGet() throws Exception {
+        for (String method : List.of("POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")) {
+            for (String uri : List.of("/api/echo", "/api/search", "/api/v2/traces/abc", "/nowhere")) {
+                HttpTester.Response r = api.request(method, uri, "X-Scope-OrgID", A.value());
+                assertEquals(405, r.getStatus(), method + " " + uri);
+                assertEquals("GET", r.get("Allow"));
+                if (!method.equals("HEAD")) {
+                    assertTrue(error(r).contains(method), r.getContent());
+                }
+            }
+        }
+    }
+
+    @Test
+    void unknownPath_is404Json() throws Exception {
+        for (String uri : List.of("/", "/api", "/api/", "/api/search/", "/api/v2/traces", "/api/v3/traces/abc", "/metrics",
+                "/api/v2/x")) {
+            HttpTester.Response r = getA(uri);
+            assertEquals(404, r.getStatus(), uri);
+            assertTrue(error(r).startsWith("no such endpoint"), uri);
+        }
+    }
+
+    @Test
+    void traversalInThePath_neverReachesATenantOrFile() throws Exception {
+        // Jetty resolves or refuses dot segments before the handler; whatever is left is no trace id.
+        for (String uri : List.of("/api/v2/traces/../x", "/api/v2/traces/..%2Fx", "/api/traces/%2e%2e/x",
+                "/api/v2/traces/..", "/api/v2/traces/%2e%2e%2f%2e%2e%2fteam-b")) {
+            int status = getA(uri).getStatus();
+            assertTrue(status == 400 || status == 404, uri + " gave " + status);
+        }
+    }
+
+    @Test
+    void badCommonParams_are400NamingTheParam() throws Exception {
+        String trace = "/api/v2/traces/" + api.failedTraces.get(0).hex() + "?";
+        List<String[]> cases = List.of(
+                new String[] {trace + "start=abc", "start: "},
+                new String[] {trace + "start=-5", "start: "},
+                new String[] {trace + "end=1e9", "end: "},
+                new String[] {trace + "end=99999999999", "end: 99999999999 seconds is beyond"},
+                new String[] {trace + "start=1764446100000000000", "start: 1764446100000000000 seconds is beyond"},
+                new String[] {trace + "start=20&end=10", "start (20) is after end (10)"},
+                new String[] {trace + "start=1&start=2", "start: given 2 times"},
+                new String[] {trace + "explain=yes", "explain: expected true or false"},
+                new String[] {trace + "logs=1", "logs: expected true or false"},
+                new String[] {trace + "disable=time,bloom", "disable: unknown mechanism \"bloom\""},
+                new String[] {"/api/search?start=1.5.5", "start: "},
+                new String[] {"/api/search?limit=10%00", "limit: "},
+                new String[] {"/api/logs?end=" + "9".repeat(40), "end: "},
+                new String[] {"/api/logs?disable=limit", "disable: unknown mechanism"},
+                new String[] {"/api/search?q=%zz", "the query string cannot be decoded"});
+        for (String[] c : cases) {
+            HttpTester.Response r = getA(c[0]);
+            assertEquals(400, r.getStatus(), c[0] + ": " + r.getContent());
+            assertTrue(error(r).startsWith(c[1]), c[0] + ": " + error(r));
+        }
+    }
+
+    @Test
+    void emptyAndFractionalParams_areAccepted() throws Exception {
+        String id = api.failedTraces.get(0).hex();
+        assertEquals(200, getA("/api/v2/traces/" + id + "?start=&end=&limit=&disable=&explain=").getStatus());
+        assertEquals(200, getA("/api/v2/traces/" + id + "?start=0&end=" + (ApiFixture.T0_SECONDS + 1000) + ".123456789123")
+                .getStatus());
+        assertEquals(200, getA("/api/v2/traces/" + id + "?unknown=param&spss=3").getStatus());
+    }
+
+    @Test
+    void randomInput_neverGives500() throws Exception {
+        SplittableRandom random = new SplittableRandom(7);
+        String alphabet = "{}()=<>!&|\".\\ +-_,/%09azAZ\u00e9\u0000\t\nseverityname.servicestatus";
+        List<String> params = List.of("q", "tags", "start", "end", "limit", "disable", "explain", "logs");
+        List<String> paths = List.of("/api/search", "/api/logs", "/api/v2/traces/", "/api/traces/");
+        for (int i = 0; i < 400; i++) {
+            String path = paths.get(random.nextInt(paths.size()));
+            StringBuilder uri = new StringBuilder(path);
+            if (path.endsWith("/")) {
+                uri.append(enc(junk(random, alphabet)).replace("+", "%20"));
+            }
+            uri.append('?');
+            for (int p = 0; p < 1 + random.nextInt(3); p++) {
+                uri.append(params.get(random.nextInt(params.size()))).append('=')
+                        .append(enc(junk(random, alphabet))).append('&');
+            }
+            HttpTester.Response r = getA(uri.toString());
+            assertTrue(r.getStatus() < 500, uri + " gave " + r.getStatus() + ": " + r.getContent());
+        }
+    }
+
+    private static String junk(SplittableRandom random, String alphabet) {
+        StringBuilder s = new StringBuilder();
+        int n = random.nextInt(24);
+        for (int i = 0; i < n; i++) {
+            s.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return s.toString();
+    }
+
+    @Test
+    void failureInside_is500WithAMessage() throws Exception {
+        HeadSource failingHead = new HeadSource() {
+            @Override
+            public List<SpanRecord> spans(TenantId tenant) {
+                throw new IllegalStateException("head lost");
+            }
+
+            @Override
+            public List<LogRecord> logs(TenantId tenant) {
+                return List.of();
+            }
+        };
+        Server server = new Server();
+        LocalConnector connector = new LocalConnector(server);
+        server.addConnector(connector);
+        try (QueryEngine broken = new QueryEngine(new FailingStore(), HeadSource.EMPTY, 0, 1);
+             QueryEngine headless = new QueryEngine(api.store, failingHead, 0, 1)) {
+            server.setHandler(new QueryApi(broken, new QueryMetrics(new PrometheusRegistry(), broken.sidecarCache())));
+            server.start();
+            for (String uri : List.of("/api/search", "/api/logs", "/api/v2/traces/abc", "/api/traces/abc")) {
+                HttpTester.Response r = get(connector, uri);
+                assertEquals(500, r.getStatus(), uri);
+                assertTrue(error(r).contains("disk on fire"), error(r));
+            }
+            assertEquals(200, get(connector, "/api/echo").getStatus());
+            assertEquals(400, get(connector, "/api/search?limit=0").getStatus(), "input is checked before the engine runs");
+            server.stop();
+            server.setHandler(new QueryApi(headless, new QueryMetrics(new PrometheusRegistry(), headless.sidecarCache())));
+            server.start();
+            HttpTester.Response r = get(connector, "/api/search");
+            assertEquals(500, r.getStatus());
+            assertTrue(error(r).contains("head lost"), error(r));
+        } finally {
+            server.stop();
+        }
+    }
+
+    private static HttpTester.Response get(LocalConnector connector, String uri) throws Exception {
+        return ApiFixture.send(connector, "GET", uri);
+    }
+
+    /** A store whose every operation fails, as a dead disk would. */
+    private static final class FailingStore implements BlockStore {
+        @Override
+        public List<TenantId> tenants() throws IOException {
+            throw new IOException("disk on fire");
+        }
+
+        @Override
+        public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
+            throw new IOException("disk on fire");
+        }
+
+        @Override
+        public SeekableByteChannel open(BlockRef block, String file) throws IOException {
+            throw new IOException("disk on fire");
+        }
+
+        @Override
+        public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
+            throw new IOException("disk on fire");
+        }
+
+        @Override
+        public void delete(BlockRef block) throws IOException {
+            throw new IOException("disk on fire");
+        }
+    }
+}
