@@ -238,9 +238,11 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     @SuppressWarnings("unchecked")
     private void publishChunks(Cut cut, TenantId tenant, Signal signal, List<?> records) throws IOException {
-        int chunks = (records.size() + limits.blockRows() - 1) / limits.blockRows();
+        // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
+        int blockRows = Math.max(limits.blockRows(), (records.size() + 998) / 999);
+        int chunks = (records.size() + blockRows - 1) / blockRows;
         for (int i = 0; i < chunks; i++) {
-            List<?> chunk = records.subList(i * limits.blockRows(), Math.min(records.size(), (i + 1) * limits.blockRows()));
+            List<?> chunk = records.subList(i * blockRows, Math.min(records.size(), (i + 1) * blockRows));
             String id = CutIds.id(cut.maxSequence(), i, chunks);
             try {
                 WrittenBlock block = signal == Signal.SPANS

@@ -183,7 +183,9 @@ public final class WriteAheadLog implements Closeable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // Even an Error (out of memory) must fail the waiting appenders and refuse new ones:
+                // a dead writer thread with live futures would hang every request forever.
                 IOException failure = e instanceof IOException io ? io : new IOException(e);
                 broken = failure;
                 LOG.error("write-ahead log: writing failed; refusing new data from now on", failure);

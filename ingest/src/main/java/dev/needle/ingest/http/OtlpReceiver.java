@@ -1,0 +1,245 @@
+package dev.needle.ingest.http;
+
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.ingest.IngestRefusedException;
+import dev.needle.ingest.Ingestor;
+import dev.needle.ingest.http.ReceiverMetrics.Rejection;
+import dev.needle.query.otlp.Decoded;
+import dev.needle.query.otlp.OtlpDecodeException;
+import dev.needle.query.otlp.OtlpJson;
+import dev.needle.query.otlp.OtlpProto;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OTLP/HTTP receiver (port 4318): decodes export requests and hands their records to an
+ * {@link Ingestor}, replying once they are durable.
+ *
+ * <pre>
+ * request                                                   reply
+ * POST /v1/traces, POST /v1/logs, decodable                 200 Export…ServiceResponse in the request's encoding,
+ *                                                           partial_success when records were rejected
+ * a path other than /v1/traces and /v1/logs                 404
+ * a method other than POST                                  405, Allow: POST
+ * Content-Type not application/x-protobuf or
+ *   application/json (parameters allowed), or none          415
+ * Content-Encoding other than gzip or identity              415
+ * X-Scope-OrgID not a valid tenant id                       400
+ * Content-Length over the limit                             413, before reading
+ * body over the limit, received or once inflated            413, stopped at the limit
+ * body that is not an OTLP request (or not gzip)            400
+ * ingest refuses (head or write-ahead log over its bound)   429 or 503, Retry-After
+ * ingest fails (interrupted)                                503, Retry-After
+ * anything unexpected                                       500, logged
+ * </pre>
+ *
+ * <p>Every reply but a 200 has a {@code google.rpc.Status} body (code and message), in the
+ * request's encoding when its Content-Type names one and in protobuf otherwise; every reply's
+ * Content-Type is exactly {@code application/x-protobuf} or {@code application/json}. Tenants
+ * come from {@code X-Scope-OrgID} ({@code single-tenant} when absent).
+ */
+public final class OtlpReceiver extends Handler.Abstract {
+
+    /** The default limit on a request body, after decompression: 64 MiB. */
+    public static final long DEFAULT_MAX_BODY_BYTES = 64L << 20;
+
+    private static final Logger LOG = LoggerFactory.getLogger(OtlpReceiver.class);
+    private static final String TENANT_HEADER = "X-Scope-OrgID";
+    /** How much of a header value or path a reply quotes. */
+    private static final int QUOTE_LIMIT = 100;
+
+    private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
+            in -> OtlpProto.decodeSpans(OtlpProto.parseSpans(in)), OtlpJson::decodeSpans, Ingestor::acceptSpans);
+    private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
+            in -> OtlpProto.decodeLogs(OtlpProto.parseLogs(in)), OtlpJson::decodeLogs, Ingestor::acceptLogs);
+
+    private final Ingestor ingestor;
+    private final ReceiverMetrics metrics;
+    private final long maxBodyBytes;
+
+    /** A receiver handing records to {@code ingestor}, refusing bodies over {@code maxBodyBytes} decompressed. */
+    public OtlpReceiver(Ingestor ingestor, ReceiverMetrics metrics, long maxBodyBytes) {
+        // Blocking: a request waits for its body and then for the write-ahead log's fsync.
+        super(InvocationType.BLOCKING);
+        if (maxBodyBytes < 1) {
+            throw new IllegalArgumentException("maxBodyBytes must be positive, got " + maxBodyBytes);
+        }
+        this.ingestor = Objects.requireNonNull(ingestor, "ingestor");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        String path = Request.getPathInContext(request);
+        Endpoint<?> endpoint = TRACES.path().equals(path) ? TRACES : LOGS.path().equals(path) ? LOGS : null;
+        Encoding encoding = Encoding.ofContentType(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+        // An error is answered in the request's encoding when it names one, else in protobuf, OTLP's default.
+        Encoding replyIn = encoding != null ? encoding : Encoding.PROTOBUF;
+        Reply reply;
+        try {
+            reply = endpoint == null
+                    ? Reply.error(404, replyIn, "no OTLP endpoint at " + quote(path)
+                            + ": POST spans to /v1/traces and log records to /v1/logs")
+                    : serve(endpoint, request, encoding, replyIn);
+        } catch (RuntimeException e) {
+            // Bad input is answered above with a 4xx; this is needle's own fault.
+            LOG.error("OTLP request {} {} failed", request.getMethod(), path, e);
+            reply = Reply.error(500, replyIn, "internal error: " + e);
+        }
+        // Counted before the write, so that a client that has its reply also finds it counted.
+        metrics.answered(endpoint == null ? ReceiverMetrics.OTHER : endpoint.signal().dirName(),
+                encoding == null ? ReceiverMetrics.OTHER : encoding.label(), reply.status(),
+                System.nanoTime() - request.getHeadersNanoTime());
+        reply.send(response, callback);
+        return true;
+    }
+
+    private <T> Reply serve(Endpoint<T> endpoint, Request request, Encoding encoding, Encoding replyIn) {
+        Signal signal = endpoint.signal();
+        if (!HttpMethod.POST.is(request.getMethod())) {
+            return Reply.error(405, replyIn, quote(request.getMethod()) + " is not allowed on " + endpoint.path()
+                    + ": OTLP exports are POSTed").with(HttpHeader.ALLOW, "POST");
+        }
+        if (encoding == null) {
+            String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+            metrics.rejectedRequest(signal, Rejection.UNSUPPORTED_MEDIA_TYPE);
+            return Reply.error(415, replyIn, (contentType == null ? "no Content-Type" : "unsupported Content-Type "
+                    + quote(contentType)) + ": send application/x-protobuf or application/json");
+        }
+        List<String> codings = codings(request);
+        boolean gzip = codings.size() == 1 && (codings.get(0).equals("gzip") || codings.get(0).equals("x-gzip"));
+        if (!codings.isEmpty() && !gzip) {
+            metrics.rejectedRequest(signal, Rejection.UNSUPPORTED_MEDIA_TYPE);
+            return Reply.error(415, encoding, "unsupported Content-Encoding " + quote(String.join(", ", codings))
+                    + ": send gzip or no Content-Encoding");
+        }
+        TenantId tenant;
+        try {
+            tenant = TenantId.fromHeader(request.getHeaders().get(TENANT_HEADER));
+        } catch (IllegalArgumentException e) {
+            metrics.rejectedRequest(signal, Rejection.INVALID_TENANT);
+            return Reply.error(400, encoding, "invalid " + TENANT_HEADER + ": " + e.getMessage());
+        }
+        long length = request.getLength();
+        if (length > maxBodyBytes) {
+            metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
+            return Reply.error(413, encoding, "the request body has " + length
+                    + " bytes (Content-Length), more than the limit of " + maxBodyBytes);
+        }
+
+        Decoded<T> decoded;
+        RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes);
+        try {
+            decoded = endpoint.decode(encoding, body.open());
+        } catch (IOException e) {
+            return undecodable(signal, encoding, gzip, body, e);
+        } finally {
+            // Before the wait for the fsync: the body's buffers and inflater are not needed any more.
+            body.close();
+            metrics.received(signal, body.wireBytes());
+        }
+
+        try {
+            endpoint.sink().accept(ingestor, tenant, decoded.records());
+        } catch (IngestRefusedException e) {
+            metrics.rejectedRequest(signal, Rejection.REFUSED);
+            metrics.rejectedRecords(signal, Rejection.REFUSED, decoded.records().size());
+            return Reply.error(e.httpStatus(), encoding, e.getMessage())
+                    .with(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
+        } catch (IOException e) {
+            // Not acknowledged, so the client must retry, and OTLP exporters retry a 503; if the log
+            // took the records after all, the retry duplicates them rather than losing them.
+            LOG.warn("OTLP {}: ingest failed, answering 503", endpoint.path(), e);
+            return Reply.error(503, encoding, "ingest failed, retry: " + describe(e))
+                    .with(HttpHeader.RETRY_AFTER, "1");
+        }
+        metrics.accepted(signal, decoded.records().size());
+        if (decoded.rejected() > 0) {
+            metrics.rejectedRecords(signal, Rejection.INVALID, decoded.rejected());
+        }
+        return Reply.ok(encoding, encoding.exportResponse(signal, decoded.rejected(), decoded.message()));
+    }
+
+    /**
+     * The content codings applied to the body, lower-case, without {@code identity} and empty
+     * elements. Split by hand: codings are tokens, and Jetty's quoted-string parsing of the header
+     * throws (a 500) on a stray quote.
+     */
+    private static List<String> codings(Request request) {
+        List<String> codings = new ArrayList<>();
+        for (String value : request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)) {
+            for (String coding : value.split(",", -1)) {
+                String c = coding.trim().toLowerCase(Locale.ROOT);
+                if (!c.isEmpty() && !c.equals("identity")) {
+                    codings.add(c);
+                }
+            }
+        }
+        return codings;
+    }
+
+    /** The reply to a body that could not be read to a request: too large, cut off, or not one. */
+    private Reply undecodable(Signal signal, Encoding encoding, boolean gzip, RequestBody body, IOException e) {
+        // The body's own flags first: a decoder may have wrapped the stream's exception.
+        if (body.tooLarge()) {
+            metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
+            return Reply.error(413, encoding, body.tooLargeMessage());
+        }
+        metrics.rejectedRequest(signal, Rejection.UNDECODABLE);
+        String message;
+        if (body.unreadable()) {
+            message = "the request body could not be read: " + describe(e);
+        } else if (e instanceof OtlpDecodeException) {
+            message = e.getMessage();
+        } else if (gzip) {
+            // The decoders report bad bytes as OtlpDecodeException, so this came from inflating.
+            message = "the body is not valid gzip: " + describe(e);
+        } else {
+            message = "the body cannot be decoded: " + describe(e);
+        }
+        LOG.debug("OTLP request refused with 400: {}", message);
+        return Reply.error(400, encoding, message);
+    }
+
+    private static String describe(Exception e) {
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /** {@code s} in quotes, cut short: it comes from the client and goes into a reply. */
+    private static String quote(String s) {
+        return "'" + (s.length() <= QUOTE_LIMIT ? s : s.substring(0, QUOTE_LIMIT) + "…") + "'";
+    }
+
+    private interface Decoder<T> {
+        Decoded<T> decode(InputStream body) throws IOException;
+    }
+
+    private interface Sink<T> {
+        void accept(Ingestor ingestor, TenantId tenant, List<T> records) throws IngestRefusedException, IOException;
+    }
+
+    /** One signal's path, decoders and ingest call. */
+    private record Endpoint<T>(String path, Signal signal, Decoder<T> protobuf, Decoder<T> json, Sink<T> sink) {
+
+        Decoded<T> decode(Encoding encoding, InputStream body) throws IOException {
+            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body);
+        }
+    }
+}

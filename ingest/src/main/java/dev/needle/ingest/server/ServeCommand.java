@@ -1,0 +1,213 @@
+package dev.needle.ingest.server;
+
+import dev.needle.ingest.IngestLimits;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code needle serve}: runs the {@link NeedleServer} until SIGTERM or SIGINT; the main class of
+ * {@code ingest-VERSION-cli.jar}. Once serving it prints one line to standard output,
+ * {@code needle: ready otlp=HOST:PORT query=HOST:PORT}, with the actual ports (useful with port 0);
+ * everything else it says goes to standard error.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = ServeCommand.Defaults.class,
+        description = {
+            "Run needle: receive OpenTelemetry spans and logs over OTLP/HTTP (protobuf or JSON, gzip or not), "
+                    + "keep them in blocks under the data directory, and serve the query API with /ready and /metrics. "
+                    + "A request is acknowledged once its records are fsynced in the write-ahead log; they are "
+                    + "queryable at once.",
+            "",
+            "SIGTERM or Ctrl-C stops gracefully: the head is published, the write-ahead log checkpointed, "
+                    + "and the exit status is 0.",
+            ""})
+public final class ServeCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--data", paramLabel = "DIR", description = "data directory: blocks and the write-ahead log (default: ${DEFAULT-VALUE})")
+    private Path data;
+
+    @Option(names = "--otlp-port", paramLabel = "PORT", description = "OTLP/HTTP port; 0 picks a free one (default: ${DEFAULT-VALUE})")
+    private int otlpPort;
+
+    @Option(names = "--query-port", paramLabel = "PORT", description = "query API, /ready and /metrics; 0 picks a free one (default: ${DEFAULT-VALUE})")
+    private int queryPort;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", description = "address both ports bind; 0.0.0.0 for every interface (default: ${DEFAULT-VALUE})")
+    private String bind;
+
+    @Option(names = "--block-rows", paramLabel = "N", description = "most rows in one block; a larger cut writes several (default: ${DEFAULT-VALUE})")
+    private int blockRows;
+
+    @Option(names = "--cut-rows", paramLabel = "N", description = "cut the head into blocks once it holds this many records (default: ${DEFAULT-VALUE})")
+    private long cutRows;
+
+    @Option(names = "--cut-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
+            description = "... or once its records take this many write-ahead log bytes (default: ${DEFAULT-VALUE})")
+    private long cutBytes;
+
+    @Option(names = "--cut-age", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "... or once its oldest record is this old (default: ${DEFAULT-VALUE})")
+    private Duration cutAge;
+
+    @Option(names = "--max-head-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
+            description = "answer 429 while the head holds more than this (default: ${DEFAULT-VALUE})")
+    private long maxHeadBytes;
+
+    @Option(names = "--max-wal-pending-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
+            description = "answer 503 while more than this waits for fsync (default: ${DEFAULT-VALUE})")
+    private long maxWalPendingBytes;
+
+    @Option(names = "--max-request-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
+            description = "largest OTLP request body, after decompression; larger is 413 (default: ${DEFAULT-VALUE})")
+    private long maxRequestBytes;
+
+    @Option(names = "--retention", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "delete blocks whose every record is older than this, checked every minute (default: keep everything)")
+    private Duration retention;
+
+    /** Runs {@code serve} with the given arguments; returns only if it could not start. */
+    public static void main(String[] args) {
+        configureLogging();
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line, whose unexpected failures print one line, not a stack trace. */
+    static CommandLine commandLine() {
+        return new CommandLine(new ServeCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
+            cli.getErr().println("needle serve: " + e);
+            return 1;
+        });
+    }
+
+    /**
+     * One line per log message, without thread or logger names, on standard error; Jetty and Arrow
+     * say only what is wrong. Set before any logger exists; a {@code -D} given by the user wins.
+     */
+    private static void configureLogging() {
+        Map.of("org.slf4j.simpleLogger.showDateTime", "true",
+                "org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS",
+                "org.slf4j.simpleLogger.showThreadName", "false",
+                "org.slf4j.simpleLogger.showLogName", "false",
+                "org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn",
+                "org.slf4j.simpleLogger.log.org.apache.arrow", "warn",
+                // The query handlers log through System.Logger, which is java.util.logging here.
+                "java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n")
+                .forEach((key, value) -> {
+                    if (System.getProperty(key) == null) {
+                        System.setProperty(key, value);
+                    }
+                });
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter err = spec.commandLine().getErr();
+        NeedleServer.Config config;
+        try {
+            config = new NeedleServer.Config(data, bind, otlpPort, queryPort,
+                    new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxWalPendingBytes,
+                            IngestLimits.DEFAULTS.walSegmentBytes()),
+                    maxRequestBytes, retention);
+        } catch (IllegalArgumentException e) {
+            err.println("needle serve: " + e.getMessage());
+            return CommandLine.ExitCode.USAGE;
+        }
+        NeedleServer server;
+        try {
+            server = NeedleServer.start(config);
+        } catch (IOException e) {
+            err.println("needle serve: " + e.getMessage());
+            return 1;
+        }
+        // Only now: a signal during recovery just ends the process, and the next start recovers again.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "needle-shutdown"));
+        System.out.println("needle: ready otlp=" + NeedleServer.hostPort(server.otlpAddress())
+                + " query=" + NeedleServer.hostPort(server.queryAddress()));
+        System.out.flush();
+        // Nothing more for this thread: the server runs on its own threads until a signal runs the hook.
+        new CountDownLatch(1).await();
+        return 0;
+    }
+
+    /**
+     * The shutdown hook: a graceful close, then halt with 0 (1 if the head could not be published;
+     * the write-ahead log still holds it for the next start). Halting is what makes a SIGTERM exit
+     * 0: the JVM's own exit status after a signal is 128 + the signal's number.
+     */
+    private static void stop(NeedleServer server) {
+        int status = 0;
+        try {
+            server.close();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("needle serve: shutting down failed, the write-ahead log keeps what was not published: " + e);
+            status = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(status);
+    }
+
+    /** Default values from {@link NeedleServer.Config#DEFAULTS}, written as the options read them. */
+    static final class Defaults implements CommandLine.IDefaultValueProvider {
+        @Override
+        public String defaultValue(CommandLine.Model.ArgSpec argSpec) {
+            if (!(argSpec instanceof OptionSpec option)) {
+                return null;
+            }
+            NeedleServer.Config d = NeedleServer.Config.DEFAULTS;
+            IngestLimits l = d.limits();
+            return switch (option.longestName()) {
+                case "--data" -> d.data().toString();
+                case "--otlp-port" -> String.valueOf(d.otlpPort());
+                case "--query-port" -> String.valueOf(d.queryPort());
+                case "--bind" -> d.bind();
+                case "--block-rows" -> String.valueOf(l.blockRows());
+                case "--cut-rows" -> String.valueOf(l.cutRows());
+                case "--cut-bytes" -> Units.formatBytes(l.cutBytes());
+                case "--cut-age" -> Units.formatDuration(l.cutAge());
+                case "--max-head-bytes" -> Units.formatBytes(l.maxHeadBytes());
+                case "--max-wal-pending-bytes" -> Units.formatBytes(l.maxWalPendingBytes());
+                case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
+                default -> null;
+            };
+        }
+    }
+
+    /** Reads {@code 256MiB} and the like. */
+    static final class BytesConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return Units.bytes(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** Reads {@code 2m} and the like. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return Units.duration(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.needle.ingest.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.ingest.IngestLimits;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The server over real sockets: routing by port, /ready, /metrics, graceful close, reopening, retention. */
+class NeedleServerTest {
+
+    /** Nothing is cut by age during a test unless the test says so. */
+    private static final IngestLimits NO_AGE_CUTS = new IngestLimits(300_000, 300_000, 256L << 20,
+            Duration.ofHours(1), 1L << 30, 256L << 20, 64L << 20);
+
+    @TempDir
+    Path dir;
+
+    private NeedleServer start(Path data) throws IOException {
+        return NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS));
+    }
+
+    @Test
+    void ready_onceStarted_is200OnTheQueryPortOnly() throws Exception {
+        try (NeedleServer server = start(dir)) {
+            assertTrue(server.ready());
+            HttpResponse<byte[]> ready = Http.get(server.queryAddress(), "/ready");
+            assertEquals(200, ready.statusCode());
+            assertEquals("ready\n", Http.text(ready));
+            assertEquals(404, Http.get(server.otlpAddress(), "/ready").statusCode(), "the OTLP port serves OTLP only");
+        }
+    }
+
+    @Test
+    void ports_routeByConnector_eachPortServesOnlyItsOwnPaths() throws Exception {
+        try (NeedleServer server = start(dir)) {
+            List<SpanRecord> spans = Spans.of(Spans.traceHex(1, 1), 3);
+            assertNotEquals(200, Http.postSpans(server.queryAddress(), spans), "the query port takes no OTLP");
+            assertEquals(0, server.pipeline().head().rows());
+            assertEquals(200, Http.postSpans(server.otlpAddress(), spans));
+            assertEquals(200, Http.get(server.queryAddress(), "/api/echo").statusCode());
+            assertNotEquals(200, Http.get(server.otlpAddress(), "/api/echo").statusCode(), "the OTLP port serves no queries");
+            assertNotEquals(200, Http.get(server.otlpAddress(), "/metrics").statusCode());
+        }
+    }
+
+    @Test
+    void metrics_afterIngestAndQuery_countReceiverQueryAndIngest() throws Exception {
+        try (NeedleServer server = start(dir)) {
+            String trace = Spans.traceHex(2, 1);
+            assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(trace, 7)));
+            assertEquals(7, Http.trace(server.queryAddress(), trace).spans().size());
+
+            HttpResponse<byte[]> response = Http.get(server.queryAddress(), "/metrics");
+            assertEquals(200, response.statusCode());
+            assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+            String metrics = Http.text(response);
+            assertEquals(7.0, sample(metrics, "needle_ingest_head_rows"));
+            assertEquals(server.pipeline().head().bytes(), (long) sample(metrics, "needle_ingest_head_bytes"));
+            assertTrue(sample(metrics, "needle_ingest_wal_bytes") > 0);
+            assertEquals(0.0, sample(metrics, "needle_ingest_wal_pending_bytes"));
+            assertTrue(sample(metrics, "needle_ingest_wal_fsync_seconds_count") >= 1);
+            assertEquals(0.0, sample(metrics, "needle_ingest_blocks_published_total"));
+            assertEquals(7.0, sample(metrics, "needle_ingest_records_accepted_total{signal=\"spans\"}"));
+            assertEquals(1.0, sample(metrics, "needle_query_lookups_total{kind=\"trace\",signal=\"spans\"}"));
+
+            server.pipeline().cutAndPublish();
+            String after = Http.text(Http.get(server.queryAddress(), "/metrics"));
+            assertEquals(0.0, sample(after, "needle_ingest_head_rows"));
+            assertEquals(1.0, sample(after, "needle_ingest_blocks_published_total"));
+            assertTrue(sample(after, "needle_ingest_sidecar_bytes_published_total") > 0);
+        }
+    }
+
+    /** The value of the sample whose name and labels are exactly {@code series}. */
+    private static double sample(String metrics, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
+        assertTrue(m.find(), () -> series + " is not in\n" + metrics);
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void close_publishesTheHead_andReopeningFindsEverySpanOnce() throws Exception {
+        Set<String> traces = new HashSet<>();
+        try (NeedleServer server = start(dir)) {
+            for (int t = 0; t < 20; t++) {
+                String trace = Spans.traceHex(3, t);
+                traces.add(trace);
+                assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(trace, 5)));
+            }
+            assertEquals(100, server.pipeline().head().rows());
+            assertTrue(FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).isEmpty(), "nothing is cut before close");
+        }
+        List<BlockRef> blocks = FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS);
+        assertFalse(blocks.isEmpty(), "close published the head");
+        assertTrue(Files.isRegularFile(dir.resolve("wal").resolve("checkpoint")));
+
+        try (NeedleServer reopened = start(dir)) {
+            assertEquals(0, reopened.pipeline().head().rows(), "nothing published is replayed");
+            for (String trace : traces) {
+                List<SpanRecord> spans = Http.trace(reopened.queryAddress(), trace).spans();
+                assertEquals(5, spans.size(), trace);
+                assertEquals(5, spans.stream().map(SpanRecord::spanId).distinct().count(), trace);
+            }
+        }
+    }
+
+    @Test
+    void close_withAnIdleKeepAliveConnection_doesNotWaitForIt() throws Exception {
+        NeedleServer server = start(dir);
+        // The shared client keeps its connections to both ports open after these.
+        assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(4, 1), 1)));
+        assertEquals(200, Http.get(server.queryAddress(), "/ready").statusCode());
+        long started = System.nanoTime();
+        server.close();
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(millis < 5_000, "close took " + millis + " ms");
+        InetSocketAddress query = server.queryAddress();
+        assertThrows(IOException.class, () -> Http.get(query, "/ready"), "nothing listens any more");
+    }
+
+    @Test
+    void retention_deletesBlocksOlderThanIt_atStart() throws Exception {
+        try (NeedleServer server = start(dir)) {
+            assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(5, 1), 3)));
+        }
+        assertEquals(1, FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).size());
+        // The test spans are from 2025-11-29: older than a day whenever this runs.
+        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
+                Duration.ofDays(1));
+        try (NeedleServer server = NeedleServer.start(config)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!server.store().list(TenantId.DEFAULT, Signal.SPANS).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), server.store().list(TenantId.DEFAULT, Signal.SPANS));
+            assertEquals(404, Http.get(server.queryAddress(), "/api/v2/traces/" + Spans.traceHex(5, 1)).statusCode());
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.needle.ingest.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.ingest.IngestLimits;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code needle serve}'s command line: help with the real defaults, and refusals that do not start anything. */
+class ServeCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cli = ServeCommand.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void help_listsEveryOptionWithTheIngestDefaults() {
+        assertEquals(0, run("--help"));
+        String help = out.toString();
+        IngestLimits d = IngestLimits.DEFAULTS;
+        for (String expected : new String[] {"--data", "(default: data)", "--otlp-port", "(default: 4318)",
+                "--query-port", "(default: 3200)", "--bind", "(default: 127.0.0.1)", "--retention",
+                "--block-rows", "(default: " + d.blockRows() + ")", "--cut-rows", "(default: " + d.cutRows() + ")",
+                "--cut-bytes", "(default: 256MiB)", "--cut-age", "(default: 2m)", "--max-head-bytes", "(default: 1GiB)",
+                "--max-wal-pending-bytes", "--max-request-bytes", "(default: 64MiB)"}) {
+            assertTrue(help.contains(expected), () -> "help lacks " + expected + ":\n" + help);
+        }
+    }
+
+    @Test
+    void call_withABadDuration_isAUsageErrorNamingIt() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--cut-age", "2 minutes"));
+        assertTrue(err.toString().contains("expected a duration such as"), err::toString);
+    }
+
+    @Test
+    void call_withEqualPorts_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--otlp-port", "5000", "--query-port", "5000"));
+        assertTrue(err.toString().contains("must differ"), err::toString);
+    }
+
+    @Test
+    void call_whenThePortIsTaken_fails1WithOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertEquals(1, run("--data", dir.toString(), "--otlp-port", String.valueOf(taken.getLocalPort()),
+                    "--query-port", "0"));
+        }
+        assertTrue(err.toString().startsWith("needle serve: cannot listen on 127.0.0.1"), err::toString);
+        assertEquals(1, err.toString().strip().lines().count(), err::toString);
+    }
+
+    @Test
+    void units_readWhatTheyWrite() {
+        assertEquals(Duration.ofMinutes(2), Units.duration("2m"));
+        assertEquals(Duration.ofMillis(1500), Units.duration("1500ms"));
+        assertEquals(Duration.ofDays(7), Units.duration("7d"));
+        assertEquals(256L << 20, Units.bytes("256MiB"));
+        assertEquals(1L << 30, Units.bytes("1gib"));
+        assertEquals(12345, Units.bytes("12345"));
+        for (long bytes : new long[] {1, 1000, 1024, 64L << 20, 3L << 40, (1L << 62) + 1}) {
+            assertEquals(bytes, Units.bytes(Units.formatBytes(bytes)));
+        }
+        for (Duration d : new Duration[] {Duration.ofMillis(1), Duration.ofSeconds(90), Duration.ofHours(36),
+                Duration.ofDays(30)}) {
+            assertEquals(d, Units.duration(Units.formatDuration(d)));
+        }
+        for (String bad : new String[] {"", "2", "0s", "-1m", "2 m", "1y"}) {
+            assertThrows(IllegalArgumentException.class, () -> Units.duration(bad), bad);
+        }
+        for (String bad : new String[] {"", "0", "1MB", "-5", "99999999999TiB", "1.5GiB"}) {
+            assertThrows(IllegalArgumentException.class, () -> Units.bytes(bad), bad);
+        }
+    }
+}
