@@ -23,19 +23,26 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.IpcOption;
 
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
  * time), writes {@code data.arrow} in batches of at most {@value #MAX_BATCH_ROWS} rows, then
  * {@code TRACE_IDX}, {@code ATTR_IDX} and {@code meta.json}, and publishes the block atomically
  * under a name that holds its time range.
+ *
+ * <p>Record batches are written uncompressed unless {@link Options} ask for {@link Codec#ZSTD};
+ * docs/COMPRESSION.md has the measurements behind that default.
  */
 public final class BlockWriter {
 
@@ -44,21 +51,75 @@ public final class BlockWriter {
 
     private final BlockStore store;
     private final BufferAllocator allocator;
-    private final int batchRows;
+    private final Options options;
 
-    /** A writer with batches of {@value #MAX_BATCH_ROWS} rows. */
-    public BlockWriter(BlockStore store, BufferAllocator allocator) {
-        this(store, allocator, MAX_BATCH_ROWS);
+    /**
+     * How data.arrow's record batches are compressed. Arrow IPC names one codec per record batch
+     * (a buffer may only be left raw, which Arrow Java does when compressing would not shrink it),
+     * so the choice is per block, not per column; docs/COMPRESSION.md has the measurements.
+     */
+    public enum Codec {
+        /** Buffers stored as they are in memory: the fastest reads. The default. */
+        NONE,
+        /** Every buffer ZSTD-compressed (level 3) unless that would make it larger. */
+        ZSTD
     }
 
-    /** A writer with batches of {@code batchRows} rows (1..{@value #MAX_BATCH_ROWS}); small batches suit tests. */
+    /**
+     * A writer's choices.
+     *
+     * @param batchRows rows per record batch, 1..{@value BlockWriter#MAX_BATCH_ROWS}; small batches suit tests
+     * @param codec     the compression of every record batch
+     */
+    public record Options(int batchRows, Codec codec) {
+
+        /** {@value BlockWriter#MAX_BATCH_ROWS} rows per batch, uncompressed. */
+        public static final Options DEFAULT = new Options(MAX_BATCH_ROWS, Codec.NONE);
+
+        /** Checks the batch size and the codec. */
+        public Options {
+            if (batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
+                throw new IllegalArgumentException("batchRows (" + batchRows + ") must be in 1.." + MAX_BATCH_ROWS);
+            }
+            if (codec == null) {
+                throw new IllegalArgumentException("codec must not be null");
+            }
+        }
+
+        /** These options with {@code codec}. */
+        public Options withCodec(Codec codec) {
+            return new Options(batchRows, codec);
+        }
+
+        /** These options with {@code batchRows} rows per batch. */
+        public Options withBatchRows(int batchRows) {
+            return new Options(batchRows, codec);
+        }
+    }
+
+    /** A writer with batches of {@value #MAX_BATCH_ROWS} rows, uncompressed. */
+    public BlockWriter(BlockStore store, BufferAllocator allocator) {
+        this(store, allocator, Options.DEFAULT);
+    }
+
+    /** A writer with batches of {@code batchRows} rows (1..{@value #MAX_BATCH_ROWS}), uncompressed; small batches suit tests. */
     public BlockWriter(BlockStore store, BufferAllocator allocator, int batchRows) {
-        if (batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
-            throw new IllegalArgumentException("batchRows (" + batchRows + ") must be in 1.." + MAX_BATCH_ROWS);
+        this(store, allocator, Options.DEFAULT.withBatchRows(batchRows));
+    }
+
+    /** A writer with the given options. */
+    public BlockWriter(BlockStore store, BufferAllocator allocator, Options options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
         }
         this.store = store;
         this.allocator = allocator;
-        this.batchRows = batchRows;
+        this.options = options;
+    }
+
+    /** The options this writer writes with. */
+    public Options options() {
+        return options;
     }
 
     /** Writes and publishes one spans block with a fresh random id. */
@@ -150,6 +211,7 @@ public final class BlockWriter {
     private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
                                    TraceIdxBuilder traceIdx, AttrIdxBuilder attrIdx, Rows<R> rows)
             throws IOException {
+        int batchRows = options.batchRows();
         if (records.isEmpty()) {
             throw new IllegalArgumentException("a block needs at least one record");
         }
@@ -158,7 +220,7 @@ public final class BlockWriter {
             long dataBytes;
             try (CountingStream out = new CountingStream(pending.create(BlockReader.DATA));
                  VectorSchemaRoot root = rows.newRoot();
-                 ArrowFileWriter arrow = new ArrowFileWriter(root, null, Channels.newChannel(out))) {
+                 ArrowFileWriter arrow = newArrowWriter(root, Channels.newChannel(out))) {
                 arrow.start();
                 for (int first = 0; first < records.size(); first += batchRows) {
                     int n = Math.min(batchRows, records.size() - first);
@@ -187,6 +249,15 @@ public final class BlockWriter {
             }
             return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta);
         }
+    }
+
+    private ArrowFileWriter newArrowWriter(VectorSchemaRoot root, WritableByteChannel channel) {
+        return switch (options.codec()) {
+            // The plain constructor, so that uncompressed files stay byte for byte what they were.
+            case NONE -> new ArrowFileWriter(root, null, channel);
+            case ZSTD -> new ArrowFileWriter(root, null, channel, null, IpcOption.DEFAULT,
+                    CommonsCompressionFactory.INSTANCE, CompressionUtil.CodecType.ZSTD);
+        };
     }
 
     private static long writeSidecar(PendingBlock pending, String name, Optional<byte[]> file) throws IOException {

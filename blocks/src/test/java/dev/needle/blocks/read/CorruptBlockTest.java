@@ -19,6 +19,8 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.BlockWriter.Codec;
+import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;
@@ -41,12 +43,20 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -145,20 +155,20 @@ class CorruptBlockTest {
     @ParameterizedTest
     @EnumSource(Signal.class)
     void openAndRead_bitFlippedAtRandomPositions_corruptBlockOrReadable(Signal signal) throws IOException {
-        flips(signal, false);
+        flips(signal, false, Codec.NONE);
     }
 
     @ParameterizedTest
     @EnumSource(Signal.class)
     void openReadAndDecode_bitFlippedAtRandomPositions_corruptBlockOrCorruptValueOrReadable(Signal signal)
             throws IOException {
-        flips(signal, true);
+        flips(signal, true, Codec.NONE);
     }
 
-    private void flips(Signal signal, boolean decode) throws IOException {
-        BlockRef ref = write(signal, 4, 200, 50);
+    private void flips(Signal signal, boolean decode, Codec codec) throws IOException {
+        BlockRef ref = write(signal, 4, 200, 50, codec);
         byte[] original = Files.readAllBytes(data(ref));
-        SplittableRandom random = new SplittableRandom(signal.ordinal() * 1000 + 4);
+        SplittableRandom random = new SplittableRandom(signal.ordinal() * 1000 + 4 + codec.ordinal() * 100);
         List<long[]> flips = new ArrayList<>(); // {position, bit}
         for (int i = 0; i < 400; i++) {
             flips.add(new long[] {random.nextInt(original.length), random.nextInt(8)});
@@ -194,7 +204,7 @@ class CorruptBlockTest {
         }
         Files.write(data(ref), original);
         harness.assertNoSurprises();
-        System.out.printf("%s %s: %d flips, %d read fine, %d corrupt block, %d corrupt value%n", signal,
+        System.out.printf("%s %s %s: %d flips, %d read fine, %d corrupt block, %d corrupt value%n", signal, codec,
                 decode ? "open+read+decode" : "open+read", harness.attempts, harness.readable, harness.corrupt,
                 harness.corruptValue);
     }
@@ -295,6 +305,148 @@ class CorruptBlockTest {
         CorruptBlockException e = assertThrows(CorruptBlockException.class, () -> BlockReader.open(store, spans, allocator));
         assertTrue(e.getMessage().contains(spans.toString()), e.getMessage());
         assertTrue(e.getMessage().contains("schema"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- ZSTD-compressed data.arrow
+
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void openReadAndDecode_zstdBitFlippedAtRandomPositions_corruptBlockOrCorruptValueOrReadable(Signal signal)
+            throws IOException {
+        flips(signal, true, Codec.ZSTD);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void openReadAndDecode_zstdBodyBitFlipped_corruptBlockOrCorruptValueOrReadable(Signal signal) throws IOException {
+        // Random flips mostly land in the compressed frames here, the part that differs from an
+        // uncompressed file: probe every compressed buffer of two batches at a few places.
+        BlockRef ref = write(signal, 14, 200, 50, Codec.ZSTD);
+        byte[] original = Files.readAllBytes(data(ref));
+        SplittableRandom random = new SplittableRandom(14 + signal.ordinal());
+        Harness harness = new Harness(ref, true);
+        for (long[] buffer : compressedBuffers(data(ref), 0, 3)) {
+            long start = buffer[0];
+            long size = buffer[1];
+            if (size <= CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH
+                    || ByteBuffer.wrap(original).order(ByteOrder.LITTLE_ENDIAN).getLong((int) start) <= 0) {
+                continue; // empty, or stored uncompressed: flips there are value flips, probed above
+            }
+            for (int i = 0; i < 3; i++) {
+                // Inside the frame: its header, its blocks, its end.
+                long at = start + CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH
+                        + random.nextLong(size - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH);
+                byte[] flipped = original.clone();
+                flipped[(int) at] ^= (byte) (1 << random.nextInt(8));
+                Files.write(data(ref), flipped);
+                harness.attempt("a bit of byte " + at + " flipped, inside the compressed buffer at " + start);
+            }
+        }
+        Files.write(data(ref), original);
+        harness.assertNoSurprises();
+        System.out.printf("%s ZSTD frames: %d flips, %d read fine, %d corrupt block, %d corrupt value%n", signal,
+                harness.attempts, harness.readable, harness.corrupt, harness.corruptValue);
+        // ZSTD frames carry no checksum here: a flip in a literal decompresses to another value.
+        assertTrue(harness.attempts > 30 && harness.corrupt > harness.attempts / 2, harness.corrupt + " of " + harness.attempts
+                + " were found corrupt");
+    }
+
+    /**
+     * Each compressed buffer's 8-byte uncompressed length set to a value its node does not need:
+     * one byte more or less, a little more, far more, negative. A length beyond what the node needs
+     * must be refused before anything is allocated from it; only 0 (an empty buffer) and −1
+     * ("stored uncompressed") may still read, as whatever the bytes then say.
+     */
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void openReadAndDecode_zstdUncompressedLengthsChanged_corruptBlockBeforeAllocating(Signal signal) throws IOException {
+        BlockRef ref = write(signal, 15, 180, 50, Codec.ZSTD);
+        byte[] original = Files.readAllBytes(data(ref));
+        Harness harness = new Harness(ref, true);
+        int compressed = 0;
+        for (long[] buffer : compressedBuffers(data(ref), 0, 3)) {
+            int at = (int) buffer[0];
+            if (buffer[1] < CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH) {
+                continue;
+            }
+            long real = ByteBuffer.wrap(original).order(ByteOrder.LITTLE_ENDIAN).getLong(at);
+            compressed += real > 0 ? 1 : 0;
+            for (long changed : new long[] {real - 1, real + 1, real + 63, real + 64, real * 2 + 128, 1L << 26,
+                                            (1L << 31) - 1, 1L << 40, Long.MAX_VALUE, Long.MIN_VALUE, -2, 0, -1}) {
+                if (changed == real) {
+                    continue;
+                }
+                byte[] bytes = original.clone();
+                ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(at, changed);
+                Files.write(data(ref), bytes);
+                int before = harness.corrupt;
+                String what = "the uncompressed length " + real + " at byte " + at + " set to " + changed;
+                harness.attempt(what);
+                if (changed != 0 && changed != CompressionUtil.NO_COMPRESSION_LENGTH) {
+                    assertEquals(before + 1, harness.corrupt, what + " was not found corrupt");
+                }
+            }
+        }
+        Files.write(data(ref), original);
+        harness.assertNoSurprises();
+        assertTrue(compressed > 10, "only " + compressed + " buffers were compressed");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void openReadAndDecode_zstdTruncatedAnywhere_corruptBlockOnly(Signal signal) throws IOException {
+        BlockRef ref = write(signal, 16, 200, 50, Codec.ZSTD);
+        byte[] original = Files.readAllBytes(data(ref));
+        Harness harness = new Harness(ref, true);
+        int attempts = 0;
+        for (int i = 0; i < 60; i++) {
+            Files.write(data(ref), Arrays.copyOf(original, (int) ((long) original.length * i / 60)));
+            harness.attempt("truncated to " + (long) original.length * i / 60 + " of " + original.length + " bytes");
+            attempts++;
+        }
+        harness.assertNoSurprises();
+        assertEquals(attempts, harness.corrupt, "a truncated file lost its footer, so it cannot open");
+    }
+
+    @Test
+    void read_batchCompressedWithLz4_corruptBlockNamingTheCodec() throws IOException {
+        BlockRef ref = write(Signal.SPANS, 17, 20, 10, Codec.ZSTD);
+        Path rewritten = dir.resolve("lz4.arrow");
+        try (BlockReader reader = BlockReader.open(store, ref, allocator);
+             VectorSchemaRoot root = reader.readAll(0);
+             FileChannel out = FileChannel.open(rewritten, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+             ArrowFileWriter writer = new ArrowFileWriter(root, null, out, null, IpcOption.DEFAULT,
+                     CommonsCompressionFactory.INSTANCE, CompressionUtil.CodecType.LZ4_FRAME)) {
+            writer.start();
+            writer.writeBatch();
+            writer.end();
+        }
+        Files.move(rewritten, data(ref), StandardCopyOption.REPLACE_EXISTING);
+        try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
+            CorruptBlockException e = assertThrows(CorruptBlockException.class, () -> reader.readAll(0));
+            assertTrue(e.getMessage().contains(ref.toString()), e.getMessage());
+            assertTrue(e.getMessage().contains("codec"), e.getMessage());
+        }
+    }
+
+    /** {position in the file, size} of every buffer of the listed batches of a data.arrow. */
+    private List<long[]> compressedBuffers(Path file, int... batchIndexes) throws IOException {
+        List<ArrowBlock> blocks = recordBlocks(file);
+        List<long[]> out = new ArrayList<>();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            for (int b : batchIndexes) {
+                ArrowBlock block = blocks.get(b);
+                channel.position(block.getOffset());
+                MessageMetadataResult message = MessageSerializer.readMessage(new ReadChannel(channel));
+                RecordBatch header = (RecordBatch) message.getMessage().header(new RecordBatch());
+                assertNotNull(header.compression(), "batch " + b + " is not compressed");
+                long body = block.getOffset() + block.getMetadataLength();
+                for (int i = 0; i < header.buffersLength(); i++) {
+                    out.add(new long[] {body + header.buffers(i).offset(), header.buffers(i).length()});
+                }
+            }
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- meta.json
@@ -636,7 +788,11 @@ class CorruptBlockTest {
     }
 
     private BlockRef write(Signal signal, long seed, int records, int batchRows) throws IOException {
-        BlockWriter writer = new BlockWriter(store, allocator, batchRows);
+        return write(signal, seed, records, batchRows, Codec.NONE);
+    }
+
+    private BlockRef write(Signal signal, long seed, int records, int batchRows, Codec codec) throws IOException {
+        BlockWriter writer = new BlockWriter(store, allocator, new Options(batchRows, codec));
         RandomRecords random = new RandomRecords(seed);
         BlockRef ref = signal == Signal.SPANS
                 ? writer.writeSpans(TenantId.DEFAULT, random.spans(records)).ref()

@@ -10,14 +10,20 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.read.TraceLookup;
+import dev.needle.blocks.write.BlockWriter.Codec;
+import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -25,6 +31,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Random OTLP-shaped records written as a block and read back equal, field by field, in the writer's order. */
 class BlockRoundTripTest {
@@ -45,10 +53,11 @@ class BlockRoundTripTest {
         allocator.close();
     }
 
-    @Test
-    void writeSpans_randomRecords_readBackEqualFieldByField() throws IOException {
+    @ParameterizedTest
+    @EnumSource(Codec.class)
+    void writeSpans_randomRecords_readBackEqualFieldByField(Codec codec) throws IOException {
         List<SpanRecord> spans = new RandomRecords(1).spans(2_500);
-        WrittenBlock block = new BlockWriter(store, allocator, 1000).writeSpans(TenantId.DEFAULT, spans);
+        WrittenBlock block = new BlockWriter(store, allocator, new Options(1000, codec)).writeSpans(TenantId.DEFAULT, spans);
         assertEquals(3, block.meta().batches().size());
 
         List<SpanRecord> expected = new ArrayList<>(spans);
@@ -70,10 +79,11 @@ class BlockRoundTripTest {
         }
     }
 
-    @Test
-    void writeLogs_randomRecords_readBackEqualFieldByField() throws IOException {
+    @ParameterizedTest
+    @EnumSource(Codec.class)
+    void writeLogs_randomRecords_readBackEqualFieldByField(Codec codec) throws IOException {
         List<LogRecord> logs = new RandomRecords(2).logs(2_100);
-        WrittenBlock block = new BlockWriter(store, allocator, 700).writeLogs(TenantId.of("team-a"), logs);
+        WrittenBlock block = new BlockWriter(store, allocator, new Options(700, codec)).writeLogs(TenantId.of("team-a"), logs);
         assertEquals(Signal.LOGS, block.ref().signal());
 
         List<LogRecord> expected = new ArrayList<>(logs);
@@ -108,6 +118,73 @@ class BlockRoundTripTest {
             assertTrue(oneColumn < 8192 * 16 + 64 * 1024, "read " + oneColumn + " bytes for one column");
             assertTrue(oneColumn * 20 < block.meta().dataBytes(), oneColumn + " of " + block.meta().dataBytes());
             assertTrue(first.rows() == BlockWriter.MAX_BATCH_ROWS);
+        }
+    }
+
+    @Test
+    void read_columnSubsetsOfZstdBlock_equalTheSameColumnsOfTheUncompressedBlock() throws IOException {
+        List<SpanRecord> spans = new RandomRecords(4).spans(3_000);
+        Options options = new Options(800, Codec.NONE);
+        WrittenBlock plain = new BlockWriter(store, allocator, options).writeSpans(TenantId.DEFAULT, spans);
+        WrittenBlock zstd = new BlockWriter(store, allocator, options.withCodec(Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
+        assertTrue(zstd.meta().dataBytes() * 2 < plain.meta().dataBytes(),
+                "ZSTD " + zstd.meta().dataBytes() + " bytes, uncompressed " + plain.meta().dataBytes());
+        assertEquals(Files.size(store.blockDir(zstd.ref()).resolve(BlockReader.DATA)), zstd.meta().dataBytes());
+
+        List<List<String>> subsets = new ArrayList<>();
+        for (var field : SpanColumns.SCHEMA.getFields()) {
+            subsets.add(List.of(field.getName()));
+        }
+        subsets.add(List.of(SpanColumns.TRACE_ID, SpanColumns.ATTRIBUTES));
+        subsets.add(List.of(SpanColumns.NAME, SpanColumns.STATUS_MESSAGE, SpanColumns.EVENTS, SpanColumns.LINKS));
+        subsets.add(List.of(SpanColumns.RESOURCE_ATTRIBUTES, SpanColumns.SCOPE_ATTRIBUTES, SpanColumns.DURATION));
+        try (BlockReader expected = BlockReader.open(store, plain.ref(), allocator);
+             BlockReader actual = BlockReader.open(store, zstd.ref(), allocator)) {
+            assertEquals(expected.batchCount(), actual.batchCount());
+            for (int b = 0; b < actual.batchCount(); b++) {
+                for (List<String> columns : subsets) {
+                    try (VectorSchemaRoot want = expected.read(b, Set.copyOf(columns));
+                         VectorSchemaRoot got = actual.read(b, Set.copyOf(columns))) {
+                        assertEquals(want.getSchema(), got.getSchema());
+                        assertTrue(want.equals(got), "batch " + b + " columns " + columns + " differ");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void read_oneColumnOfZstdBlock_readsLessThanTheSameColumnUncompressed() throws IOException {
+        List<SpanRecord> spans = new RandomRecords(5).spans(20_000);
+        WrittenBlock plain = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+        WrittenBlock zstd = new BlockWriter(store, allocator, Options.DEFAULT.withCodec(Codec.ZSTD))
+                .writeSpans(TenantId.DEFAULT, spans);
+        long plainBytes = bytesToRead(plain, SpanColumns.ATTRIBUTES);
+        long zstdBytes = bytesToRead(zstd, SpanColumns.ATTRIBUTES);
+        assertTrue(zstdBytes < plainBytes, "ZSTD read " + zstdBytes + " bytes, uncompressed " + plainBytes);
+    }
+
+    private long bytesToRead(WrittenBlock block, String column) throws IOException {
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            long opened = reader.bytesRead();
+            try (VectorSchemaRoot root = reader.read(1, List.of(column))) {
+                assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
+            }
+            return reader.bytesRead() - opened;
+        }
+    }
+
+    @Test
+    void traceLookup_zstdBlock_findsEverySpanOfTheTrace() throws IOException {
+        List<SpanRecord> spans = new RandomRecords(6).spans(4_000);
+        WrittenBlock block = new BlockWriter(store, allocator, new Options(500, Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
+        Bytes traceId = spans.get(17).traceId();
+        List<SpanRecord> expected = new ArrayList<>(spans.stream().filter(s -> s.traceId().equals(traceId)).toList());
+        expected.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            assertTrue(expected.size() > 1);
+            // The writer's sort is stable, like this one: block order is start time, then arrival.
+            assertEquals(expected, TraceLookup.spans(reader, traceId));
         }
     }
 }

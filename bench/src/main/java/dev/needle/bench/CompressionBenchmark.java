@@ -1,0 +1,377 @@
+package dev.needle.bench;
+
+import dev.needle.blocks.arrow.AttributeColumn;
+import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.read.TraceLookup;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.CompressionUtil;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What data.arrow's compression costs and saves on a 300,000-span block of {@link BenchSpans}, per
+ * {@link BlockWriter.Codec}: writing (spans/s, with sort, sidecars and fsynced publish), fetching
+ * one trace through a reader that stays open ({@code fetchWarm}) and through a new one
+ * ({@code fetchCold}; the OS page cache stays warm), and scanning one predicate column of every
+ * batch ({@code scanRoute}: the {@code attributes} column, counting spans with
+ * {@code http.route = "/api/cart"}, compared without decoding, as the query engine's row test does).
+ * The setup prints bytes per span and each column's stored bytes; the teardowns print bytes read.
+ * Every fetch and every scan checks its answer. The figures and the decision are in docs/COMPRESSION.md.
+ *
+ * <p>Run: {@code ./needle bench jmh Compression -f 1} (or {@code java -jar bench/target/benchmarks.jar
+ * Compression -f 1}).
+ *
+ * <p>A per-column experiment: {@code -p codec=ZSTD_BUT_ATTRIBUTES} (fetch and scan only) rewrites the
+ * uncompressed block's data.arrow so that every buffer is ZSTD-compressed except those of the
+ * {@code attributes} column, which are stored raw (uncompressed length −1). Arrow IPC has one codec
+ * per record batch, but each buffer may be stored raw; Arrow Java's writer only does that when
+ * compressing would not shrink the buffer, so the choice is made here by a codec that counts buffers.
+ * BlockWriter cannot write such a block, so {@code write} refuses this value.
+ */
+@State(Scope.Thread)
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx4g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+// Not final: JMH generates subclasses of benchmark and @State classes.
+public class CompressionBenchmark {
+
+    static final int SPANS = BlockWriteBenchmark.SPANS;
+    private static final int TRACES_PROBED = 256;
+    private static final byte[] ROUTE_KEY = "http.route".getBytes(StandardCharsets.UTF_8);
+    private static final String ROUTE = "/api/cart";
+    private static final byte[] ROUTE_VALUE = ROUTE.getBytes(StandardCharsets.UTF_8);
+    private static final Set<String> SCAN_COLUMNS = Set.of(SpanColumns.ATTRIBUTES);
+
+    /** Not a {@link BlockWriter.Codec}: see the class comment. */
+    static final String ZSTD_BUT_ATTRIBUTES = "ZSTD_BUT_ATTRIBUTES";
+
+    @Param({"NONE", "ZSTD"})
+    public String codec;
+
+    private List<SpanRecord> spans;
+    private Path dir;
+    private Path writeDir;
+    private BufferAllocator allocator;
+    private FsBlockStore store;
+    private BlockWriter writer;
+    private BlockWriter scratchWriter;
+    private WrittenBlock block;
+    private WrittenBlock lastWritten;
+    private BlockReader warmReader;
+    private Bytes[] traceIds;
+    private long routeSpans;
+    private int next;
+    private boolean[] isRoute = new boolean[1024];
+    private long operations;
+    private long bytes;
+
+    /** Writes one 300,000-span block with the codec, prints its size facts, and picks the traces to fetch. */
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        spans = BenchSpans.generate(SPANS, 7);
+        dir = Files.createTempDirectory("needle-bench-compression");
+        writeDir = Files.createTempDirectory("needle-bench-compression-write");
+        allocator = new RootAllocator();
+        store = new FsBlockStore(dir);
+        boolean perColumn = codec.equals(ZSTD_BUT_ATTRIBUTES);
+        BlockWriter.Options options = BlockWriter.Options.DEFAULT
+                .withCodec(perColumn ? BlockWriter.Codec.NONE : BlockWriter.Codec.valueOf(codec));
+        writer = new BlockWriter(store, allocator, options);
+        scratchWriter = new BlockWriter(new FsBlockStore(writeDir), allocator, options);
+        block = writer.writeSpans(TenantId.DEFAULT, spans);
+        if (perColumn) {
+            block = compressAllBut(store, block, Set.of(SpanColumns.ATTRIBUTES), allocator);
+        }
+        warmReader = BlockReader.open(store, block.ref(), allocator);
+        traceIds = new Bytes[TRACES_PROBED];
+        for (int i = 0; i < TRACES_PROBED; i++) {
+            traceIds[i] = spans.get(i * (spans.size() / TRACES_PROBED)).traceId();
+        }
+        for (SpanRecord s : spans) {
+            for (KeyValue kv : s.attributes()) {
+                if (kv.key().equals("http.route") && kv.value().equals(new AnyValue.Str(ROUTE))) {
+                    routeSpans++;
+                }
+            }
+        }
+        Path data = store.blockDir(block.ref()).resolve(BlockReader.DATA);
+        System.out.printf("%n  %s: data.arrow %d bytes, %.1f bytes/span, %d batches%n  stored bytes per column: %s%n",
+                codec, block.meta().dataBytes(), (double) block.meta().dataBytes() / SPANS, block.meta().batches().size(),
+                columnBytes(data, allocator));
+    }
+
+    /** Writes and publishes one block of all the spans with the codec. */
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    @OperationsPerInvocation(SPANS)
+    @Warmup(iterations = 2, time = 5)
+    @Measurement(iterations = 5, time = 5)
+    public WrittenBlock write() throws IOException {
+        Verify.that(!codec.equals(ZSTD_BUT_ATTRIBUTES), "%s is not a codec BlockWriter writes", codec);
+        lastWritten = scratchWriter.writeSpans(TenantId.DEFAULT, spans);
+        Verify.that(lastWritten.meta().rows() == SPANS, "block has %d rows", lastWritten.meta().rows());
+        return lastWritten;
+    }
+
+    /** One trace fetched through a reader that stays open. */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public List<SpanRecord> fetchWarm() throws IOException {
+        return fetch(warmReader);
+    }
+
+    /** One trace fetched through a reader opened for it: meta.json and the Arrow footer are read again. */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public List<SpanRecord> fetchCold() throws IOException {
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            bytes += reader.bytesRead();
+            return fetch(reader);
+        }
+    }
+
+    private List<SpanRecord> fetch(BlockReader reader) throws IOException {
+        Bytes id = traceIds[next++ & (TRACES_PROBED - 1)];
+        long before = reader.bytesRead();
+        List<SpanRecord> found = TraceLookup.spans(reader, id);
+        Verify.that(found.size() == BenchSpans.SPANS_PER_TRACE, "trace %s: %d spans, expected %d", id, found.size(),
+                BenchSpans.SPANS_PER_TRACE);
+        bytes += reader.bytesRead() - before;
+        operations++;
+        return found;
+    }
+
+    /**
+     * Every batch's {@code attributes} column read, and the spans whose {@code http.route} is
+     * {@value #ROUTE} counted: each batch holds a key once, so the key is compared once per batch
+     * and the values as bytes.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MILLISECONDS)
+    public long scanRoute() throws IOException {
+        long before = warmReader.bytesRead();
+        long matches = 0;
+        for (int b = 0; b < warmReader.batchCount(); b++) {
+            try (VectorSchemaRoot root = warmReader.read(b, SCAN_COLUMNS)) {
+                AttributeColumn attributes = new AttributeColumn(root.getVector(SpanColumns.ATTRIBUTES));
+                int entries = attributes.end(root.getRowCount() - 1);
+                if (isRoute.length < entries) {
+                    isRoute = new boolean[entries];
+                }
+                for (int i = 0; i < entries; i++) {
+                    int ref = attributes.keyRef(i);
+                    if (ref == i) {
+                        isRoute[i] = attributes.keyTextEquals(i, ROUTE_KEY);
+                    }
+                    if (isRoute[ref] && attributes.type(i) == AttributeColumn.STRING
+                            && attributes.stringEquals(i, ROUTE_VALUE)) {
+                        matches++;
+                    }
+                }
+            } catch (CorruptValueException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        Verify.that(matches == routeSpans, "scan found %d spans with http.route=%s, expected %d", matches, ROUTE,
+                routeSpans);
+        bytes += warmReader.bytesRead() - before;
+        operations++;
+        return matches;
+    }
+
+    /** Prints the bytes read per operation, and deletes the blocks the write benchmark wrote. */
+    @TearDown(Level.Iteration)
+    public void report() throws IOException {
+        if (operations > 0) {
+            System.out.printf("%n  %s: %.0f bytes read per operation%n", codec, (double) bytes / operations);
+        }
+        if (lastWritten != null) {
+            System.out.printf("%n  %s: written block %.1f bytes/span%n", codec, (double) lastWritten.meta().dataBytes() / SPANS);
+        }
+        bytes = 0;
+        operations = 0;
+        BlockWriteBenchmark.deleteTree(writeDir);
+        Files.createDirectories(writeDir);
+    }
+
+    /** Closes the reader and deletes the blocks. */
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        warmReader.close();
+        allocator.close();
+        BlockWriteBenchmark.deleteTree(dir);
+        BlockWriteBenchmark.deleteTree(writeDir);
+    }
+
+    /** The bytes each top-level column takes in data.arrow, summed over batches, from the batches' metadata. */
+    static Map<String, Long> columnBytes(Path data, BufferAllocator allocator) throws IOException {
+        Map<String, Long> out = new LinkedHashMap<>();
+        try (FileChannel channel = FileChannel.open(data, StandardOpenOption.READ);
+             ArrowFileReader reader = new ArrowFileReader(FileChannel.open(data, StandardOpenOption.READ), allocator)) {
+            List<Field> fields = reader.getVectorSchemaRoot().getSchema().getFields();
+            for (ArrowBlock arrowBlock : reader.getRecordBlocks()) {
+                channel.position(arrowBlock.getOffset());
+                RecordBatch header = (RecordBatch) MessageSerializer.readMessage(new ReadChannel(channel))
+                        .getMessage().header(new RecordBatch());
+                int buffer = 0;
+                for (Field field : fields) {
+                    long sum = 0;
+                    for (int i = bufferCount(field); i > 0; i--) {
+                        sum += header.buffers(buffer++).length();
+                    }
+                    out.merge(field.getName(), sum, Long::sum);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int bufferCount(Field field) {
+        return TypeLayout.getTypeBufferCount(field.getType())
+                + field.getChildren().stream().mapToInt(CompressionBenchmark::bufferCount).sum();
+    }
+
+    /**
+     * Rewrites {@code block}'s data.arrow batch for batch with every buffer ZSTD-compressed except
+     * those of the {@code raw} columns, and its meta.json with the new size, so that zone maps stay.
+     */
+    static WrittenBlock compressAllBut(FsBlockStore store, WrittenBlock block, Set<String> raw, BufferAllocator allocator)
+            throws IOException {
+        Path blockDir = store.blockDir(block.ref());
+        Path data = blockDir.resolve(BlockReader.DATA);
+        Path rewritten = blockDir.resolve("data.arrow.rewrite");
+        List<Boolean> compress = new ArrayList<>();
+        for (Field field : SpanColumns.SCHEMA.getFields()) {
+            for (int i = bufferCount(field); i > 0; i--) {
+                compress.add(!raw.contains(field.getName()));
+            }
+        }
+        CompressionCodec.Factory factory = new ColumnChoice(compress);
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator);
+             VectorSchemaRoot out = VectorSchemaRoot.create(SpanColumns.SCHEMA, allocator);
+             FileChannel channel = FileChannel.open(rewritten, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+             ArrowFileWriter arrow = new ArrowFileWriter(out, null, channel, null, IpcOption.DEFAULT, factory,
+                     CompressionUtil.CodecType.ZSTD)) {
+            arrow.start();
+            for (int b = 0; b < reader.batchCount(); b++) {
+                try (VectorSchemaRoot in = reader.readAll(b);
+                     ArrowRecordBatch batch = new VectorUnloader(in).getRecordBatch()) {
+                    new VectorLoader(out).load(batch);
+                }
+                arrow.writeBatch();
+            }
+            arrow.end();
+        }
+        Files.move(rewritten, data, StandardCopyOption.REPLACE_EXISTING);
+        BlockMeta m = block.meta();
+        BlockMeta meta = new BlockMeta(m.writerVersion(), m.signal(), m.rows(), Files.size(data), m.minTimeUnixNano(),
+                m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
+                m.distinctAttributePairs(), m.createdUnixMillis(), m.batches());
+        Files.write(blockDir.resolve(BlockReader.META), BlockMetaJson.write(meta));
+        return new WrittenBlock(block.ref(), meta);
+    }
+
+    /**
+     * ZSTD for the buffers marked true, raw for the others. Arrow's VectorUnloader compresses a
+     * batch's buffers one by one in schema order, so counting calls tells which column a buffer is of.
+     */
+    private static final class ColumnChoice implements CompressionCodec.Factory, CompressionCodec {
+        private final CompressionCodec zstd = CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD);
+        private final List<Boolean> compress;
+        private int next;
+
+        ColumnChoice(List<Boolean> compress) {
+            this.compress = compress;
+        }
+
+        @Override
+        public CompressionCodec createCodec(CompressionUtil.CodecType type) {
+            return this;
+        }
+
+        @Override
+        public CompressionCodec createCodec(CompressionUtil.CodecType type, int level) {
+            return this;
+        }
+
+        @Override
+        public ArrowBuf compress(BufferAllocator allocator, ArrowBuf buffer) {
+            boolean zstdThis = compress.get(next);
+            next = (next + 1) % compress.size();
+            if (zstdThis || buffer.writerIndex() == 0) {
+                return zstd.compress(allocator, buffer);
+            }
+            ArrowBuf stored = CompressionUtil.packageRawBuffer(allocator, buffer);
+            buffer.close();
+            return stored;
+        }
+
+        @Override
+        public ArrowBuf decompress(BufferAllocator allocator, ArrowBuf buffer) {
+            return zstd.decompress(allocator, buffer);
+        }
+
+        @Override
+        public CompressionUtil.CodecType getCodecType() {
+            return CompressionUtil.CodecType.ZSTD;
+        }
+    }
+}
