@@ -17,8 +17,8 @@ public record IngestLimits(int blockRows, long cutRows, long cutBytes, Duration 
                            long maxWalPendingBytes, long walSegmentBytes) {
 
     /** The defaults the README lists. */
-    public static final IngestLimits DEFAULTS = new IngestLimits(300_000, 300_000, 256L << 20, Duration.ofMinutes(2),
-            1L << 30, 256L << 20, 64L << 20);
+    public static final IngestLimits DEFAULTS = new IngestLimits(300_000, 300_000, 128L << 20, Duration.ofMinutes(2),
+            256L << 20, 256L << 20, 64L << 20);
 
     public IngestLimits {
         if (blockRows < 1 || cutRows < 1 || cutBytes < 1 || cutAge.isNegative() || cutAge.isZero()

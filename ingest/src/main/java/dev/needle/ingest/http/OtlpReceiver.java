@@ -11,12 +11,15 @@ import dev.needle.query.otlp.Decoded;
 import dev.needle.query.otlp.OtlpDecodeException;
 import dev.needle.query.otlp.OtlpJson;
 import dev.needle.query.otlp.OtlpProto;
+import dev.needle.query.otlp.OtlpTooManyRecordsException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
@@ -58,6 +61,15 @@ public final class OtlpReceiver extends Handler.Abstract {
 
     /** The default limit on a request body, after decompression: 64 MiB. */
     public static final long DEFAULT_MAX_BODY_BYTES = 64L << 20;
+    /**
+     * The most records one request may hold (413 beyond). The byte limit alone does not bound
+     * memory: 64 MiB of two-byte empty spans would decode into tens of millions of objects.
+     * Exporters send far fewer (the Collector's default batch is 8,192, the SDKs' 512).
+     */
+    public static final long MAX_RECORDS_PER_REQUEST = 100_000;
+    /** Requests decoded at once; the others wait for a turn, so that decoding memory stays bounded. */
+    static final int DECODE_PERMITS = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
+    private static final long DECODE_WAIT_SECONDS = 10;
 
     private static final Logger LOG = LoggerFactory.getLogger(OtlpReceiver.class);
     private static final String TENANT_HEADER = "X-Scope-OrgID";
@@ -65,13 +77,16 @@ public final class OtlpReceiver extends Handler.Abstract {
     private static final int QUOTE_LIMIT = 100;
 
     private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
-            in -> OtlpProto.decodeSpans(OtlpProto.parseSpans(in)), OtlpJson::decodeSpans, Ingestor::acceptSpans);
+            in -> OtlpProto.decodeSpans(OtlpProto.parseSpans(in.readAllBytes(), MAX_RECORDS_PER_REQUEST)),
+            in -> OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), Ingestor::acceptSpans);
     private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
-            in -> OtlpProto.decodeLogs(OtlpProto.parseLogs(in)), OtlpJson::decodeLogs, Ingestor::acceptLogs);
+            in -> OtlpProto.decodeLogs(OtlpProto.parseLogs(in.readAllBytes(), MAX_RECORDS_PER_REQUEST)),
+            in -> OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), Ingestor::acceptLogs);
 
     private final Ingestor ingestor;
     private final ReceiverMetrics metrics;
     private final long maxBodyBytes;
+    private final Semaphore decoding = new Semaphore(DECODE_PERMITS);
 
     /** A receiver handing records to {@code ingestor}, refusing bodies over {@code maxBodyBytes} decompressed. */
     public OtlpReceiver(Ingestor ingestor, ReceiverMetrics metrics, long maxBodyBytes) {
@@ -145,14 +160,28 @@ public final class OtlpReceiver extends Handler.Abstract {
         }
 
         Decoded<T> decoded;
+        try {
+            if (!decoding.tryAcquire(DECODE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                metrics.rejectedRequest(signal, Rejection.REFUSED);
+                return Reply.error(503, encoding, "too many requests are being decoded; retry")
+                        .with(HttpHeader.RETRY_AFTER, "1");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Reply.error(503, encoding, "interrupted; retry").with(HttpHeader.RETRY_AFTER, "1");
+        }
         RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes);
         try {
             decoded = endpoint.decode(encoding, body.open());
+        } catch (OtlpTooManyRecordsException e) {
+            metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
+            return Reply.error(413, encoding, e.getMessage());
         } catch (IOException e) {
             return undecodable(signal, encoding, gzip, body, e);
         } finally {
             // Before the wait for the fsync: the body's buffers and inflater are not needed any more.
             body.close();
+            decoding.release();
             metrics.received(signal, body.wireBytes());
         }
 

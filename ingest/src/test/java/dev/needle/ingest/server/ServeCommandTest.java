@@ -39,7 +39,7 @@ class ServeCommandTest {
         for (String expected : new String[] {"--data", "(default: data)", "--otlp-port", "(default: 4318)",
                 "--query-port", "(default: 3200)", "--bind", "(default: 127.0.0.1)", "--retention",
                 "--block-rows", "(default: " + d.blockRows() + ")", "--cut-rows", "(default: " + d.cutRows() + ")",
-                "--cut-bytes", "(default: 256MiB)", "--cut-age", "(default: 2m)", "--max-head-bytes", "(default: 1GiB)",
+                "--cut-bytes", "(default: 128MiB)", "--cut-age", "(default: 2m)", "--max-head-bytes", "(default: 256MiB)",
                 "--max-wal-pending-bytes", "--max-request-bytes", "(default: 64MiB)"}) {
             assertTrue(help.contains(expected), () -> "help lacks " + expected + ":\n" + help);
         }

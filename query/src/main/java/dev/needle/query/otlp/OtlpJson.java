@@ -54,8 +54,13 @@ public final class OtlpJson {
 
     /** The valid spans of an ExportTraceServiceRequest body; a body that is not one gives an {@link OtlpDecodeException}. */
     public static Decoded<SpanRecord> decodeSpans(InputStream body) throws IOException {
+        return decodeSpans(body, Long.MAX_VALUE);
+    }
+
+    /** Like {@link #decodeSpans(InputStream)}, refusing a body of more than {@code maxRecords} spans as soon as it sees one. */
+    public static Decoded<SpanRecord> decodeSpans(InputStream body, long maxRecords) throws IOException {
         try (JsonParser p = FACTORY.createParser(body)) {
-            return new OtlpJsonReader(p).spans();
+            return new OtlpJsonReader(p, maxRecords).spans();
         } catch (CharConversionException | JsonProcessingException e) {
             // Only from detecting the encoding, before the reader (which names the place) has begun.
             throw new OtlpDecodeException("not JSON text: " + e.getMessage(), e);
@@ -64,8 +69,13 @@ public final class OtlpJson {
 
     /** The valid log records of an ExportLogsServiceRequest body; a body that is not one gives an {@link OtlpDecodeException}. */
     public static Decoded<LogRecord> decodeLogs(InputStream body) throws IOException {
+        return decodeLogs(body, Long.MAX_VALUE);
+    }
+
+    /** Like {@link #decodeLogs(InputStream)}, refusing a body of more than {@code maxRecords} log records as soon as it sees one. */
+    public static Decoded<LogRecord> decodeLogs(InputStream body, long maxRecords) throws IOException {
         try (JsonParser p = FACTORY.createParser(body)) {
-            return new OtlpJsonReader(p).logs();
+            return new OtlpJsonReader(p, maxRecords).logs();
         } catch (CharConversionException | JsonProcessingException e) {
             throw new OtlpDecodeException("not JSON text: " + e.getMessage(), e);
         }

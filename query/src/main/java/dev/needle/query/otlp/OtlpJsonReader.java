@@ -52,11 +52,14 @@ final class OtlpJsonReader {
     private static final int PATH_TAIL = 6;
 
     private final JsonParser p;
+    private final long maxRecords;
+    private long records;
     /** The first reason the resource, scope or record being read must be rejected; null while there is none. */
     private String problem;
 
-    OtlpJsonReader(JsonParser p) {
+    OtlpJsonReader(JsonParser p, long maxRecords) {
         this.p = p;
+        this.maxRecords = maxRecords;
     }
 
     Decoded<SpanRecord> spans() throws IOException {
@@ -187,6 +190,10 @@ final class OtlpJsonReader {
                 scopeProblem = problem == null ? null : "scope: " + problem;
             } else if (field.equals(shape.items())) {
                 eachElement(i -> {
+                    if (++records > maxRecords) {
+                        throw new OtlpTooManyRecordsException("the request holds more than " + maxRecords + " "
+                                + shape.items() + ", the most one request may hold: send smaller batches");
+                    }
                     problem = null;
                     T record = shape.read().read();
                     items.add(new Draft<>(i, record, problem));

@@ -2,6 +2,7 @@ package dev.needle.query.otlp;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.WireFormat;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.needle.blocks.codec.ValueCodec;
@@ -25,6 +26,7 @@ import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -76,6 +78,56 @@ public final class OtlpProto {
         } catch (InvalidProtocolBufferException e) {
             throw new OtlpDecodeException("not an OTLP ExportLogsServiceRequest: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Parses a protobuf request body held in memory after counting its records without building
+     * anything: a body of millions of tiny records is refused before it costs gigabytes of objects.
+     */
+    public static ExportTraceServiceRequest parseSpans(byte[] body, long maxRecords) throws IOException {
+        checkCount(body, maxRecords, "spans", "ExportTraceServiceRequest");
+        return parseSpans(new ByteArrayInputStream(body));
+    }
+
+    /** Like {@link #parseSpans(byte[], long)}, for log records. */
+    public static ExportLogsServiceRequest parseLogs(byte[] body, long maxRecords) throws IOException {
+        checkCount(body, maxRecords, "log records", "ExportLogsServiceRequest");
+        return parseLogs(new ByteArrayInputStream(body));
+    }
+
+    private static void checkCount(byte[] body, long maxRecords, String what, String message) throws IOException {
+        long count;
+        try {
+            count = countRecords(CodedInputStream.newInstance(body), 0);
+        } catch (InvalidProtocolBufferException e) {
+            throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
+        }
+        if (count > maxRecords) {
+            throw new OtlpTooManyRecordsException("the request holds " + count + " " + what
+                    + ", more than the " + maxRecords + " one request may hold: send smaller batches");
+        }
+    }
+
+    /**
+     * Counts records by walking the wire format: field 1 of the request (resource spans or logs),
+     * field 2 of that (scope spans or logs), field 2 of that (the records), skipping the rest.
+     */
+    private static long countRecords(CodedInputStream in, int depth) throws IOException {
+        long count = 0;
+        while (!in.isAtEnd()) {
+            int tag = in.readTag();
+            boolean nested = WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED
+                    && WireFormat.getTagFieldNumber(tag) == (depth == 0 ? 1 : 2);
+            if (!nested || depth == 2) {
+                count += nested ? 1 : 0;
+                in.skipField(tag);
+                continue;
+            }
+            int limit = in.pushLimit(in.readRawVarint32());
+            count += countRecords(in, depth + 1);
+            in.popLimit(limit);
+        }
+        return count;
     }
 
     /** The valid spans of a request, each with its resource and scope, and what was rejected. */
