@@ -13,8 +13,10 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -117,6 +119,7 @@ public final class QueryEngine implements AutoCloseable {
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         List<BlockDecision> decisions = new ArrayList<>();
         List<String> problems = new ArrayList<>();
+        Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
             long floor = newestFloor(found, limit, time);
@@ -129,15 +132,23 @@ public final class QueryEngine implements AutoCloseable {
                 break;
             }
             List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
-            for (BlockScan.Outcome<R> outcome : runAll(batch, ref -> scan.run(ref, target, range, mechanisms))) {
-                decisions.add(outcome.decision());
-                found.addAll(outcome.records());
-                if (outcome.problem() != null) {
-                    problems.add(outcome.problem());
+            List<BlockScan.Outcome<R>> outcomes = runAll(batch, ref -> scan.run(ref, target, range, mechanisms));
+            for (int i = 0; i < outcomes.size(); i++) {
+                decisions.add(outcomes.get(i).decision());
+                found.addAll(outcomes.get(i).records());
+                if (outcomes.get(i).problem() != null) {
+                    unreadable.put(batch.get(i), outcomes.get(i).problem());
                 }
             }
             next += batch.size();
         }
+        // An unreadable block older than the limit's newest records could not have changed the answer.
+        long floor = newestFloor(found, limit, time);
+        unreadable.forEach((ref, problem) -> {
+            if (ref.name().endUnixNano() >= floor) {
+                problems.add(problem);
+            }
+        });
         List<R> records = new ArrayList<>(found);
         records.sort(Comparator.comparingLong(time).reversed());
         return new SearchResult<>(records.subList(0, Math.min(limit, records.size())), problems,

@@ -160,6 +160,21 @@ class SearchLookupTest {
     }
 
     @Test
+    void searchSpans_unreadableOldBlock_partialOnlyWhenItCouldChangeTheAnswer() throws Exception {
+        var oldest = corpus.spanBlocks.get(0);
+        Path data = store.blockDir(oldest).resolve("data.arrow");
+        byte[] bytes = java.nio.file.Files.readAllBytes(data);
+        java.nio.file.Files.write(data, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Expr all = QueryParser.parse("{ }", Signal.SPANS);
+        SearchResult<SpanRecord> newest = engine.searchSpans(TENANT, all, TimeRange.ALL, 3, Mechanisms.NONE);
+        assertEquals(3, newest.records().size());
+        assertTrue(!newest.partial(), "the newest 3 spans cannot be in the oldest block: " + newest.problems());
+        SearchResult<SpanRecord> everything = engine.searchSpans(TENANT, all, TimeRange.ALL, 100_000, Mechanisms.NONE);
+        assertTrue(everything.partial());
+        assertTrue(everything.problems().get(0).contains(oldest.name().toString()));
+    }
+
+    @Test
     void searchSpans_limit_readsNewestBlocksOnly() throws Exception {
         Expr expr = QueryParser.parse("{ }", Signal.SPANS);
         SearchResult<SpanRecord> result = engine.searchSpans(TENANT, expr, TimeRange.ALL, 5, Mechanisms.ALL);
