@@ -129,12 +129,7 @@ public final class LogColumns {
 
     /** Row {@code row} as a log record; bytes that cannot be one are a {@link CorruptValueException}. */
     public LogRecord read(int row) throws CorruptValueException {
-        try {
-            return decode(row);
-        } catch (RuntimeException e) {
-            // Vectors of a damaged file can hold nulls in NOT NULL columns or offsets past their data.
-            throw new CorruptValueException("row " + row + " cannot be decoded: " + e, 0);
-        }
+        return Vectors.decodeRow(row, this::decode);
     }
 
     private LogRecord decode(int row) throws CorruptValueException {

@@ -148,12 +148,7 @@ public final class SpanColumns {
 
     /** Row {@code row} as a span; bytes that cannot be one are a {@link CorruptValueException}. */
     public SpanRecord read(int row) throws CorruptValueException {
-        try {
-            return decode(row);
-        } catch (RuntimeException e) {
-            // Vectors of a damaged file can hold nulls in NOT NULL columns or offsets past their data.
-            throw new CorruptValueException("row " + row + " cannot be decoded: " + e, 0);
-        }
+        return Vectors.decodeRow(row, this::decode);
     }
 
     private SpanRecord decode(int row) throws CorruptValueException {

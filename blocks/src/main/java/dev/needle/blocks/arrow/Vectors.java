@@ -1,5 +1,6 @@
 package dev.needle.blocks.arrow;
 
+import dev.needle.blocks.codec.CorruptValueException;
 import java.nio.charset.StandardCharsets;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.VarBinaryVector;
@@ -84,5 +85,22 @@ final class Vectors {
 
     static byte[] getBytes(VarBinaryVector v, int row) {
         return v.isNull(row) ? new byte[0] : v.get(row);
+    }
+
+    /** Decodes one row of a batch. */
+    interface RowDecoder<R> {
+        R decode(int row) throws CorruptValueException;
+    }
+
+    /**
+     * Decodes row {@code row}, turning what a damaged batch's vectors throw (a null in a NOT NULL
+     * column, an offset past its data) into a {@link CorruptValueException}.
+     */
+    static <R> R decodeRow(int row, RowDecoder<R> decoder) throws CorruptValueException {
+        try {
+            return decoder.decode(row);
+        } catch (RuntimeException e) {
+            throw new CorruptValueException("row " + row + " cannot be decoded: " + e, 0);
+        }
     }
 }
