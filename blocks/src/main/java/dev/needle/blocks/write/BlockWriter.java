@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,6 +53,7 @@ public final class BlockWriter {
     private final BlockStore store;
     private final BufferAllocator allocator;
     private final Options options;
+    private final Clock clock;
 
     /**
      * How data.arrow's record batches are compressed. Arrow IPC names one codec per record batch
@@ -109,12 +111,21 @@ public final class BlockWriter {
 
     /** A writer with the given options. */
     public BlockWriter(BlockStore store, BufferAllocator allocator, Options options) {
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
+        this(store, allocator, options, Clock.systemUTC());
+    }
+
+    /**
+     * A writer with the given options whose meta.json says it was written at {@code clock}'s time:
+     * a fixed clock makes the same records give the same bytes, which reproducible corpora need.
+     */
+    public BlockWriter(BlockStore store, BufferAllocator allocator, Options options, Clock clock) {
+        if (options == null || clock == null) {
+            throw new IllegalArgumentException("options and clock must not be null");
         }
         this.store = store;
         this.allocator = allocator;
         this.options = options;
+        this.clock = clock;
     }
 
     /** The options this writer writes with. */
@@ -243,7 +254,7 @@ public final class BlockWriter {
             long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
                     minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrIdx.distinctKeys(),
-                    System.currentTimeMillis(), batches);
+                    clock.millis(), batches);
             try (OutputStream out = pending.create(BlockReader.META)) {
                 out.write(BlockMetaJson.write(meta));
             }

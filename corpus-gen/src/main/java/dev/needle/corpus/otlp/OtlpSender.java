@@ -1,0 +1,338 @@
+package dev.needle.corpus.otlp;
+
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.corpus.otlp.BatchQueue.Batch;
+import dev.needle.corpus.otlp.OtlpSignal.PartialSuccess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+import java.util.zip.GZIPOutputStream;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Sends batches of spans or log records to an OTLP/HTTP server from several threads at an
+ * optional target rate, retrying as OTLP/HTTP says, and reports what became of every record:
+ * needle's ingest load generator.
+ *
+ * <pre>
+ * reply                                        the batch's records
+ * 2xx                                          accepted, less partial_success's rejected_spans /
+ *                                              rejected_log_records (read from protobuf or JSON replies)
+ * 429, 502, 503, 504, or no reply (I/O error)  retried after Retry-After (seconds or an HTTP date) when
+ *                                              given, else after exponential backoff with jitter; failed
+ *                                              once maxAttempts attempts are spent
+ * any other 4xx                                rejected; the first such reply's message is kept
+ * anything else (500, 501, 3xx, ...)           failed, not retried: OTLP retries only the four above
+ * </pre>
+ *
+ * <p>After {@value #STOP_AFTER_FAILED_BATCHES} batches in a row have failed, no more are taken:
+ * a server that is down or broken ends the run instead of each remaining batch failing slowly.
+ */
+public final class OtlpSender {
+
+    /*
+     * The workers share the batch iterator, a pacer and the counters; each reuses its own
+     * encoding buffer, which stays untouched while its request is in flight (HttpClient.send blocks).
+     * The pacer meters first attempts only: retries are already slowed by their backoff, and counting
+     * them would let a struggling server lower the offered rate below the target.
+     */
+
+    /** Batches that fail in a row before the run stops. */
+    static final int STOP_AFTER_FAILED_BATCHES = 10;
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Long enough for a server that waits for an fsync under load; a request that takes longer is retried. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    private static final long INITIAL_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** A longer Retry-After is cut to this: a load run should not sit idle for minutes on one header. */
+    private static final long MAX_RETRY_AFTER_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final String TENANT_HEADER = "X-Scope-OrgID";
+
+    private final SendOptions options;
+    /** Null in a dry run, which makes no connection. */
+    private final HttpClient client;
+
+    /** A sender with {@code options}; a dry-run sender opens no connection. */
+    public OtlpSender(SendOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.client = options.dryRun() ? null : HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(CONNECT_TIMEOUT)
+                .build();
+    }
+
+    /**
+     * Sends every batch of spans to {@code <base>/v1/traces}, {@code concurrency} at a time, and
+     * returns once each is accepted, rejected or failed. {@code recordsDone} is told the size of
+     * every finished batch, one call at a time.
+     *
+     * @throws InterruptedException when the calling thread is interrupted; the workers are stopped first
+     */
+    public SendReport sendSpans(Iterator<? extends List<SpanRecord>> batches, LongConsumer recordsDone)
+            throws InterruptedException {
+        return new Run<>(OtlpSignal.SPANS, batches, recordsDone).run();
+    }
+
+    /** Like {@link #sendSpans}, for log records, to {@code <base>/v1/logs}. */
+    public SendReport sendLogs(Iterator<? extends List<LogRecord>> batches, LongConsumer recordsDone)
+            throws InterruptedException {
+        return new Run<>(OtlpSignal.LOGS, batches, recordsDone).run();
+    }
+
+    /** One send: the shared queue, pacer and counters. */
+    private final class Run<T> {
+        private final OtlpSignal<T> signal;
+        private final BatchQueue<T> queue;
+        private final LongConsumer recordsDone;
+        private final Object recordsDoneLock = new Object();
+        private final URI endpoint;
+        private final Pacer pacer = new Pacer(options.targetRecordsPerSecond());
+        private final LongAdder requests = new LongAdder();
+        private final LongAdder retried = new LongAdder();
+        private final LongAdder recordsSent = new LongAdder();
+        private final LongAdder accepted = new LongAdder();
+        private final LongAdder rejected = new LongAdder();
+        private final LongAdder failed = new LongAdder();
+        private final LongAdder bytesSent = new LongAdder();
+        /** Per attempt that got a reply, in nanoseconds; auto-resizing, so no highest value to guess. */
+        private final Recorder latency = new Recorder(3);
+        private final Map<String, LongAdder> statuses = new ConcurrentHashMap<>();
+        private final AtomicReference<String> firstError = new AtomicReference<>();
+        private final AtomicReference<String> stoppedBecause = new AtomicReference<>();
+        private final AtomicInteger failedInARow = new AtomicInteger();
+
+        Run(OtlpSignal<T> signal, Iterator<? extends List<T>> batches, LongConsumer recordsDone) {
+            this.signal = signal;
+            this.queue = new BatchQueue<>(batches);
+            this.recordsDone = Objects.requireNonNull(recordsDone, "recordsDone");
+            this.endpoint = options.endpoint(signal.path());
+        }
+
+        SendReport run() throws InterruptedException {
+            long started = System.nanoTime();
+            try {
+                Workers.run("otlp-send-" + signal.name(), options.concurrency(), queue, this::work);
+            } catch (IOException e) {
+                // Only encoding throws it, into memory: a bug or a record the encoder cannot write.
+                throw new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
+            }
+            double elapsed = (System.nanoTime() - started) / 1e9;
+            Histogram h = latency.getIntervalHistogram();
+            Map<String, Long> byStatus = new TreeMap<>();
+            statuses.forEach((status, count) -> byStatus.put(status, count.sum()));
+            return new SendReport(signal.name(), options.dryRun(), requests.sum(), retried.sum(), recordsSent.sum(),
+                    accepted.sum(), rejected.sum(), failed.sum(), bytesSent.sum(), elapsed,
+                    millis(h, h.getValueAtPercentile(50)), millis(h, h.getValueAtPercentile(99)), millis(h, h.getMaxValue()),
+                    byStatus, firstError.get(), stoppedBecause.get());
+        }
+
+        private static double millis(Histogram h, long nanos) {
+            return h.getTotalCount() == 0 ? 0 : nanos / 1e6;
+        }
+
+        /** One worker: take, pace, encode, send, until the queue hands out null. */
+        private void work() throws IOException, InterruptedException {
+            ByteSink body = new ByteSink();
+            for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
+                int n = batch.records().size();
+                pacer.acquire(n);
+                body.reset();
+                encode(batch.records(), body);
+                recordsSent.add(n);
+                if (options.dryRun()) {
+                    bytesSent.add(body.size());
+                } else {
+                    post(body, n);
+                }
+                // One call at a time, so that a progress bar need not be thread-safe.
+                synchronized (recordsDoneLock) {
+                    recordsDone.accept(n);
+                }
+            }
+        }
+
+        private void encode(List<T> records, ByteSink body) throws IOException {
+            if (!options.gzip()) {
+                signal.encode(options.encoding(), records, body);
+                return;
+            }
+            try (GZIPOutputStream gzip = new GZIPOutputStream(body, 1 << 16)) {
+                signal.encode(options.encoding(), records, gzip);
+            }
+        }
+
+        /** Posts one batch until it is accepted, rejected or failed; counts every attempt. */
+        private void post(ByteSink body, int records) throws InterruptedException {
+            HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
+                    .timeout(REQUEST_TIMEOUT)
+                    .header("Content-Type", options.encoding().mediaType())
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.array(), 0, body.size()));
+            if (options.gzip()) {
+                builder.header("Content-Encoding", "gzip");
+            }
+            if (options.tenantOrNull() != null) {
+                builder.header(TENANT_HEADER, options.tenantOrNull());
+            }
+            HttpRequest request = builder.build();
+            for (int attempt = 1; ; attempt++) {
+                requests.increment();
+                bytesSent.add(body.size());
+                if (attempt > 1) {
+                    retried.increment();
+                }
+                long started = System.nanoTime();
+                HttpResponse<byte[]> response;
+                try {
+                    response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                } catch (IOException e) {
+                    count(e.getClass().getSimpleName());
+                    String problem = "POST " + endpoint + " got no reply: " + describe(e);
+                    if (attempt < options.maxAttempts()) {
+                        TimeUnit.NANOSECONDS.sleep(backoffNanos(attempt));
+                        continue;
+                    }
+                    giveUp(records, attempt, problem);
+                    return;
+                }
+                latency.recordValue(System.nanoTime() - started);
+                int status = response.statusCode();
+                count(Integer.toString(status));
+                if (status / 100 == 2) {
+                    accept(response, records);
+                    return;
+                }
+                String problem = "HTTP " + status + " from " + endpoint + ": " + OtlpSignal.errorMessage(
+                        replyEncoding(response), response.body());
+                if (retryable(status)) {
+                    if (attempt < options.maxAttempts()) {
+                        TimeUnit.NANOSECONDS.sleep(retryDelayNanos(attempt, response));
+                        continue;
+                    }
+                    giveUp(records, attempt, problem);
+                } else if (status / 100 == 4) {
+                    // The server read the request and refused its records: sending them again cannot help.
+                    rejected.add(records);
+                    firstError.compareAndSet(null, problem);
+                    failedInARow.set(0);
+                } else {
+                    failed(records, problem + " (not retryable)");
+                }
+                return;
+            }
+        }
+
+        private void accept(HttpResponse<byte[]> response, int records) {
+            failedInARow.set(0);
+            PartialSuccess partial;
+            try {
+                partial = signal.partialSuccess(replyEncoding(response), response.body());
+            } catch (IOException | RuntimeException e) {
+                // The server said 2xx: the records are in. Only the count of rejections is unknown.
+                accepted.add(records);
+                firstError.compareAndSet(null, "HTTP " + response.statusCode() + " from " + endpoint
+                        + " with a reply that is not an export response (counted as all accepted): " + describe(e));
+                return;
+            }
+            long refused = Math.max(0, Math.min(records, partial.rejected()));
+            accepted.add(records - refused);
+            if (refused > 0) {
+                rejected.add(refused);
+                firstError.compareAndSet(null, "partial success from " + endpoint + ": "
+                        + (partial.message().isEmpty() ? refused + " of " + records + " rejected" : partial.message()));
+            }
+        }
+
+        private void giveUp(int records, int attempts, String lastProblem) {
+            failed(records, "gave up after " + attempts + (attempts == 1 ? " attempt" : " attempts")
+                    + "; the last: " + lastProblem);
+        }
+
+        private void failed(int records, String problem) {
+            failed.add(records);
+            firstError.compareAndSet(null, problem);
+            if (failedInARow.incrementAndGet() >= STOP_AFTER_FAILED_BATCHES
+                    && stoppedBecause.compareAndSet(null, STOP_AFTER_FAILED_BATCHES
+                            + " batches in a row failed; the last: " + problem)) {
+                queue.stop();
+            }
+        }
+
+        private void count(String status) {
+            statuses.computeIfAbsent(status, s -> new LongAdder()).increment();
+        }
+
+        /** The encoding the reply says it is in; the request's when it names neither. */
+        private OtlpEncoding replyEncoding(HttpResponse<byte[]> response) {
+            OtlpEncoding e = OtlpEncoding.ofContentType(response.headers().firstValue("Content-Type").orElse(null));
+            return e != null ? e : options.encoding();
+        }
+    }
+
+    /** The statuses OTLP/HTTP says a client retries: the server is overloaded or briefly unreachable. */
+    static boolean retryable(int status) {
+        return status == 429 || status == 502 || status == 503 || status == 504;
+    }
+
+    /** Retry-After when the reply has a usable one (cut to a minute, plus up to 10% jitter), else the backoff. */
+    private static long retryDelayNanos(int attempt, HttpResponse<?> response) {
+        long retryAfter = retryAfterNanos(response.headers().firstValue("Retry-After").orElse(null));
+        if (retryAfter < 0) {
+            return backoffNanos(attempt);
+        }
+        long delay = Math.min(retryAfter, MAX_RETRY_AFTER_NANOS);
+        // Workers refused together would otherwise all come back in the same instant.
+        return delay + ThreadLocalRandom.current().nextLong(delay / 10 + 1);
+    }
+
+    /**
+     * The wait a Retry-After value asks for: delay-seconds or an HTTP date (RFC 9110), in
+     * nanoseconds; -1 when absent or unreadable, so that the backoff applies.
+     */
+    static long retryAfterNanos(String value) {
+        if (value == null || value.isBlank()) {
+            return -1;
+        }
+        String v = value.trim();
+        if (v.chars().allMatch(Character::isDigit)) {
+            // More digits than a long holds is "a very long time": the cap applies.
+            return v.length() > 9 ? Long.MAX_VALUE : TimeUnit.SECONDS.toNanos(Long.parseLong(v));
+        }
+        try {
+            Duration until = Duration.between(ZonedDateTime.now(), ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME));
+            return Math.max(0, until.toNanos());
+        } catch (DateTimeParseException | ArithmeticException e) {
+            return -1;
+        }
+    }
+
+    /** Exponential backoff with jitter: attempt n waits between half and all of min(5 s, 100 ms · 2^(n−1)). */
+    static long backoffNanos(int attempt) {
+        long ceiling = Math.min(MAX_BACKOFF_NANOS, INITIAL_BACKOFF_NANOS << Math.min(attempt - 1, 20));
+        return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+    }
+
+    private static String describe(Exception e) {
+        return e.getMessage() != null ? e.getClass().getSimpleName() + ": " + e.getMessage() : e.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,120 @@
+package dev.needle.corpus.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.corpus.FullScan;
+import dev.needle.corpus.Manifest;
+import dev.needle.ingest.server.NeedleServer;
+import dev.needle.query.otlp.OtlpJson;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code needle gen} end to end: its outputs, its manifest, and its refusals. */
+class GenCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new GenCommand());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void sendToTheRealServer_everyManifestProbeIsInItsBlocks() throws Exception {
+        Path data = dir.resolve("data");
+        Path out = dir.resolve("out");
+        Run run;
+        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
+            run = run("--spans", "20000", "--logs", "10000", "--probes", "5", "--users", "2000", "--batch", "500",
+                    "--send", "http://127.0.0.1:" + server.otlpAddress().getPort(), "--concurrency", "3", "--gzip",
+                    "--out", out.toString(), "--json");
+        }
+        assertEquals(0, run.exit, run.err);
+        assertTrue(run.out.contains("\"accepted\""), run.out);
+        Manifest manifest = read(out.resolve(Manifest.FILE));
+        assertEquals(20_000, manifest.counts().spans());
+        FullScan scan = FullScan.of(data, TenantId.DEFAULT);
+        List<SpanRecord> stored = scan.spans;
+        assertEquals(20_000, stored.size());
+        assertEquals(10_000, scan.logs.size());
+        Map<String, Long> byTrace = stored.stream().collect(Collectors.groupingBy(s -> s.traceId().hex(), Collectors.counting()));
+        for (List<Manifest.PresentTrace> family : manifest.presentTraceIds().values()) {
+            for (Manifest.PresentTrace trace : family) {
+                assertEquals(trace.spans(), byTrace.getOrDefault(trace.id(), 0L), trace.id());
+            }
+        }
+        for (List<String> family : manifest.absentTraceIds().values()) {
+            family.forEach(id -> assertTrue(!byTrace.containsKey(id), id));
+        }
+    }
+
+    @Test
+    void otlpJsonFiles_parseBackToTheCorpus() throws Exception {
+        Run run = run("--spans", "3000", "--logs", "1000", "--format", "otlp-json", "--batch", "1000", "--out", dir.toString(), "--json");
+        assertEquals(0, run.exit, run.err);
+        long spans = 0;
+        try (Stream<Path> files = Files.list(dir.resolve("traces"))) {
+            for (Path file : files.sorted().toList()) {
+                try (InputStream in = Files.newInputStream(file)) {
+                    spans += OtlpJson.decodeSpans(in).records().size();
+                }
+            }
+        }
+        assertEquals(3000, spans);
+        assertEquals(3000, read(dir.resolve(Manifest.FILE)).counts().spans());
+    }
+
+    @Test
+    void badArguments_exitTwoNamingTheProblem() {
+        assertRefused("unknown trace-id family 'uuid'", "--spans", "10", "--families", "uuid", "--out", dir.toString());
+        assertRefused("give --window or --rate, not both", "--spans", "10", "--window", "1h", "--rate", "5", "--out", dir.toString());
+        assertRefused("--format must be blocks, otlp-proto or otlp-json", "--spans", "10", "--format", "parquet", "--out", dir.toString());
+        assertRefused("give --out DIR (or --send URL)", "--spans", "10");
+        assertRefused("a corpus needs at least one span or log record", "--out", dir.toString());
+        assertRefused("a duration is digits and a unit", "--spans", "10", "--window", "soon", "--out", dir.toString());
+        assertRefused("--dry-run goes with --send", "--spans", "10", "--dry-run", "--out", dir.toString());
+    }
+
+    @Test
+    void durations() {
+        assertEquals(90_000_000_000L, GenCommand.duration("90s"));
+        assertEquals(5_400_000_000_000L, GenCommand.duration("1h30m"));
+        assertEquals(250_000_000L, GenCommand.duration("250ms"));
+        assertThrows(IllegalArgumentException.class, () -> GenCommand.duration("1h 30"));
+    }
+
+    private void assertRefused(String message, String... args) {
+        Run run = run(args);
+        assertEquals(2, run.exit, run.err);
+        assertTrue(run.err.contains(message), run.err);
+    }
+
+    private static Manifest read(Path file) throws Exception {
+        try (InputStream in = Files.newInputStream(file)) {
+            return Manifest.read(in);
+        }
+    }
+}
