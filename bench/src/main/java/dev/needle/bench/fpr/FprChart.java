@@ -1,19 +1,15 @@
 package dev.needle.bench.fpr;
 
+import dev.needle.bench.chart.Svg;
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
-import org.knowm.xchart.VectorGraphicsEncoder;
-import org.knowm.xchart.VectorGraphicsEncoder.VectorGraphicsFormat;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -117,28 +113,8 @@ public final class FprChart {
         series.setMarker(MARKERS.get(family));
     }
 
-    /**
-     * Writes the chart of {@code points} to {@code svg} as SVG, replacing the file. XChart draws all
-     * text as outlines, so the chart's title and its series names are also put in the SVG's
-     * {@code <title>} and {@code <desc>}, where screen readers and searches find them.
-     */
+    /** Writes the chart of {@code points} to {@code svg} as SVG, replacing the file. */
     public static void writeSvg(List<FprPoint> points, Path svg) throws IOException {
-        XYChart chart = chart(points);
-        ByteArrayOutputStream encoded = new ByteArrayOutputStream();
-        VectorGraphicsEncoder.saveVectorGraphic(chart, encoded, VectorGraphicsFormat.SVG);
-        String document = encoded.toString(StandardCharsets.UTF_8);
-        int root = document.indexOf("<svg");
-        int rootEnd = root < 0 ? -1 : document.indexOf('>', root);
-        if (rootEnd < 0) {
-            throw new IOException("XChart wrote no <svg> element");
-        }
-        String text = "<title>" + escape(chart.getTitle()) + "</title><desc>"
-                + escape(String.join("; ", chart.getSeriesMap().keySet())) + "</desc>";
-        Files.writeString(svg, document.substring(0, rootEnd + 1) + text + document.substring(rootEnd + 1),
-                StandardCharsets.UTF_8);
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        Svg.write(chart(points), svg);
     }
 }

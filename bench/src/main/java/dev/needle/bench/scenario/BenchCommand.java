@@ -1,0 +1,134 @@
+package dev.needle.bench.scenario;
+
+import dev.needle.bench.fpr.FprPoint;
+import dev.needle.bench.fpr.FprSweep;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.corpus.Manifest;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code needle bench --corpus smoke|seed}: the scenario benchmark, its checks, and its result files. */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run every scenario of a corpus under every mechanism setting, warm and in fresh JVMs,",
+            "with the false-positive sweep; check that all answers agree; write bench/results/<corpus>-<date>.*"})
+public final class BenchCommand implements Callable<Integer> {
+
+    @Option(names = "--corpus", required = true, description = "smoke or seed")
+    String corpus;
+
+    @Option(names = "--data", paramLabel = "DIR", description = "where the corpus is (generated there when missing; "
+            + "default: <tmp>/needle-corpus-<corpus>)")
+    Path data;
+
+    @Option(names = "--results", paramLabel = "DIR", description = "where result files go (default ${DEFAULT-VALUE})")
+    Path results = Path.of(System.getProperty("needle.results", "bench/results"));
+
+    @Option(names = "--warm", paramLabel = "N", description = "most warm runs per scenario and setting (default ${DEFAULT-VALUE})")
+    int warmRuns = 50;
+
+    @Option(names = "--warm-budget-ms", paramLabel = "MS", description = "stop warm runs of one scenario and setting after this long, "
+            + "three runs at least (default ${DEFAULT-VALUE})")
+    long warmBudgetMillis = 3000;
+
+    @Option(names = "--threads", description = "the engine's scanning threads (default: available processors)")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--no-cold", description = "skip the fresh-JVM runs")
+    boolean noCold;
+
+    @Option(names = "--fpr-probes", paramLabel = "N", description = "absent keys per point of the false-positive sweep; 0 skips it (default ${DEFAULT-VALUE})")
+    int fprProbes = FprSweep.DEFAULT_PROBES;
+
+    /** Runs the benchmark. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchCorpus chosen;
+        try {
+            chosen = BenchCorpus.valueOf(corpus.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--corpus must be smoke or seed, got '" + corpus + "'");
+        }
+        Path dir = data != null ? data : Path.of(System.getProperty("java.io.tmpdir"), "needle-corpus-" + chosen.label());
+        Manifest manifest;
+        long records = chosen.spec().spans() + chosen.spec().logs();
+        try (ProgressBar bar = bar("corpus", records)) {
+            manifest = chosen.ensure(dir, bar::stepBy);
+            bar.stepTo(records);
+        }
+        List<Scenario> scenarios = Scenarios.of(manifest);
+        List<Setting> settings = Arrays.asList(Setting.values());
+        ScenarioRunner runner = new ScenarioRunner(dir, TenantId.DEFAULT,
+                new ScenarioRunner.Options(warmRuns, warmBudgetMillis, threads));
+        List<Measurement> warm;
+        try (ProgressBar bar = bar("warm", (long) scenarios.size() * settings.size())) {
+            warm = runner.warm(scenarios, settings, step -> {
+                bar.setExtraMessage(step);
+                bar.step();
+            });
+        }
+        List<ColdRun> cold = new ArrayList<>();
+        if (!noCold) {
+            List<Measurement> coldTargets = warm.stream().filter(m -> m.setting() == Setting.ALL
+                    || (m.setting() == Setting.NONE && m.scenario().headline())).toList();
+            try (ProgressBar bar = bar("cold", coldTargets.size())) {
+                for (Measurement m : coldTargets) {
+                    bar.setExtraMessage(m.scenario().name());
+                    cold.add(runner.cold(m.scenario(), m.setting(), m.answer()));
+                    bar.step();
+                }
+            }
+        }
+        List<FprPoint> fpr = fprProbes == 0 ? List.of() : new FprSweep(FprSweep.DEFAULT_BITS, fprProbes, FprSweep.DEFAULT_SEED).run();
+        String date = LocalDate.now(ZoneOffset.UTC).toString();
+        BenchReport report = new BenchReport(chosen.label(), date, header(chosen, dir),
+                StoreFacts.of(dir, TenantId.DEFAULT, Signal.SPANS), StoreFacts.of(dir, TenantId.DEFAULT, Signal.LOGS),
+                settings, warm, cold, fpr);
+        Path md = report.write(results);
+        System.out.println(report.headline());
+        System.out.println("results: " + md);
+        return 0;
+    }
+
+    private static ProgressBar bar(String task, long max) {
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(500).setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+    }
+
+    private String header(BenchCorpus chosen, Path dir) throws IOException {
+        long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+        String cpu = "unknown CPU";
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (Files.isReadable(cpuinfo)) {
+            try (Stream<String> lines = Files.lines(cpuinfo)) {
+                cpu = lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
+                        .findFirst().orElse(cpu);
+            }
+        }
+        return String.format(Locale.ROOT, "Command: `./needle bench --corpus %s` (data in %s; warm: up to %d runs or %d ms per cell).%n"
+                        + "Machine: %d cores (%s), %.1f GiB RAM, Java %s, %s.",
+                chosen.label(), dir, warmRuns, warmBudgetMillis, Runtime.getRuntime().availableProcessors(), cpu,
+                memory / (double) (1L << 30), System.getProperty("java.version"), System.getProperty("os.name"));
+    }
+}

@@ -1,0 +1,11 @@
+package dev.needle.bench.scenario;
+
+/**
+ * One scenario's first query in a fresh JVM: how long the JVM took to reach main (reported apart,
+ * as the issue asks), and how long opening the store and answering took after that.
+ *
+ * @param jvmStartMillis   JVM start to main
+ * @param firstQueryMillis opening the engine and answering the first query
+ */
+public record ColdRun(Scenario scenario, Setting setting, double jvmStartMillis, double firstQueryMillis, Answer answer) {
+}
