@@ -8,6 +8,9 @@ import dev.needle.blocks.model.AnyValue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,6 +143,23 @@ public record Manifest(CorpusSpec spec, Counts counts, Map<String, List<PresentT
             g.writeEndObject();
         }
         g.writeEndArray();
+    }
+
+    /** Writes the manifest as {@code dir/manifest.json}, whole or not at all. */
+    public Path writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path tmp = dir.resolve("." + FILE + ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            write(out);
+        }
+        return Files.move(tmp, dir.resolve(FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Reads {@code dir/manifest.json}. */
+    public static Manifest readFrom(Path dir) throws IOException {
+        try (InputStream in = Files.newInputStream(dir.resolve(FILE))) {
+            return read(in);
+        }
     }
 
     /** Reads a manifest written by {@link #write}. */

@@ -11,9 +11,6 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.corpus.output.BlockOutput;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -46,12 +43,8 @@ class CorpusManifestTruthTest {
         Corpus corpus = new Corpus(spec);
         BlockOutput.Result result = BlockOutput.write(corpus, dir, TenantId.DEFAULT, 2, BlockWriter.Options.DEFAULT, n -> { });
         Manifest written = corpus.manifest(result.spans(), result.logs());
-        try (OutputStream out = Files.newOutputStream(dir.resolve(Manifest.FILE))) {
-            written.write(out);
-        }
-        try (InputStream in = Files.newInputStream(dir.resolve(Manifest.FILE))) {
-            manifest = Manifest.read(in);
-        }
+        written.writeTo(dir);
+        manifest = Manifest.readFrom(dir);
         assertEquals(written, manifest, "the manifest reads back as written");
         scan = FullScan.of(dir, TenantId.DEFAULT);
         for (SpanRecord s : scan.spans) {

@@ -19,13 +19,22 @@ public record Answer(int records, String digest) {
 
     /** The answer made of spans, identified by trace and span id. */
     public static Answer ofSpans(List<SpanRecord> spans) {
-        return of(spans.stream().map(s -> s.traceId().hex() + "/" + s.spanId().hex()).toList());
+        return of(spans.stream().map(s -> spanIdentity(s.traceId().hex(), s.spanId().hex())).toList());
     }
 
-    /** The answer made of log records, identified by time, trace and span id and body. */
+    /** The answer made of log records, identified by event time, trace and span id (what the peer returns too). */
     public static Answer ofLogs(List<LogRecord> logs) {
-        return of(logs.stream().map(r -> r.eventTimeUnixNano() + "/" + r.traceId().hex() + "/" + r.spanId().hex()
-                + "/" + r.body()).toList());
+        return of(logs.stream().map(r -> logIdentity(r.eventTimeUnixNano(), r.traceId().hex(), r.spanId().hex())).toList());
+    }
+
+    /** A span's identity in an answer. */
+    public static String spanIdentity(String traceHex, String spanHex) {
+        return traceHex + "/" + spanHex;
+    }
+
+    /** A log record's identity in an answer. */
+    public static String logIdentity(long timeUnixNano, String traceHex, String spanHex) {
+        return timeUnixNano + "/" + traceHex + "/" + spanHex;
     }
 
     /** The answer made of these identities, in any order. */

@@ -54,6 +54,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-cold", description = "skip the fresh-JVM runs")
     boolean noCold;
 
+    @Option(names = "--no-peer", description = "skip the DuckDB peer")
+    boolean noPeer;
+
     @Option(names = "--fpr-probes", paramLabel = "N", description = "absent keys per point of the false-positive sweep; 0 skips it (default ${DEFAULT-VALUE})")
     int fprProbes = FprSweep.DEFAULT_PROBES;
 
@@ -100,11 +103,23 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
+        List<PeerRunner.PeerResult> peer = List.of();
+        if (!noPeer) {
+            PeerRunner peerRunner = new PeerRunner(dir, manifest, warmRuns);
+            peerRunner.ensureExported(step -> System.err.println("peer: " + step));
+            List<Measurement> all = warm.stream().filter(m -> m.setting() == Setting.ALL).toList();
+            try (ProgressBar bar = bar("duckdb", all.size())) {
+                peer = peerRunner.run(warm, step -> {
+                    bar.setExtraMessage(step);
+                    bar.step();
+                });
+            }
+        }
         List<FprPoint> fpr = fprProbes == 0 ? List.of() : new FprSweep(FprSweep.DEFAULT_BITS, fprProbes, FprSweep.DEFAULT_SEED).run();
         String date = LocalDate.now(ZoneOffset.UTC).toString();
         BenchReport report = new BenchReport(chosen.label(), date, header(chosen, dir),
                 StoreFacts.of(dir, TenantId.DEFAULT, Signal.SPANS), StoreFacts.of(dir, TenantId.DEFAULT, Signal.LOGS),
-                settings, warm, cold, fpr);
+                settings, warm, cold, fpr, peer);
         Path md = report.write(results);
         System.out.println(report.headline());
         System.out.println("results: " + md);

@@ -7,11 +7,8 @@ import dev.needle.corpus.CorpusSpec;
 import dev.needle.corpus.Manifest;
 import dev.needle.corpus.output.BlockOutput;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
@@ -49,10 +46,7 @@ public enum BenchCorpus {
     public Manifest ensure(Path data, LongConsumer progress) throws IOException, InterruptedException {
         Path file = data.resolve(Manifest.FILE);
         if (Files.exists(file)) {
-            Manifest manifest;
-            try (InputStream in = Files.newInputStream(file)) {
-                manifest = Manifest.read(in);
-            }
+            Manifest manifest = Manifest.readFrom(data);
             if (manifest.spec().equals(spec)) {
                 return manifest;
             }
@@ -69,11 +63,7 @@ public enum BenchCorpus {
         BlockOutput.Result result = BlockOutput.write(corpus, data, TenantId.DEFAULT,
                 Runtime.getRuntime().availableProcessors(), BlockWriter.Options.DEFAULT, progress);
         Manifest manifest = corpus.manifest(result.spans(), result.logs());
-        Path tmp = data.resolve("." + Manifest.FILE + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp)) {
-            manifest.write(out);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        manifest.writeTo(data);
         return manifest;
     }
 }

@@ -43,6 +43,7 @@ public final class BenchReport {
     private final List<Measurement> warm;
     private final List<ColdRun> cold;
     private final List<FprPoint> fpr;
+    private final List<PeerRunner.PeerResult> peer;
     private final List<Section> sections = new ArrayList<>();
 
     /**
@@ -51,7 +52,8 @@ public final class BenchReport {
      * @param header lines saying how the run was made: command, machine, date
      */
     public BenchReport(String corpus, String date, String header, StoreFacts spans, StoreFacts logs,
-                       List<Setting> settings, List<Measurement> warm, List<ColdRun> cold, List<FprPoint> fpr) {
+                       List<Setting> settings, List<Measurement> warm, List<ColdRun> cold, List<FprPoint> fpr,
+                       List<PeerRunner.PeerResult> peer) {
         this.corpus = corpus;
         this.date = date;
         this.header = header;
@@ -61,6 +63,7 @@ public final class BenchReport {
         this.warm = List.copyOf(warm);
         this.cold = List.copyOf(cold);
         this.fpr = List.copyOf(fpr);
+        this.peer = List.copyOf(peer);
     }
 
     /** Adds a section after the built-in ones. */
@@ -87,17 +90,23 @@ public final class BenchReport {
     /** The headline rows: the seed store's table, measured here. */
     public String headline() {
         StringBuilder md = new StringBuilder();
-        md.append("| lookup | mechanisms | blocks opened / listed | rows scanned | bytes read | cold (first query, fresh JVM) | warm p50 | warm p99 |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("| lookup | mechanisms | blocks opened / listed | rows scanned | bytes read | cold (first query, fresh JVM) | warm p50 | warm p99 "
+                + "| DuckDB row groups read / all | DuckDB cold | DuckDB warm p50 | warm: DuckDB / needle |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Measurement m : warm) {
             if (!m.scenario().headline() || (m.setting() != Setting.NONE && m.setting() != Setting.ALL)) {
                 continue;
             }
             Explain.Totals t = m.totals();
             String coldText = coldOf(m).map(c -> ms(c.firstQueryMillis())).orElse("–");
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d / %d | %,d | %,d | %s | %s | %s |%n", m.scenario().name(),
+            Optional<PeerRunner.PeerResult> p = m.setting() == Setting.ALL ? peerOf(m.scenario()) : Optional.empty();
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d / %d | %,d | %,d | %s | %s | %s | %s | %s | %s | %s |%n", m.scenario().name(),
                     m.setting() == Setting.ALL ? "all (with sidecars)" : "none (without)", t.opened(), t.listed(),
-                    t.rowsScanned(), t.bytesRead(), coldText, ms(m.warmP50Millis()), ms(m.warmP99Millis())));
+                    t.rowsScanned(), t.bytesRead(), coldText, ms(m.warmP50Millis()), ms(m.warmP99Millis()),
+                    p.map(r -> r.plan().scanned() + " / " + r.plan().rowGroups()).orElse(""),
+                    p.map(r -> ms((r.cold().open().p50Nanos() + r.cold().firstQuery().p50Nanos()) / 1e6)).orElse(""),
+                    p.map(r -> ms(r.warm().p50Nanos() / 1e6)).orElse(""),
+                    p.map(r -> ratio(r.warm().p50Nanos() / 1e6, m.warmP50Millis())).orElse("")));
         }
         return md.toString();
     }
@@ -136,6 +145,26 @@ public final class BenchReport {
         if (!fpr.isEmpty()) {
             md.append("\n## False positives\n\nChart: [").append(base).append("-fpr.svg](").append(base).append("-fpr.svg).\n\n")
                     .append(FprReport.markdown(fpr));
+        }
+        if (!peer.isEmpty()) {
+            md.append("\n## Peer: DuckDB over Parquet\n\n")
+                    .append("The same corpus exported to Parquet (sorted like needle's blocks, 32,768-row groups, Bloom filters on the "
+                            + "trace id and every flattened attribute column), queried through DuckDB ").append(PeerRunner.duckDbVersion())
+                    .append(" with its Parquet footer cache on for warm runs; cold = a fresh DuckDB instance (open + first query). "
+                            + "Every answer equals needle's.\n\n");
+            md.append("| scenario | row groups | pruned: time | min/max | Bloom | read | read for nothing | rows in read groups "
+                    + "| DuckDB cold | DuckDB warm p50 | DuckDB warm p99 | needle warm p50 | DuckDB / needle |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (PeerRunner.PeerResult r : peer) {
+                double needleP50 = warm.stream().filter(m -> m.setting() == Setting.ALL && m.scenario().equals(r.scenario()))
+                        .mapToDouble(Measurement::warmP50Millis).findFirst().orElse(Double.NaN);
+                var plan = r.plan();
+                md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %,d | %s | %s | %s | %s | %s |%n",
+                        r.scenario().name(), plan.rowGroups(), plan.prunedByTime(), plan.prunedByStatistics(), plan.prunedByBloom(),
+                        plan.scanned(), plan.scannedForNothing(), plan.rowsInScanned(),
+                        ms((r.cold().open().p50Nanos() + r.cold().firstQuery().p50Nanos()) / 1e6), ms(r.warm().p50Nanos() / 1e6),
+                        ms(r.warm().p99Nanos() / 1e6), ms(needleP50), ratio(r.warm().p50Nanos() / 1e6, needleP50)));
+            }
         }
         for (Section s : sections) {
             md.append("\n## ").append(s.title()).append("\n\n").append(s.markdown());
@@ -195,6 +224,26 @@ public final class BenchReport {
             g.writeEndArray();
             g.writeFieldName("false_positives");
             FprReport.writeJson(g, fpr);
+            g.writeArrayFieldStart("duckdb");
+            for (PeerRunner.PeerResult r : peer) {
+                var plan = r.plan();
+                g.writeStartObject();
+                g.writeStringField("scenario", r.scenario().name());
+                g.writeNumberField("found", r.answer().records());
+                g.writeNumberField("row_groups", plan.rowGroups());
+                g.writeNumberField("pruned_by_time", plan.prunedByTime());
+                g.writeNumberField("pruned_by_statistics", plan.prunedByStatistics());
+                g.writeNumberField("pruned_by_bloom", plan.prunedByBloom());
+                g.writeNumberField("row_groups_read", plan.scanned());
+                g.writeNumberField("row_groups_read_for_nothing", plan.scannedForNothing());
+                g.writeNumberField("rows_in_read_groups", plan.rowsInScanned());
+                g.writeNumberField("warm_p50_ms", r.warm().p50Nanos() / 1e6);
+                g.writeNumberField("warm_p99_ms", r.warm().p99Nanos() / 1e6);
+                g.writeNumberField("cold_open_ms", r.cold().open().p50Nanos() / 1e6);
+                g.writeNumberField("cold_first_query_ms", r.cold().firstQuery().p50Nanos() / 1e6);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
             for (Section s : sections) {
                 g.writeFieldName(s.jsonField());
                 s.json().write(g);
@@ -202,6 +251,14 @@ public final class BenchReport {
             g.writeEndObject();
             g.writeRaw('\n');
         }
+    }
+
+    private Optional<PeerRunner.PeerResult> peerOf(Scenario s) {
+        return peer.stream().filter(r -> r.scenario().equals(s)).findFirst();
+    }
+
+    private static String ratio(double a, double b) {
+        return String.format(Locale.ROOT, "%.1f×", a / b);
     }
 
     private Optional<ColdRun> coldOf(Measurement m) {

@@ -32,7 +32,7 @@ public final class ColdQuery {
         String rest = target.substring(colon + 1);
         TimeRange range = new TimeRange(Long.parseLong(args[3]), Long.parseLong(args[4]));
         Scenario s = new Scenario("cold", kind, kind == Scenario.Kind.TRACE ? Bytes.fromHex(rest) : null,
-                kind == Scenario.Kind.TRACE ? null : rest, range, false, false);
+                kind == Scenario.Kind.TRACE ? null : rest, range, false, false, null);
         Lookups.Outcome outcome;
         try (QueryEngine engine = new QueryEngine(FsBlockStore.readOnly(Path.of(args[0])), HeadSource.EMPTY,
                 ScenarioRunner.SIDECAR_CACHE_BYTES, 2)) {

@@ -1,7 +1,9 @@
 package dev.needle.bench.scenario;
 
 import dev.needle.blocks.model.Bytes;
+import dev.needle.corpus.Manifest;
 import dev.needle.query.engine.TimeRange;
+import java.util.Locale;
 
 /**
  * One lookup the benchmark times: a trace by id, or a span or log search, and whether the corpus
@@ -14,9 +16,10 @@ import dev.needle.query.engine.TimeRange;
  * @param range       the time range asked for
  * @param expectFound whether the corpus holds a match
  * @param headline    whether the lookup belongs to the seed table's rows (timed cold without mechanisms too)
+ * @param equality    the one attribute value a search asks for, when it asks for exactly one (the peer can run those)
  */
 public record Scenario(String name, Kind kind, Bytes traceId, String query, TimeRange range, boolean expectFound,
-                       boolean headline) {
+                       boolean headline, Manifest.AttributeProbe equality) {
 
     /** What a scenario looks up. */
     public enum Kind {
@@ -30,6 +33,6 @@ public record Scenario(String name, Kind kind, Bytes traceId, String query, Time
 
     /** The lookup as one command-line argument: {@code trace:HEX} or {@code spans:QUERY} / {@code logs:QUERY}. */
     public String target() {
-        return kind == Kind.TRACE ? "trace:" + traceId.hex() : kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + query;
+        return kind == Kind.TRACE ? "trace:" + traceId.hex() : kind.name().toLowerCase(Locale.ROOT) + ":" + query;
     }
 }

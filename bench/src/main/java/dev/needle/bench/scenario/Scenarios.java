@@ -29,12 +29,12 @@ public final class Scenarios {
             if (!present.isEmpty()) {
                 Manifest.PresentTrace probe = present.get(present.size() / 2);
                 out.add(new Scenario("trace present (" + family.getKey() + ")", Scenario.Kind.TRACE,
-                        Bytes.fromHex(probe.id()), null, TimeRange.ALL, true, family.getKey().equals("random")));
+                        Bytes.fromHex(probe.id()), null, TimeRange.ALL, true, family.getKey().equals("random"), null));
             }
             List<String> absent = manifest.absentTraceIds().getOrDefault(family.getKey(), List.of());
             if (!absent.isEmpty()) {
                 out.add(new Scenario("trace absent (" + family.getKey() + ")", Scenario.Kind.TRACE,
-                        Bytes.fromHex(absent.get(absent.size() / 2)), null, TimeRange.ALL, false, false));
+                        Bytes.fromHex(absent.get(absent.size() / 2)), null, TimeRange.ALL, false, false, null));
             }
         }
         CorpusSpec spec = manifest.spec();
@@ -51,19 +51,19 @@ public final class Scenarios {
             Manifest.AttributeProbe otherAbsentUser = absent(manifest, signal, scope, "user.id", 1);
             Manifest.AttributeProbe absentPod = absent(manifest, signal, "resource", "k8s.pod.name", 0);
             if (rare != null) {
-                out.add(search(signal + ": rare " + rare.key() + " present", kind, condition(rare), TimeRange.ALL, true, false));
+                out.add(equality(signal + ": rare " + rare.key() + " present", kind, rare, TimeRange.ALL, true, false));
             }
             if (absentUser != null) {
-                out.add(search(signal + ": " + absentUser.key() + " absent", kind, condition(absentUser), TimeRange.ALL, false, false));
-                out.add(search(signal + ": " + absentUser.key() + " absent, last quarter", kind, condition(absentUser),
-                        lastQuarter, false, false));
+                out.add(equality(signal + ": " + absentUser.key() + " absent", kind, absentUser, TimeRange.ALL, false, false));
+                out.add(equality(signal + ": " + absentUser.key() + " absent, last quarter", kind, absentUser, lastQuarter,
+                        false, false));
             }
             if (absentPod != null) {
-                out.add(search(signal + ": k8s.pod.name absent", kind, condition(absentPod), TimeRange.ALL, false,
+                out.add(equality(signal + ": k8s.pod.name absent", kind, absentPod, TimeRange.ALL, false,
                         signal.equals("logs")));
             }
             if (common != null) {
-                out.add(search(signal + ": common http.route, last quarter", kind, condition(common), lastQuarter, true, false));
+                out.add(equality(signal + ": common http.route, last quarter", kind, common, lastQuarter, true, false));
             }
             if (common != null && absentUser != null) {
                 out.add(search(signal + ": route AND absent user", kind, condition(common) + " && " + condition(absentUser),
@@ -83,7 +83,12 @@ public final class Scenarios {
 
     private static Scenario search(String name, Scenario.Kind kind, String conditions, TimeRange range, boolean found,
                                    boolean headline) {
-        return new Scenario(name, kind, null, "{ " + conditions + " }", range, found, headline);
+        return new Scenario(name, kind, null, "{ " + conditions + " }", range, found, headline, null);
+    }
+
+    private static Scenario equality(String name, Scenario.Kind kind, Manifest.AttributeProbe probe, TimeRange range,
+                                     boolean found, boolean headline) {
+        return new Scenario(name, kind, null, "{ " + condition(probe) + " }", range, found, headline, probe);
     }
 
     /** The condition {@code scope.key = literal} that finds records carrying the probe's value. */

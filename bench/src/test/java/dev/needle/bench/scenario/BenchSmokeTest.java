@@ -71,11 +71,20 @@ class BenchSmokeTest {
         ColdRun cold = runner.cold(headline.scenario(), Setting.ALL, headline.answer());
         assertEquals(headline.answer(), cold.answer());
 
+        PeerRunner peerRunner = new PeerRunner(data, manifest, 1);
+        peerRunner.ensureExported(step -> { });
+        List<PeerRunner.PeerResult> peer = peerRunner.run(warm, step -> { });
+        assertTrue(peer.size() >= 12, "the peer ran the trace and single-equality scenarios: " + peer.size());
+        for (PeerRunner.PeerResult r : peer) {
+            assertTrue(r.plan().scanned() <= r.plan().rowGroups(), r.toString());
+        }
+
         BenchReport report = new BenchReport("smoke", "test", "a test run", StoreFacts.of(data, TenantId.DEFAULT, Signal.SPANS),
-                StoreFacts.of(data, TenantId.DEFAULT, Signal.LOGS), settings, warm, List.of(cold), List.of());
+                StoreFacts.of(data, TenantId.DEFAULT, Signal.LOGS), settings, warm, List.of(cold), List.of(), peer);
         Path md = report.write(dir.resolve("results"));
         String text = Files.readString(md);
         assertTrue(text.contains("| trace present (random) | all (with sidecars) |"), text);
+        assertTrue(text.contains("## Peer: DuckDB over Parquet"), text);
         assertTrue(Files.size(dir.resolve("results").resolve("smoke-test-latency.svg")) > 1000);
         assertTrue(Files.size(dir.resolve("results").resolve("smoke-test.json")) > 1000);
     }

@@ -20,12 +20,9 @@ import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import dev.needle.corpus.output.BlockOutput;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -184,7 +181,7 @@ public final class GenCommand implements Callable<Integer> {
         }
         Manifest manifest = corpus.manifest(summary.spans, summary.logs);
         if (out != null) {
-            writeManifest(manifest);
+            manifest.writeTo(out);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         report(spec, manifest, summary, seconds);
@@ -284,21 +281,7 @@ public final class GenCommand implements Callable<Integer> {
         OtlpSender sender = new OtlpSender(new SendOptions(send, concurrency, sendRate,
                 encoding.equals("json") ? OtlpEncoding.JSON : OtlpEncoding.PROTOBUF, gzip, tenant,
                 SendOptions.DEFAULT_MAX_ATTEMPTS, dryRun));
-        ExecutorService pool = generatorPool();
-        try {
-            summary.spans = corpus.spanTally();
-            summary.logs = corpus.logTally();
-            if (corpus.spanChunks() > 0) {
-                summary.sends.add(sender.sendSpans(new Batches<>(corpus.spanChunks(), corpus::spans, batch, threads, pool,
-                        summary.spans), progress));
-            }
-            if (corpus.logChunks() > 0) {
-                summary.sends.add(sender.sendLogs(new Batches<>(corpus.logChunks(), corpus::logs, batch, threads, pool,
-                        summary.logs), progress));
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        summary.sends.addAll(throughBatches(corpus, summary, b -> sender.sendSpans(b, progress), b -> sender.sendLogs(b, progress)));
         for (SendReport report : summary.sends) {
             summary.text.add(report.toText());
             summary.failed |= report.failed() > 0;
@@ -307,24 +290,36 @@ public final class GenCommand implements Callable<Integer> {
 
     private void writeFiles(Corpus corpus, LongConsumer progress, Summary summary) throws Exception {
         OtlpFiles files = new OtlpFiles(out, format.equals("otlp-json") ? OtlpEncoding.JSON : OtlpEncoding.PROTOBUF, threads);
+        summary.files.addAll(throughBatches(corpus, summary, b -> files.writeSpans(b, progress), b -> files.writeLogs(b, progress)));
+        for (FilesReport report : summary.files) {
+            summary.text.add(report.toText());
+        }
+    }
+
+    /** Where one signal's batches go: a sender or a file writer. */
+    @FunctionalInterface
+    private interface Output<R, T> {
+        T take(Batches<R> batches) throws Exception;
+    }
+
+    /** Feeds the corpus's span batches, then its log batches, made ahead on a pool, to the outputs; returns their reports. */
+    private <T> List<T> throughBatches(Corpus corpus, Summary summary, Output<SpanRecord, T> spans, Output<LogRecord, T> logs)
+            throws Exception {
+        List<T> reports = new ArrayList<>();
         ExecutorService pool = generatorPool();
         try {
             summary.spans = corpus.spanTally();
             summary.logs = corpus.logTally();
             if (corpus.spanChunks() > 0) {
-                summary.files.add(files.writeSpans(new Batches<>(corpus.spanChunks(), corpus::spans, batch, threads, pool,
-                        summary.spans), progress));
+                reports.add(spans.take(new Batches<>(corpus.spanChunks(), corpus::spans, batch, threads, pool, summary.spans)));
             }
             if (corpus.logChunks() > 0) {
-                summary.files.add(files.writeLogs(new Batches<>(corpus.logChunks(), corpus::logs, batch, threads, pool,
-                        summary.logs), progress));
+                reports.add(logs.take(new Batches<>(corpus.logChunks(), corpus::logs, batch, threads, pool, summary.logs)));
             }
         } finally {
             pool.shutdownNow();
         }
-        for (FilesReport report : summary.files) {
-            summary.text.add(report.toText());
-        }
+        return reports;
     }
 
     private ExecutorService generatorPool() {
@@ -333,16 +328,6 @@ public final class GenCommand implements Callable<Integer> {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    /** Writes manifest.json beside the output, whole or not at all. */
-    private void writeManifest(Manifest manifest) throws IOException {
-        Files.createDirectories(out);
-        Path tmp = out.resolve("." + Manifest.FILE + ".tmp");
-        try (OutputStream stream = Files.newOutputStream(tmp)) {
-            manifest.write(stream);
-        }
-        Files.move(tmp, out.resolve(Manifest.FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private ProgressBar progressBar(long total) {

@@ -54,7 +54,7 @@ class GenCommandTest {
         }
         assertEquals(0, run.exit, run.err);
         assertTrue(run.out.contains("\"accepted\""), run.out);
-        Manifest manifest = read(out.resolve(Manifest.FILE));
+        Manifest manifest = Manifest.readFrom(out);
         assertEquals(20_000, manifest.counts().spans());
         FullScan scan = FullScan.of(data, TenantId.DEFAULT);
         List<SpanRecord> stored = scan.spans;
@@ -84,7 +84,7 @@ class GenCommandTest {
             }
         }
         assertEquals(3000, spans);
-        assertEquals(3000, read(dir.resolve(Manifest.FILE)).counts().spans());
+        assertEquals(3000, Manifest.readFrom(dir).counts().spans());
     }
 
     @Test
@@ -110,11 +110,5 @@ class GenCommandTest {
         Run run = run(args);
         assertEquals(2, run.exit, run.err);
         assertTrue(run.err.contains(message), run.err);
-    }
-
-    private static Manifest read(Path file) throws Exception {
-        try (InputStream in = Files.newInputStream(file)) {
-            return Manifest.read(in);
-        }
     }
 }
