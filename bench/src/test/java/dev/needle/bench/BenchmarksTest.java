@@ -1,9 +1,12 @@
 package dev.needle.bench;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.query.engine.SearchResult;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.annotations.Param;
 
@@ -71,6 +74,78 @@ final class BenchmarksTest {
         assertNotNull(benchmark.ofStringPodName());
         assertNotNull(benchmark.ofLongStatusCode());
         assertNotNull(benchmark.ofDoubleDuration());
+    }
+
+    @Test
+    void keyMix_everyFamily_passesItsChecks() throws Exception {
+        for (String family : paramValues(KeyMixBenchmark.class, "family")) {
+            KeyMixBenchmark benchmark = new KeyMixBenchmark();
+            benchmark.family = family;
+            benchmark.generate();
+            benchmark.mixIds();
+        }
+    }
+
+    @Test
+    void keyMix_wrongExpectedSum_failsInvocation() {
+        KeyMixBenchmark benchmark = new KeyMixBenchmark();
+        benchmark.family = "counter";
+        benchmark.generate();
+        benchmark.expectedH2Sum ^= 2;
+        assertThrows(IllegalStateException.class, benchmark::mixIds);
+    }
+
+    @Test
+    void batchDecode_everyColumnChoice_passesItsChecks() throws Exception {
+        for (String columns : paramValues(BatchDecodeBenchmark.class, "columns")) {
+            BatchDecodeBenchmark benchmark = decodeBenchmark(columns);
+            try {
+                benchmark.readBatch();
+            } finally {
+                benchmark.tearDown();
+            }
+        }
+    }
+
+    @Test
+    void batchDecode_wrongChecksum_failsInvocation() throws Exception {
+        BatchDecodeBenchmark benchmark = decodeBenchmark("traceId");
+        try {
+            benchmark.expectedTraceSum++;
+            assertThrows(IllegalStateException.class, benchmark::readBatch);
+        } finally {
+            benchmark.tearDown();
+        }
+    }
+
+    /** One 300,000-span block serves both conditions and the wrong count: writing it is most of the test's time. */
+    @Test
+    void equalityScan_bothConditions_passItsChecks() throws Exception {
+        EqualityScanBenchmark benchmark = new EqualityScanBenchmark();
+        benchmark.setUp();
+        try {
+            SearchResult<SpanRecord> route = benchmark.spanRoute();
+            assertFalse(route.records().isEmpty());
+            assertFalse(benchmark.resourceService().records().isEmpty());
+            benchmark.report();
+            int found = route.records().size();
+            assertThrows(IllegalStateException.class,
+                    () -> EqualityScanBenchmark.check(benchmark.routeQuery, route, found + 1));
+        } finally {
+            benchmark.tearDown();
+        }
+    }
+
+    /**
+     * A batch decode benchmark over a block of three batches and a bit: the batch it reads is full
+     * and alike in any block, so the 300,000 spans JMH uses would only slow the test down.
+     */
+    private static BatchDecodeBenchmark decodeBenchmark(String columns) throws Exception {
+        BatchDecodeBenchmark benchmark = new BatchDecodeBenchmark();
+        benchmark.columns = columns;
+        benchmark.blockSpans = 3 * BatchDecodeBenchmark.ROWS + 1000;
+        benchmark.setUp();
+        return benchmark;
     }
 
     private static SidecarProbeBenchmark probeBenchmark(int filterKiB) {

@@ -2,6 +2,7 @@ package dev.needle.bench.scenario;
 
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
+import dev.needle.bench.ingest.IngestBench;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Manifest;
@@ -57,6 +58,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-peer", description = "skip the DuckDB peer")
     boolean noPeer;
 
+    @Option(names = "--ingest", paramLabel = "N", description = "spans and logs sent per ingest workload to a fresh server; "
+            + "0 skips ingest (default: 1,000,000 for seed, 20,000 for smoke)")
+    Long ingestRecords;
+
     @Option(names = "--fpr-probes", paramLabel = "N", description = "absent keys per point of the false-positive sweep; 0 skips it (default ${DEFAULT-VALUE})")
     int fprProbes = FprSweep.DEFAULT_PROBES;
 
@@ -79,6 +84,10 @@ public final class BenchCommand implements Callable<Integer> {
         try (ProgressBar bar = bar("corpus", records)) {
             manifest = chosen.ensure(dir, bar::stepBy);
             bar.stepTo(records);
+        }
+        PeerRunner peerRunner = new PeerRunner(dir, manifest, warmRuns);
+        if (!noPeer) {
+            peerRunner.ensureExported(step -> System.err.println("peer: " + step));
         }
         List<Scenario> scenarios = Scenarios.of(manifest);
         List<Setting> settings = Arrays.asList(Setting.values());
@@ -105,8 +114,6 @@ public final class BenchCommand implements Callable<Integer> {
         }
         List<PeerRunner.PeerResult> peer = List.of();
         if (!noPeer) {
-            PeerRunner peerRunner = new PeerRunner(dir, manifest, warmRuns);
-            peerRunner.ensureExported(step -> System.err.println("peer: " + step));
             List<Measurement> all = warm.stream().filter(m -> m.setting() == Setting.ALL).toList();
             try (ProgressBar bar = bar("duckdb", all.size())) {
                 peer = peerRunner.run(warm, step -> {
@@ -116,10 +123,21 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         List<FprPoint> fpr = fprProbes == 0 ? List.of() : new FprSweep(FprSweep.DEFAULT_BITS, fprProbes, FprSweep.DEFAULT_SEED).run();
+        long perWorkload = ingestRecords != null ? ingestRecords : chosen == BenchCorpus.SEED ? 1_000_000 : 20_000;
+        List<IngestBench.Result> ingest = perWorkload == 0 ? List.of()
+                : IngestBench.run(IngestBench.Options.defaults().withRecords(perWorkload, perWorkload)
+                        .withProgress(step -> System.err.println("ingest: " + step)));
         String date = LocalDate.now(ZoneOffset.UTC).toString();
         BenchReport report = new BenchReport(chosen.label(), date, header(chosen, dir),
                 StoreFacts.of(dir, TenantId.DEFAULT, Signal.SPANS), StoreFacts.of(dir, TenantId.DEFAULT, Signal.LOGS),
                 settings, warm, cold, fpr, peer);
+        if (!ingest.isEmpty()) {
+            report.add(new BenchReport.Section("Ingest over OTLP/HTTP", "ingest",
+                    "Each workload: a fresh `needle serve` child process (fsynced WAL), a warm-up, then the corpus sent by "
+                            + "corpus-gen's sender (8 requests in flight, 1,000 records each); the generator's own ceiling "
+                            + "is the same send as a dry run. Client and server share this machine's cores.\n\n"
+                            + IngestBench.markdown(ingest), g -> IngestBench.writeJson(g, ingest)));
+        }
         Path md = report.write(results);
         System.out.println(report.headline());
         System.out.println("results: " + md);

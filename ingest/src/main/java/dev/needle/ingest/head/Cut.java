@@ -13,7 +13,11 @@ import java.util.Map;
  * @param spans       spans by tenant
  * @param logs        log records by tenant
  * @param rows        records in all
+ * @param walBytes    the write-ahead log payload bytes of its records, what the head's bound counts
+ *
+ * <p>Cuts are told apart by identity, never by {@code equals}: two cuts' contents may be equal, and
+ * comparing them would walk every record.
  */
 public record Cut(long maxSequence, Map<TenantId, java.util.List<SpanRecord>> spans,
-                  Map<TenantId, java.util.List<LogRecord>> logs, long rows) {
+                  Map<TenantId, java.util.List<LogRecord>> logs, long rows, long walBytes) {
 }

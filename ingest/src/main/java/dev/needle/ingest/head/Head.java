@@ -25,7 +25,6 @@ public final class Head implements HeadSource {
     private long firstAddNanos;
     private final List<Cut> publishing = new ArrayList<>();
     private long publishingBytes;
-    private final Map<Cut, Long> cutBytes = new HashMap<>();
 
     /** Adds the records of one durable write-ahead log entry; entries arrive in sequence order. */
     @SuppressWarnings("unchecked")
@@ -47,9 +46,8 @@ public final class Head implements HeadSource {
         if (rows == 0) {
             return null;
         }
-        Cut cut = new Cut(maxSequence, spans, logs, rows);
+        Cut cut = new Cut(maxSequence, spans, logs, rows, bytes);
         publishing.add(cut);
-        cutBytes.put(cut, bytes);
         publishingBytes += bytes;
         spans = new HashMap<>();
         logs = new HashMap<>();
@@ -60,8 +58,9 @@ public final class Head implements HeadSource {
 
     /** Forgets a cut whose blocks are published and listed. */
     public synchronized void release(Cut cut) {
-        if (publishing.remove(cut)) {
-            publishingBytes -= cutBytes.remove(cut);
+        // By identity: a record's equals would compare every span of the two cuts.
+        if (publishing.removeIf(c -> c == cut)) {
+            publishingBytes -= cut.walBytes();
         }
     }
 

@@ -1,0 +1,476 @@
+package dev.needle.bench.ingest;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.corpus.Corpus;
+import dev.needle.corpus.CorpusSpec;
+import dev.needle.corpus.otlp.OtlpEncoding;
+import dev.needle.corpus.otlp.OtlpSender;
+import dev.needle.corpus.otlp.SendOptions;
+import dev.needle.corpus.otlp.SendReport;
+import dev.needle.corpus.output.Batches;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.channels.Channels;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * The ingest benchmark: records per second that a running {@code needle serve} acknowledges over
+ * OTLP/HTTP, with request latency, per signal and encoding, loaded by corpus-gen's sender.
+ *
+ * <p>For each {@link Workload}, in order:
+ * <ol>
+ *   <li><b>A fresh server.</b> {@code needle serve} in a child JVM, as deployed, on an empty data
+ *       directory, with ports it picks itself; ready once {@code /ready} answers 200.</li>
+ *   <li><b>Warm-up</b>, not measured: the same workload from a corpus with another seed, for
+ *       {@link Options#warmUp()} (at most one corpus's worth), to tenant {@value #WARM_UP_TENANT},
+ *       so that both JITs are warm and the measured tenant starts empty.</li>
+ *   <li><b>The measurement.</b> Every record of the corpus, {@link Options#concurrency()} requests
+ *       in flight, as fast as the server acknowledges, to the default tenant. The rate is records
+ *       acknowledged per second of wall time from the first batch taken to the last reply; the
+ *       generator runs during it, so its CPU is taken from the server's on a shared machine. The
+ *       latency of a request runs from sending it to reading its whole reply, so it includes the
+ *       write-ahead log fsync the server waits for before it acknowledges.</li>
+ *   <li><b>The check.</b> SIGTERM: the server publishes its head and must exit 0. The default
+ *       tenant's blocks must then hold every acknowledged record (exactly those, unless a request
+ *       got no reply or failed): a run that loses or duplicates records fails instead of reporting
+ *       a rate.</li>
+ *   <li><b>Generator ceiling.</b> The same corpus made, encoded (and gzipped) by the same sender
+ *       with the same concurrency and batch size, but sent nowhere (a dry run), once the server is
+ *       gone: the most this process can offer with the whole machine to itself. Accepted/s near it
+ *       says the generator, not the server, was the limit.</li>
+ * </ol>
+ *
+ * <p>Usable from a test or a runner: {@link #run}, then {@link #markdown} and {@link #writeJson}.
+ */
+public final class IngestBench {
+
+    /** The tenant of the warm-up, so that the measured (default) tenant holds exactly the measured records. */
+    public static final String WARM_UP_TENANT = "warm-up";
+    /** A dry run connects nowhere; its options still need a well-formed URL. */
+    private static final URI DRY_RUN_URL = URI.create("http://127.0.0.1:4318");
+    /** Generator threads and chunks made ahead, as {@code needle gen} has by default. */
+    private static final int GENERATOR_THREADS = Runtime.getRuntime().availableProcessors();
+
+    private IngestBench() {
+    }
+
+    /** One signal sent in one encoding, gzipped or not. */
+    public record Workload(Signal signal, OtlpEncoding encoding, boolean gzip) {
+
+        public Workload {
+            Objects.requireNonNull(signal, "signal");
+            Objects.requireNonNull(encoding, "encoding");
+        }
+
+        /** Spans, then logs, each as protobuf, JSON, protobuf with gzip and JSON with gzip. */
+        public static List<Workload> all() {
+            List<Workload> all = new ArrayList<>();
+            for (Signal signal : List.of(Signal.SPANS, Signal.LOGS)) {
+                for (boolean gzip : new boolean[] {false, true}) {
+                    for (OtlpEncoding encoding : List.of(OtlpEncoding.PROTOBUF, OtlpEncoding.JSON)) {
+                        all.add(new Workload(signal, encoding, gzip));
+                    }
+                }
+            }
+            return List.copyOf(all);
+        }
+
+        /** {@code protobuf}, {@code json}, {@code protobuf+gzip} or {@code json+gzip}. */
+        public String encodingLabel() {
+            return encoding.label() + (gzip ? "+gzip" : "");
+        }
+
+        /** The name of its directory under {@link Options#dataRootOrNull()}, such as {@code spans-protobuf-gzip}. */
+        public String directoryName() {
+            return signal.dirName() + "-" + encodingLabel().replace('+', '-');
+        }
+
+        /** Such as {@code spans protobuf+gzip}. */
+        public String label() {
+            return signal.dirName() + " " + encodingLabel();
+        }
+    }
+
+    /**
+     * What to run.
+     *
+     * @param spans          spans sent per span workload (and in the corpus the logs are made from)
+     * @param logs           log records sent per log workload
+     * @param workloads      what to send, in order; each gets its own server
+     * @param concurrency    requests in flight
+     * @param batch          records per request
+     * @param warmUp         how long to send before measuring, per server; zero for none
+     * @param classPath      the class path of the server's JVM: one that holds needle's ingest module
+     * @param serverJvmArgs  options for the server's JVM, such as {@code -Xmx2g}; none gives the JVM's defaults,
+     *                       as {@code ./needle serve} has
+     * @param dataRootOrNull where each workload's data directory and server log are kept, in
+     *                       {@code <root>/}{@link Workload#directoryName()}{@code /data} and {@code /server.log};
+     *                       null for a temporary directory, deleted after each workload
+     * @param progress       told one line at each step
+     */
+    public record Options(long spans, long logs, List<Workload> workloads, int concurrency, int batch,
+                          Duration warmUp, String classPath, List<String> serverJvmArgs, Path dataRootOrNull,
+                          Consumer<String> progress) {
+
+        public Options {
+            workloads = List.copyOf(workloads);
+            serverJvmArgs = List.copyOf(serverJvmArgs);
+            Objects.requireNonNull(warmUp, "warmUp");
+            Objects.requireNonNull(classPath, "classPath");
+            Objects.requireNonNull(progress, "progress");
+            if (spans < 0 || logs < 0 || spans + logs == 0) {
+                throw new IllegalArgumentException("spans and logs must be ≥ 0 and not both 0, got " + spans + " and " + logs);
+            }
+            if (workloads.isEmpty()) {
+                throw new IllegalArgumentException("no workloads to run");
+            }
+            for (Workload w : workloads) {
+                if ((w.signal() == Signal.SPANS ? spans : logs) == 0) {
+                    throw new IllegalArgumentException("workload " + w.label() + " has no records to send: "
+                            + w.signal().dirName() + " is 0");
+                }
+            }
+            if (workloads.stream().distinct().count() != workloads.size()) {
+                // Each workload's data directory is named after it.
+                throw new IllegalArgumentException("workloads repeat: " + workloads);
+            }
+            if (concurrency < 1 || batch < 1) {
+                throw new IllegalArgumentException("concurrency and batch must be ≥ 1, got " + concurrency + " and " + batch);
+            }
+            if (warmUp.isNegative()) {
+                throw new IllegalArgumentException("the warm-up must not be negative, got " + warmUp);
+            }
+        }
+
+        /**
+         * The real run: 2,000,000 spans and 2,000,000 logs in every workload, 8 requests of 1,000
+         * records in flight, 5 s of warm-up, the server on this JVM's class path, data in a temporary
+         * directory, progress on standard error.
+         */
+        public static Options defaults() {
+            return new Options(2_000_000, 2_000_000, Workload.all(), 8, 1000, Duration.ofSeconds(5),
+                    System.getProperty("java.class.path"), List.of(), null, System.err::println);
+        }
+
+        /** These options with other record counts. */
+        public Options withRecords(long spans, long logs) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with other workloads. */
+        public Options withWorkloads(List<Workload> workloads) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with another number of requests in flight. */
+        public Options withConcurrency(int concurrency) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with another number of records per request. */
+        public Options withBatch(int batch) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with another warm-up. */
+        public Options withWarmUp(Duration warmUp) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with the server on another class path. */
+        public Options withClassPath(String classPath) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+
+        /** These options with data directories kept under {@code root}. */
+        public Options withDataRoot(Path root) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    Objects.requireNonNull(root, "root"), progress);
+        }
+
+        /** These options with progress told to {@code progress}. */
+        public Options withProgress(Consumer<String> progress) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
+                    dataRootOrNull, progress);
+        }
+    }
+
+    /**
+     * One workload's outcome.
+     *
+     * @param workload      what was sent
+     * @param send          the measured send
+     * @param ceiling       the same send as a dry run: the generator's and encoder's own rate
+     * @param warmUpRecords records the server acknowledged during the warm-up, to another tenant
+     * @param storedRecords records in the measured tenant's blocks after the server stopped
+     */
+    public record Result(Workload workload, SendReport send, SendReport ceiling, long warmUpRecords,
+                         long storedRecords) {
+
+        public Result {
+            Objects.requireNonNull(workload, "workload");
+            Objects.requireNonNull(send, "send");
+            Objects.requireNonNull(ceiling, "ceiling");
+        }
+
+        /** Records acknowledged per second as a share of the generator's ceiling: near 1, the generator was the limit. */
+        public double ofCeiling() {
+            return ceiling.recordsPerSecond() > 0 ? send.acceptedPerSecond() / ceiling.recordsPerSecond() : 0;
+        }
+    }
+
+    /** Runs every workload of {@code options}, each against its own server, and returns their results in order. */
+    public static List<Result> run(Options options) throws IOException, InterruptedException {
+        Corpus corpus = new Corpus(CorpusSpec.defaults(options.spans(), options.logs()));
+        Corpus warmUpCorpus = new Corpus(corpus.spec().withSeed(corpus.spec().seed() + 1));
+        boolean temporary = options.dataRootOrNull() == null;
+        Path root = temporary ? Files.createTempDirectory("needle-ingest-bench-")
+                : Files.createDirectories(options.dataRootOrNull());
+        try {
+            List<Result> results = new ArrayList<>();
+            for (Workload w : options.workloads()) {
+                Path dir = root.resolve(w.directoryName());
+                try {
+                    results.add(runWorkload(w, corpus, warmUpCorpus, dir, options));
+                } finally {
+                    if (temporary) {
+                        deleteTree(dir);
+                    }
+                }
+            }
+            return List.copyOf(results);
+        } finally {
+            if (temporary) {
+                deleteTree(root);
+            }
+        }
+    }
+
+    private static Result runWorkload(Workload w, Corpus corpus, Corpus warmUpCorpus, Path dir, Options options)
+            throws IOException, InterruptedException {
+        Consumer<String> progress = options.progress();
+        Files.createDirectories(dir);
+        try (Stream<Path> entries = Files.list(dir)) {
+            if (entries.findAny().isPresent()) {
+                throw new FileAlreadyExistsException(dir.toString(), null,
+                        "holds an earlier run's data; a measured server starts on an empty directory");
+            }
+        }
+        Path data = dir.resolve("data");
+        long warmUpRecords = 0;
+        SendReport send;
+        try (ServerProcess server = ServerProcess.start(options.classPath(), options.serverJvmArgs(), data,
+                dir.resolve("server.log"))) {
+            progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
+            if (!options.warmUp().isZero()) {
+                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, options.warmUp());
+                warmUpRecords = warm.accepted();
+                progress.accept(format("%s: warm-up %,d records in %.1f s, %,.0f records/s%s", w.label(),
+                        warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
+                        warm.firstError() == null ? "" : "; " + warm.firstError()));
+            }
+            send = send(corpus, w, options, server.otlp(), false, null, null);
+            progress.accept(format("%s: %,d of %,d records accepted in %.1f s, %,.0f records/s, p50 %.1f ms, p99 %.1f ms",
+                    w.label(), send.accepted(), send.recordsSent(), send.elapsedSeconds(), send.acceptedPerSecond(),
+                    send.latencyP50Millis(), send.latencyP99Millis()));
+            server.stop();
+        }
+        long stored = storedRecords(data, w.signal());
+        // A batch can be stored twice only when an attempt got no reply (the server may have taken it) and was
+        // retried, and a failed one may or may not be stored; the statuses name such attempts by their exception.
+        boolean exact = send.failed() == 0
+                && send.statuses().keySet().stream().allMatch(status -> status.chars().allMatch(Character::isDigit));
+        if (stored < send.accepted() || (exact && stored != send.accepted())) {
+            throw new IllegalStateException(format("%s: the server acknowledged %,d records (%,d records failed, "
+                            + "replies %s) but its blocks hold %,d after a clean stop (data in %s)", w.label(),
+                    send.accepted(), send.failed(), send.statuses(), stored, data));
+        }
+        progress.accept(format("%s: stopped; its blocks hold the %,d records", w.label(), stored));
+        // After the server is gone, with this JVM's encoders as warm as they were for the measurement.
+        SendReport ceiling = send(corpus, w, options, DRY_RUN_URL, true, null, null);
+        progress.accept(format("%s: generator ceiling %,.0f records/s (%,d records made and encoded, nothing sent)",
+                w.label(), ceiling.recordsPerSecond(), ceiling.recordsSent()));
+        return new Result(w, send, ceiling, warmUpRecords, stored);
+    }
+
+    /**
+     * Sends (or in a dry run, only makes and encodes) the workload's records of {@code corpus}, to
+     * {@code tenantOrNull}, for at most {@code limitOrNull} when given.
+     */
+    private static SendReport send(Corpus corpus, Workload w, Options options, URI url, boolean dryRun,
+                                   String tenantOrNull, Duration limitOrNull) throws InterruptedException {
+        OtlpSender sender = new OtlpSender(new SendOptions(url, options.concurrency(), 0, w.encoding(), w.gzip(),
+                tenantOrNull, SendOptions.DEFAULT_MAX_ATTEMPTS, dryRun));
+        ExecutorService pool = Executors.newFixedThreadPool(GENERATOR_THREADS, r -> {
+            Thread t = new Thread(r, "needle-bench-gen");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            if (w.signal() == Signal.SPANS) {
+                return sender.sendSpans(ready(new Batches<>(corpus.spanChunks(), corpus::spans, options.batch(),
+                        GENERATOR_THREADS, pool, corpus.spanTally()), limitOrNull), n -> { });
+            }
+            return sender.sendLogs(ready(new Batches<>(corpus.logChunks(), corpus::logs, options.batch(),
+                    GENERATOR_THREADS, pool, corpus.logTally()), limitOrNull), n -> { });
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code batches} once their first chunk is made, ending {@code limitOrNull} from then when given.
+     * The sender's clock starts when it is handed the batches: waiting here keeps the generator's
+     * start-up, when nothing can be sent yet, out of the measured time.
+     */
+    private static <R> Iterator<List<R>> ready(Iterator<List<R>> batches, Duration limitOrNull) {
+        batches.hasNext();
+        return limitOrNull == null ? batches : new Until<>(batches, System.nanoTime() + limitOrNull.toNanos());
+    }
+
+    /** Batches until a deadline (in {@link System#nanoTime()}): a warm-up sends for a while, not a count. */
+    private static final class Until<R> implements Iterator<List<R>> {
+        private final Iterator<List<R>> batches;
+        private final long deadline;
+
+        Until(Iterator<List<R>> batches, long deadline) {
+            this.batches = batches;
+            this.deadline = deadline;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return System.nanoTime() - deadline < 0 && batches.hasNext();
+        }
+
+        /** Not limited again: the deadline may pass between a caller's hasNext and this. */
+        @Override
+        public List<R> next() {
+            return batches.next();
+        }
+    }
+
+    /** Records in the default tenant's blocks of {@code signal}, as their meta.json files count them. */
+    private static long storedRecords(Path data, Signal signal) throws IOException {
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        long rows = 0;
+        for (BlockRef block : store.list(TenantId.DEFAULT, signal)) {
+            try (InputStream in = Channels.newInputStream(store.open(block, BlockReader.META))) {
+                rows += BlockMetaJson.read(in.readAllBytes()).rows();
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * The results as a Markdown table, a key to its columns, and a line for each workload that
+     * got a reply other than 200 or saw an error.
+     */
+    public static String markdown(List<Result> results) {
+        StringBuilder s = new StringBuilder();
+        s.append("| signal | encoding | records | accepted/s | p50 ms | p99 ms | retried | rejected | failed "
+                + "| MiB sent | generator ceiling/s | of ceiling |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Result r : results) {
+            SendReport send = r.send();
+            s.append(format("| %s | %s | %,d | %,.0f | %.1f | %.1f | %,d | %,d | %,d | %,.1f | %,.0f | %.0f%% |\n",
+                    r.workload().signal().dirName(), r.workload().encodingLabel(), send.recordsSent(),
+                    send.acceptedPerSecond(), send.latencyP50Millis(), send.latencyP99Millis(), send.retried(),
+                    send.rejected(), send.failed(), send.bytesSent() / (1024.0 * 1024.0),
+                    r.ceiling().recordsPerSecond(), 100 * r.ofCeiling()));
+        }
+        s.append("\naccepted/s: records acknowledged (fsynced in the write-ahead log) per second of wall time; "
+                + "p50, p99: request latency to the whole reply; retried: requests that repeated a batch (after 429, "
+                + "503 or no reply); generator ceiling: the same records made and encoded with nothing sent; "
+                + "of ceiling: accepted/s as a share of it.\n");
+        StringBuilder notes = new StringBuilder();
+        for (Result r : results) {
+            SendReport send = r.send();
+            Map<String, Long> others = new TreeMap<>(send.statuses());
+            others.remove("200");
+            if (!others.isEmpty() || send.firstError() != null || send.stoppedBecause() != null) {
+                notes.append("- ").append(r.workload().label()).append(":");
+                others.forEach((status, count) -> notes.append(format(" %s ×%,d;", status, count)));
+                if (send.firstError() != null) {
+                    notes.append(" first error: ").append(send.firstError()).append(';');
+                }
+                if (send.stoppedBecause() != null) {
+                    notes.append(" stopped early: ").append(send.stoppedBecause()).append(';');
+                }
+                notes.setLength(notes.length() - 1);
+                notes.append('\n');
+            }
+        }
+        if (notes.length() > 0) {
+            s.append('\n').append(notes);
+        }
+        return s.toString();
+    }
+
+    /**
+     * Writes the results as one JSON array where {@code g} is: per workload its signal, encoding,
+     * gzip, the warm-up's and the stored record counts, the share of the ceiling, and the measured
+     * send and the dry run as {@link SendReport#write} writes them.
+     */
+    public static void writeJson(JsonGenerator g, List<Result> results) throws IOException {
+        g.writeStartArray();
+        for (Result r : results) {
+            g.writeStartObject();
+            g.writeStringField("signal", r.workload().signal().dirName());
+            g.writeStringField("encoding", r.workload().encoding().label());
+            g.writeBooleanField("gzip", r.workload().gzip());
+            g.writeNumberField("warmUpRecords", r.warmUpRecords());
+            g.writeNumberField("storedRecords", r.storedRecords());
+            g.writeNumberField("ofCeiling", r.ofCeiling());
+            g.writeFieldName("send");
+            r.send().write(g);
+            g.writeFieldName("generatorCeiling");
+            r.ceiling().write(g);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private static String format(String pattern, Object... args) {
+        return String.format(Locale.ROOT, pattern, args);
+    }
+}

@@ -1,0 +1,159 @@
+package dev.needle.bench.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.needle.bench.ingest.IngestBench.Options;
+import dev.needle.bench.ingest.IngestBench.Result;
+import dev.needle.bench.ingest.IngestBench.Workload;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.corpus.otlp.OtlpEncoding;
+import dev.needle.corpus.otlp.SendReport;
+import dev.needle.ingest.server.ServeCommand;
+import java.io.File;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ingest benchmark end to end at a tiny size, against real {@code needle serve} child processes; invariants only, never timings. */
+class IngestBenchTest {
+
+    private static final long SPANS = 20_000;
+    private static final long LOGS = 10_000;
+
+    @Test
+    void run_tinyCorpus_acknowledgesStoresAndStopsEverything(@TempDir Path root) throws Exception {
+        String classPath = System.getProperty("java.class.path");
+        assertServerOnClassPath(classPath);
+        List<String> progress = Collections.synchronizedList(new ArrayList<>());
+        List<Workload> workloads = List.of(new Workload(Signal.SPANS, OtlpEncoding.PROTOBUF, true),
+                new Workload(Signal.LOGS, OtlpEncoding.JSON, false));
+        Options options = Options.defaults()
+                .withRecords(SPANS, LOGS)
+                .withWorkloads(workloads)
+                .withWarmUp(Duration.ofSeconds(1))
+                .withClassPath(classPath)
+                .withDataRoot(root)
+                .withProgress(progress::add);
+
+        List<Result> results = IngestBench.run(options);
+
+        assertEquals(0, ProcessHandle.current().descendants().count(), "no server process is left behind");
+        assertEquals(workloads, results.stream().map(Result::workload).toList());
+        for (Result r : results) {
+            Signal signal = r.workload().signal();
+            long expected = signal == Signal.SPANS ? SPANS : LOGS;
+            SendReport send = r.send();
+            String label = r.workload().label() + ": " + send.toText() + progress;
+            assertEquals(expected, send.recordsSent(), label);
+            assertEquals(expected, send.accepted(), label);
+            assertEquals(0, send.rejected(), label);
+            assertEquals(0, send.failed(), label);
+            assertEquals(expected, r.storedRecords(), label);
+            assertTrue(r.ceiling().dryRun(), label);
+            assertEquals(expected, r.ceiling().recordsSent(), label);
+            assertTrue(r.warmUpRecords() > 0, label);
+
+            // Counted again from the blocks' data, not their meta.json as the benchmark counts.
+            Path data = root.resolve(r.workload().directoryName()).resolve("data");
+            Signal other = signal == Signal.SPANS ? Signal.LOGS : Signal.SPANS;
+            assertEquals(expected, rowsInBlocks(data, TenantId.DEFAULT, signal), label);
+            assertEquals(r.warmUpRecords(), rowsInBlocks(data, TenantId.of(IngestBench.WARM_UP_TENANT), signal), label);
+            assertEquals(0, rowsInBlocks(data, TenantId.DEFAULT, other), label);
+        }
+
+        String table = IngestBench.markdown(results);
+        assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
+        assertTrue(table.contains("| logs | json | 10,000 |"), table);
+        assertJsonArrayOf(results);
+    }
+
+    @Test
+    void run_serverCannotStart_failsWithItsOutputAndLeavesNoProcess(@TempDir Path root) {
+        Options options = Options.defaults()
+                .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.PROTOBUF, false)))
+                .withRecords(1_000, 0)
+                .withWarmUp(Duration.ZERO)
+                .withClassPath(root.toString())
+                .withDataRoot(root)
+                .withProgress(line -> { });
+
+        IOException e = assertThrows(IOException.class, () -> IngestBench.run(options));
+
+        assertTrue(e.getMessage().contains("before it was ready"), e.getMessage());
+        assertTrue(e.getMessage().contains(ServeCommand.class.getName()), "the server's own output: " + e.getMessage());
+        assertEquals(0, ProcessHandle.current().descendants().count(), "no server process is left behind");
+    }
+
+    /**
+     * The server's JVM gets this JVM's {@code java.class.path}. Surefire starts tests through a
+     * manifest-only jar but sets that property to the real test class path; if it ever stopped
+     * doing so, this says why the server would not start.
+     */
+    private static void assertServerOnClassPath(String classPath) throws Exception {
+        Path serverCode = Path.of(ServeCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toAbsolutePath().normalize();
+        List<Path> entries = Arrays.stream(classPath.split(File.pathSeparator))
+                .map(e -> Path.of(e).toAbsolutePath().normalize()).toList();
+        assertTrue(entries.contains(serverCode),
+                "java.class.path does not hold " + serverCode + ": " + classPath);
+    }
+
+    private static long rowsInBlocks(Path data, TenantId tenant, Signal signal) throws Exception {
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        long rows = 0;
+        try (BufferAllocator allocator = new RootAllocator()) {
+            for (BlockRef block : store.list(tenant, signal)) {
+                try (BlockReader reader = BlockReader.open(store, block, allocator)) {
+                    String column = reader.schema().getFields().get(0).getName();
+                    for (int batch = 0; batch < reader.batchCount(); batch++) {
+                        try (VectorSchemaRoot batchRoot = reader.read(batch, List.of(column))) {
+                            rows += batchRoot.getRowCount();
+                        }
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static void assertJsonArrayOf(List<Result> results) throws Exception {
+        StringWriter out = new StringWriter();
+        JsonFactory json = new JsonFactory();
+        try (JsonGenerator g = json.createGenerator(out)) {
+            IngestBench.writeJson(g, results);
+        }
+        int objects = 0;
+        try (JsonParser p = json.createParser(out.toString())) {
+            assertEquals(JsonToken.START_ARRAY, p.nextToken());
+            while (p.nextToken() == JsonToken.START_OBJECT) {
+                p.skipChildren();
+                objects++;
+            }
+            assertEquals(JsonToken.END_ARRAY, p.currentToken());
+            assertNull(p.nextToken());
+        }
+        assertEquals(results.size(), objects, out.toString());
+        assertTrue(out.toString().contains("\"accepted\":20000"), out.toString());
+    }
+}
