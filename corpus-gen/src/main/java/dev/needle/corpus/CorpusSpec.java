@@ -69,18 +69,6 @@ public record CorpusSpec(long seed, long spans, long logs, List<TraceIdFamily> f
                 correlatedLogs, errorShare, blockRows, probes);
     }
 
-    /** This spec with other counts. */
-    public CorpusSpec withCounts(long spans, long logs) {
-        return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,
-                correlatedLogs, errorShare, blockRows, probes);
-    }
-
-    /** This spec with other trace-id families. */
-    public CorpusSpec withFamilies(List<TraceIdFamily> families) {
-        return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,
-                correlatedLogs, errorShare, blockRows, probes);
-    }
-
     /** This spec with blocks of at most {@code blockRows} rows. */
     public CorpusSpec withBlockRows(int blockRows) {
         return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,

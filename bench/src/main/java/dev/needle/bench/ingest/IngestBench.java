@@ -186,18 +186,6 @@ public final class IngestBench {
                     dataRootOrNull, progress);
         }
 
-        /** These options with another number of requests in flight. */
-        public Options withConcurrency(int concurrency) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
-        }
-
-        /** These options with another number of records per request. */
-        public Options withBatch(int batch) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
-        }
-
         /** These options with another warm-up. */
         public Options withWarmUp(Duration warmUp) {
             return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,

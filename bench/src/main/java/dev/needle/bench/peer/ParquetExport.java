@@ -124,11 +124,6 @@ public final class ParquetExport {
             return new Options(rowsPerFile, rows, bloomFalsePositiveRatio, codec);
         }
 
-        /** These options with {@code c} page compression. */
-        public Options withCodec(Codec c) {
-            return new Options(rowsPerFile, rowGroupSize, bloomFalsePositiveRatio, c);
-        }
-
         /** The option list of the {@code COPY} statement. */
         public String copyOptions() {
             return "FORMAT parquet"

@@ -116,6 +116,11 @@ public final class PeerRunner {
         return out;
     }
 
+    /** The COPY options the export writes every file with (rows per file aside). */
+    public static String copyOptions() {
+        return ParquetExport.Options.defaults().copyOptions();
+    }
+
     /** DuckDB's own version string, such as {@code v1.4.0}, or what went wrong asking for it. */
     public static String duckDbVersion() {
         try (Connection conn = DriverManager.getConnection("jdbc:duckdb:");

@@ -174,8 +174,23 @@ public record BlockName(long startUnixMilli, long endUnixMilli, String id) imple
         return TIME.format(LocalDateTime.ofInstant(Instant.ofEpochMilli(unixMilli), ZoneOffset.UTC));
     }
 
+    /**
+     * Reads a time the name pattern has already matched ({@code yyyyMMdd'T'HHmmss.SSS'Z'}, all
+     * digits in place) by hand: every query lists the store, and a formatter's parse cost about
+     * 4 µs a name. {@link LocalDateTime#of} rejects what STRICT resolving would (month 13, February 30).
+     */
     private static long parseMilli(String text) {
-        return LocalDateTime.parse(text, TIME).toInstant(ZoneOffset.UTC).toEpochMilli();
+        return LocalDateTime.of(digits(text, 0, 4), digits(text, 4, 6), digits(text, 6, 8), digits(text, 9, 11),
+                digits(text, 11, 13), digits(text, 13, 15), digits(text, 16, 19) * 1_000_000)
+                .toInstant(ZoneOffset.UTC).toEpochMilli();
+    }
+
+    private static int digits(String text, int from, int to) {
+        int value = 0;
+        for (int i = from; i < to; i++) {
+            value = value * 10 + (text.charAt(i) - '0');
+        }
+        return value;
     }
 
     /** Ceiling division that, unlike {@code -floorDiv(-x, d)}, is right for Long.MIN_VALUE too. */
