@@ -159,9 +159,9 @@ public final class BenchCommand implements Callable<Integer> {
                         .findFirst().orElse(cpu);
             }
         }
-        return String.format(Locale.ROOT, "Command: `./needle bench --corpus %s` (data in %s; warm: up to %d runs or %d ms per cell).%n"
+        return String.format(Locale.ROOT, "Command: `./needle bench --corpus %s` (data in %s; warm: after up to %d untimed runs, up to %d timed runs or %d ms per cell).%n"
                         + "Machine: %d cores (%s), %.1f GiB RAM, Java %s, %s.",
-                chosen.label(), dir, warmRuns, warmBudgetMillis, Runtime.getRuntime().availableProcessors(), cpu,
+                chosen.label(), dir, ScenarioRunner.WARM_UP_RUNS, warmRuns, warmBudgetMillis, Runtime.getRuntime().availableProcessors(), cpu,
                 memory / (double) (1L << 30), System.getProperty("java.version"), System.getProperty("os.name"));
     }
 }
