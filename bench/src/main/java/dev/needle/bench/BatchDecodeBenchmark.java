@@ -16,7 +16,6 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +114,7 @@ public class BatchDecodeBenchmark {
     /** The spans in a block's row order: BlockWriter's stable sort by trace id, then start time. */
     static List<SpanRecord> sortedAsWritten(List<SpanRecord> spans) {
         List<SpanRecord> sorted = new ArrayList<>(spans);
-        sorted.sort(Comparator.comparing(SpanRecord::traceId).thenComparingLong(SpanRecord::startTimeUnixNano));
+        sorted.sort(BlockWriter.SPAN_ORDER);
         return sorted;
     }
 

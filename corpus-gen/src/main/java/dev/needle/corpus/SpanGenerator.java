@@ -30,6 +30,8 @@ final class SpanGenerator {
     private static final int FLAG_SAMPLED = 1;
     private static final String[] INTERNAL_NAMES = {"validate-cart", "compute-price", "render-template",
         "serialize-response", "apply-discounts", "check-fraud-rules", "resolve-feature-flags"};
+    /** Draw weights of {@link Vocabulary#DB_OPERATIONS}: mostly reads. */
+    private static final int[] DB_OPERATION_WEIGHTS = {70, 15, 12, 3};
     private static final KeyValue HTTP_SCHEME = KeyValue.of("url.scheme", "http");
     private static final KeyValue KAFKA = KeyValue.of("messaging.system", "kafka");
     private static final KeyValue PUBLISH = KeyValue.of("messaging.operation.type", "publish");
@@ -170,7 +172,7 @@ final class SpanGenerator {
             }
             case DB -> {
                 int db = r.nextInt(Vocabulary.DB_SYSTEMS.length);
-                int op = draw(r, new int[] {70, 15, 12, 3});
+                int op = draw(r, DB_OPERATION_WEIGHTS);
                 int collection = r.nextInt(Vocabulary.COLLECTIONS.length);
                 name = dbNames[op][collection];
                 tally.add(attributes, words.spanDbSystem, db);

@@ -1,11 +1,8 @@
 package dev.needle.bench.ingest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.bench.StoreFacts;
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Corpus;
 import dev.needle.corpus.CorpusSpec;
@@ -15,9 +12,7 @@ import dev.needle.corpus.otlp.SendOptions;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.nio.channels.Channels;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -291,7 +286,7 @@ public final class IngestBench {
                     send.latencyP50Millis(), send.latencyP99Millis()));
             server.stop();
         }
-        long stored = storedRecords(data, w.signal());
+        long stored = StoreFacts.of(data, TenantId.DEFAULT, w.signal()).rows();
         // A batch can be stored twice only when an attempt got no reply (the server may have taken it) and was
         // retried, and a failed one may or may not be stored; the statuses name such attempts by their exception.
         boolean exact = send.failed() == 0
@@ -364,18 +359,6 @@ public final class IngestBench {
         public List<R> next() {
             return batches.next();
         }
-    }
-
-    /** Records in the default tenant's blocks of {@code signal}, as their meta.json files count them. */
-    private static long storedRecords(Path data, Signal signal) throws IOException {
-        FsBlockStore store = FsBlockStore.readOnly(data);
-        long rows = 0;
-        for (BlockRef block : store.list(TenantId.DEFAULT, signal)) {
-            try (InputStream in = Channels.newInputStream(store.open(block, BlockReader.META))) {
-                rows += BlockMetaJson.read(in.readAllBytes()).rows();
-            }
-        }
-        return rows;
     }
 
     /**

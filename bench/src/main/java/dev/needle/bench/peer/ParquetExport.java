@@ -6,6 +6,7 @@ import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.write.BlockWriter;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -162,14 +163,12 @@ public final class ParquetExport {
 
     /** Writes {@code batches} of spans into {@code dir}, which must hold no Parquet files yet. */
     public Result exportSpans(Iterator<? extends List<SpanRecord>> batches, Path dir) throws IOException, SQLException {
-        Comparator<SpanRecord> order = Comparator.comparing(SpanRecord::traceId)
-                .thenComparingLong(SpanRecord::startTimeUnixNano);
-        return export(batches, dir, Signal.SPANS, order, this::appendSpan);
+        return export(batches, dir, Signal.SPANS, BlockWriter.SPAN_ORDER, this::appendSpan);
     }
 
     /** Writes {@code batches} of log records into {@code dir}, which must hold no Parquet files yet. */
     public Result exportLogs(Iterator<? extends List<LogRecord>> batches, Path dir) throws IOException, SQLException {
-        return export(batches, dir, Signal.LOGS, Comparator.comparingLong(LogRecord::eventTimeUnixNano), this::appendLog);
+        return export(batches, dir, Signal.LOGS, BlockWriter.LOG_ORDER, this::appendLog);
     }
 
     @FunctionalInterface

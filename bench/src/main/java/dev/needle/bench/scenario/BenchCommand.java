@@ -1,5 +1,6 @@
 package dev.needle.bench.scenario;
 
+import dev.needle.bench.StoreFacts;
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
 import dev.needle.bench.ingest.IngestBench;

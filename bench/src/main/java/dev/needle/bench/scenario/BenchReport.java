@@ -2,6 +2,7 @@ package dev.needle.bench.scenario;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.bench.StoreFacts;
 import dev.needle.bench.chart.Svg;
 import dev.needle.bench.fpr.FprChart;
 import dev.needle.bench.fpr.FprPoint;

@@ -3,6 +3,7 @@ package dev.needle.bench.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.bench.StoreFacts;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Manifest;

@@ -6,7 +6,6 @@ import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -49,6 +48,13 @@ public final class BlockWriter {
 
     /** The most rows in one record batch. */
     public static final int MAX_BATCH_ROWS = 8192;
+
+    /** The order of a spans block's rows: by trace id, so that a trace's rows are together, then by start time. */
+    public static final Comparator<SpanRecord> SPAN_ORDER = Comparator.comparing(SpanRecord::traceId)
+            .thenComparingLong(SpanRecord::startTimeUnixNano);
+
+    /** The order of a logs block's rows: by event time. */
+    public static final Comparator<LogRecord> LOG_ORDER = Comparator.comparingLong(LogRecord::eventTimeUnixNano);
 
     private final BlockStore store;
     private final BufferAllocator allocator;
@@ -140,8 +146,7 @@ public final class BlockWriter {
 
     /** Writes and publishes one spans block named with {@code id}. */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id) throws IOException {
-        List<SpanRecord> sorted = sorted(spans, Comparator.comparing(SpanRecord::traceId)
-                .thenComparingLong(SpanRecord::startTimeUnixNano));
+        List<SpanRecord> sorted = sorted(spans, SPAN_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttrIdxBuilder attrIdx = new AttrIdxBuilder();
         IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));
@@ -178,7 +183,7 @@ public final class BlockWriter {
 
     /** Writes and publishes one logs block named with {@code id}. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id) throws IOException {
-        List<LogRecord> sorted = sorted(logs, Comparator.comparingLong(LogRecord::eventTimeUnixNano));
+        List<LogRecord> sorted = sorted(logs, LOG_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttrIdxBuilder attrIdx = new AttrIdxBuilder();
         IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));

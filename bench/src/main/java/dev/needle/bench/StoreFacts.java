@@ -1,4 +1,4 @@
-package dev.needle.bench.scenario;
+package dev.needle.bench;
 
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
