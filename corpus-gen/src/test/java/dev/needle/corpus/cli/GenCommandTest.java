@@ -4,20 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.store.TenantId;
-import dev.needle.corpus.FullScan;
+import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.corpus.Manifest;
-import dev.needle.ingest.server.NeedleServer;
-import dev.needle.query.otlp.OtlpJson;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,35 +33,6 @@ class GenCommandTest {
         cli.setErr(new PrintWriter(err));
         int exit = cli.execute(args);
         return new Run(exit, out.toString(), err.toString());
-    }
-
-    @Test
-    void sendToTheRealServer_everyManifestProbeIsInItsBlocks() throws Exception {
-        Path data = dir.resolve("data");
-        Path out = dir.resolve("out");
-        Run run;
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
-            run = run("--spans", "20000", "--logs", "10000", "--probes", "5", "--users", "2000", "--batch", "500",
-                    "--send", "http://127.0.0.1:" + server.otlpAddress().getPort(), "--concurrency", "3", "--gzip",
-                    "--out", out.toString(), "--json");
-        }
-        assertEquals(0, run.exit, run.err);
-        assertTrue(run.out.contains("\"accepted\""), run.out);
-        Manifest manifest = Manifest.readFrom(out);
-        assertEquals(20_000, manifest.counts().spans());
-        FullScan scan = FullScan.of(data, TenantId.DEFAULT);
-        List<SpanRecord> stored = scan.spans;
-        assertEquals(20_000, stored.size());
-        assertEquals(10_000, scan.logs.size());
-        Map<String, Long> byTrace = stored.stream().collect(Collectors.groupingBy(s -> s.traceId().hex(), Collectors.counting()));
-        for (List<Manifest.PresentTrace> family : manifest.presentTraceIds().values()) {
-            for (Manifest.PresentTrace trace : family) {
-                assertEquals(trace.spans(), byTrace.getOrDefault(trace.id(), 0L), trace.id());
-            }
-        }
-        for (List<String> family : manifest.absentTraceIds().values()) {
-            family.forEach(id -> assertTrue(!byTrace.containsKey(id), id));
-        }
     }
 
     @Test

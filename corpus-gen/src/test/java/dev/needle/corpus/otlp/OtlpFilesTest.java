@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.query.otlp.Decoded;
-import dev.needle.query.otlp.OtlpJson;
-import dev.needle.query.otlp.OtlpProto;
+import dev.needle.blocks.otlp.Decoded;
+import dev.needle.blocks.otlp.OtlpJson;
+import dev.needle.blocks.otlp.OtlpProto;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;

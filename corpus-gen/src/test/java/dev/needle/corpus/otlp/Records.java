@@ -13,23 +13,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Hand-built spans and log records for the tests, with every kind of field OTLP carries set somewhere. */
-final class Records {
+public final class Records {
 
     /** 2025-11-29T19:55:00Z, where every test record's time starts. */
-    static final long START = 1_764_446_100_000_000_000L;
+    public static final long START = 1_764_446_100_000_000_000L;
     private static final Scope SCOPE = new Scope("corpus-test", "1.0", List.of(KeyValue.of("scope.kind", "test")), 0, "");
 
     private Records() {
     }
 
     /** The resource of service number {@code service}. */
-    static Resource resource(int service) {
+    public static Resource resource(int service) {
         return new Resource(List.of(KeyValue.of("service.name", "svc-" + service), KeyValue.of("host.index", service),
                 new KeyValue("cloud.on", new AnyValue.Bool(service % 2 == 0))), 0, "https://opentelemetry.io/schemas/1.26.0");
     }
 
     /** The trace id of trace {@code trace} of run {@code run}: 16 bytes, never zero. */
-    static Bytes traceId(int run, int trace) {
+    public static Bytes traceId(int run, int trace) {
         return Bytes.fromHex(String.format("%08x%08x%016x", run, 0xC0DE, trace + 1L));
     }
 
@@ -38,7 +38,7 @@ final class Records {
      * root span and children, with attributes of each type, an event on the root and a link on the
      * second span.
      */
-    static List<SpanRecord> spans(int run, int firstTrace, int traces, int spansPerTrace, int service) {
+    public static List<SpanRecord> spans(int run, int firstTrace, int traces, int spansPerTrace, int service) {
         Resource resource = resource(service);
         List<SpanRecord> out = new ArrayList<>(traces * spansPerTrace);
         for (int t = firstTrace; t < firstTrace + traces; t++) {
@@ -69,7 +69,7 @@ final class Records {
     }
 
     /** {@code count} log records of service {@code service}; every third belongs to a trace of run {@code run}. */
-    static List<LogRecord> logs(int run, int first, int count, int service) {
+    public static List<LogRecord> logs(int run, int first, int count, int service) {
         Resource resource = resource(service);
         List<LogRecord> out = new ArrayList<>(count);
         for (int i = first; i < first + count; i++) {
@@ -87,7 +87,7 @@ final class Records {
     }
 
     /** {@code records} cut into batches of {@code size} (the last may be shorter). */
-    static <T> List<List<T>> batches(List<T> records, int size) {
+    public static <T> List<List<T>> batches(List<T> records, int size) {
         List<List<T>> out = new ArrayList<>();
         for (int i = 0; i < records.size(); i += size) {
             out.add(List.copyOf(records.subList(i, Math.min(records.size(), i + size))));

@@ -2,12 +2,12 @@ package dev.needle.query.http;
 
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TimeRange;
-import dev.needle.query.otlp.OtlpJson;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;

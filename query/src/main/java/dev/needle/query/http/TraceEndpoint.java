@@ -2,14 +2,14 @@ package dev.needle.query.http;
 
 import com.google.protobuf.CodedOutputStream;
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.otlp.OtlpJson;
+import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.engine.TraceResult;
-import dev.needle.query.otlp.OtlpJson;
-import dev.needle.query.otlp.OtlpProto;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;

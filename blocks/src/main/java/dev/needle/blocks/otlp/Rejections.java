@@ -1,4 +1,4 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.model.Bytes;

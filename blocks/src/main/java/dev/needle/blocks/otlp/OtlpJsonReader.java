@@ -1,4 +1,4 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;

@@ -1,10 +1,10 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.WireFormat;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
+import com.google.protobuf.WireFormat;
 import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;

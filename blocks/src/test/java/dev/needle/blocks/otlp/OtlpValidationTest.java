@@ -1,4 +1,4 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,4 +1,4 @@
-package dev.needle.query.otlp;
+package dev.needle.blocks.otlp;
 
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
