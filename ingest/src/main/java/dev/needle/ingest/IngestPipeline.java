@@ -3,7 +3,6 @@ package dev.needle.ingest;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -12,10 +11,10 @@ import dev.needle.blocks.write.WrittenBlock;
 import dev.needle.ingest.head.Cut;
 import dev.needle.ingest.head.CutIds;
 import dev.needle.ingest.head.Head;
+import dev.needle.ingest.head.Records;
 import dev.needle.ingest.wal.WalEntry;
 import dev.needle.ingest.wal.WalFullException;
 import dev.needle.ingest.wal.WriteAheadLog;
-import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -57,7 +56,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private final List<Cut> unpublished = new ArrayList<>();
     private final AtomicLong blocksPublished = new AtomicLong();
     private final AtomicLong sidecarBytesPublished = new AtomicLong();
-    private WriteAheadLog wal;
+    private WriteAheadLog<Records> wal;
 
     private IngestPipeline(BlockStore store, IngestLimits limits) {
         this.store = store;
@@ -74,7 +73,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
             throws IOException {
         IngestPipeline pipeline = new IngestPipeline(store, limits);
         Map<String, Long> published = pipeline.completeCuts();
-        WriteAheadLog.Recovery recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
+        WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
         int replayed = 0;
@@ -84,7 +83,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 skipped++;
                 continue;
             }
-            pipeline.head.add(entry, decode(entry));
+            pipeline.head.add(entry, Records.decode(entry.signal(), entry.payload()));
             replayed++;
         }
         LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",
@@ -92,12 +91,6 @@ public final class IngestPipeline implements Ingestor, Closeable {
         long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
         pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
         return pipeline;
-    }
-
-    private static List<?> decode(WalEntry entry) throws IOException {
-        return entry.signal() == Signal.SPANS
-                ? OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(entry.payload()))).records()
-                : OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(entry.payload()))).records();
     }
 
     private static String key(TenantId tenant, Signal signal) {
@@ -137,33 +130,33 @@ public final class IngestPipeline implements Ingestor, Closeable {
         return complete;
     }
 
-    private void durable(List<WalEntry> entries, List<Object> attachments) {
+    private void durable(List<WalEntry> entries, List<Records> records) {
         for (int i = 0; i < entries.size(); i++) {
-            head.add(entries.get(i), (List<?>) attachments.get(i));
+            head.add(entries.get(i), records.get(i));
         }
     }
 
     @Override
     public void acceptSpans(TenantId tenant, List<SpanRecord> spans) throws IngestRefusedException, IOException {
-        accept(tenant, Signal.SPANS, spans, spans.isEmpty() ? null : OtlpProto.encodeSpans(spans).toByteArray());
+        accept(tenant, new Records.Spans(spans));
     }
 
     @Override
     public void acceptLogs(TenantId tenant, List<LogRecord> logs) throws IngestRefusedException, IOException {
-        accept(tenant, Signal.LOGS, logs, logs.isEmpty() ? null : OtlpProto.encodeLogs(logs).toByteArray());
+        accept(tenant, new Records.Logs(logs));
     }
 
-    private void accept(TenantId tenant, Signal signal, List<?> records, byte[] payload)
-            throws IngestRefusedException, IOException {
-        if (payload == null) {
+    private void accept(TenantId tenant, Records records) throws IngestRefusedException, IOException {
+        if (records.size() == 0) {
             return;
         }
+        byte[] payload = records.encode();
         if (head.bytes() + payload.length > limits.maxHeadBytes()) {
             throw new IngestRefusedException(429, 5, "the head holds " + head.bytes()
                     + " bytes of unpublished records, at its bound of " + limits.maxHeadBytes());
         }
         try {
-            wal.append(signal, tenant, payload, records).get();
+            wal.append(records.signal(), tenant, payload, records).get();
         } catch (WalFullException e) {
             throw new IngestRefusedException(503, 1, e.getMessage());
         } catch (InterruptedException e) {
@@ -180,7 +173,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /** The write-ahead log, for metrics. */
-    public WriteAheadLog wal() {
+    public WriteAheadLog<Records> wal() {
         return wal;
     }
 
@@ -229,25 +222,28 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     private void publish(Cut cut) throws IOException {
         for (var e : cut.spans().entrySet()) {
-            publishChunks(cut, e.getKey(), Signal.SPANS, e.getValue());
+            publishChunks(cut, e.getKey(), Signal.SPANS, e.getValue(), writer::writeSpans);
         }
         for (var e : cut.logs().entrySet()) {
-            publishChunks(cut, e.getKey(), Signal.LOGS, e.getValue());
+            publishChunks(cut, e.getKey(), Signal.LOGS, e.getValue(), writer::writeLogs);
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private void publishChunks(Cut cut, TenantId tenant, Signal signal, List<?> records) throws IOException {
+    /** Writes one chunk of a cut's records as a block: the block writer's method for their signal. */
+    private interface ChunkWriter<R> {
+        WrittenBlock write(TenantId tenant, List<R> chunk, String id) throws IOException;
+    }
+
+    private <R> void publishChunks(Cut cut, TenantId tenant, Signal signal, List<R> records, ChunkWriter<R> write)
+            throws IOException {
         // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
         int blockRows = Math.max(limits.blockRows(), (records.size() + 998) / 999);
         int chunks = (records.size() + blockRows - 1) / blockRows;
         for (int i = 0; i < chunks; i++) {
-            List<?> chunk = records.subList(i * blockRows, Math.min(records.size(), (i + 1) * blockRows));
+            List<R> chunk = records.subList(i * blockRows, Math.min(records.size(), (i + 1) * blockRows));
             String id = CutIds.id(cut.maxSequence(), i, chunks);
             try {
-                WrittenBlock block = signal == Signal.SPANS
-                        ? writer.writeSpans(tenant, (List<SpanRecord>) chunk, id)
-                        : writer.writeLogs(tenant, (List<LogRecord>) chunk, id);
+                WrittenBlock block = write.write(tenant, chunk, id);
                 blocksPublished.incrementAndGet();
                 sidecarBytesPublished.addAndGet(block.meta().traceIdxBytes() + block.meta().attrIdxBytes());
                 LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.size(), block.meta().dataBytes());

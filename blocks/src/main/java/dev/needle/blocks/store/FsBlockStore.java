@@ -3,7 +3,6 @@ package dev.needle.blocks.store;
 import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryNotEmptyException;
@@ -20,6 +19,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedded {@link BlockStore}: blocks are directories on the local filesystem.
@@ -49,7 +50,7 @@ public final class FsBlockStore implements BlockStore {
     /** File names inside a block: plain names, so a name can never climb out of the block. */
     private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
 
-    private static final System.Logger LOG = System.getLogger(FsBlockStore.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(FsBlockStore.class);
 
     private final Path root;
     private final FsOps ops;
@@ -215,9 +216,9 @@ public final class FsBlockStore implements BlockStore {
                     try {
                         ops.deleteRecursively(dir);
                         removed.add(dir);
-                        LOG.log(Level.INFO, "removed stale directory {0}", dir);
+                        LOG.info("removed stale directory {}", dir);
                     } catch (IOException e) {
-                        LOG.log(Level.WARNING, "could not remove stale directory " + dir, e);
+                        LOG.warn("could not remove stale directory {}", dir, e);
                     }
                 }
             }

@@ -27,14 +27,14 @@ public final class Head implements HeadSource {
     private long publishingBytes;
 
     /** Adds the records of one durable write-ahead log entry; entries arrive in sequence order. */
-    @SuppressWarnings("unchecked")
-    public synchronized void add(WalEntry entry, List<?> records) {
+    public synchronized void add(WalEntry entry, Records records) {
         if (rows == 0) {
             firstAddNanos = System.nanoTime();
         }
-        switch (entry.signal()) {
-            case SPANS -> spans.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll((List<SpanRecord>) records);
-            case LOGS -> logs.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll((List<LogRecord>) records);
+        if (records instanceof Records.Spans s) {
+            spans.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(s.list());
+        } else if (records instanceof Records.Logs l) {
+            logs.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(l.list());
         }
         rows += records.size();
         bytes += entry.payload().length;

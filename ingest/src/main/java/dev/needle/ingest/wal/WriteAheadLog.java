@@ -34,36 +34,42 @@ import org.slf4j.LoggerFactory;
  * <p>A checkpoint file says up to which sequence everything is in published blocks; segments
  * wholly below it are deleted. Opening the log cuts a torn tail off the last segment and returns
  * the entries past the checkpoint for replay.
+ *
+ * @param <A> what appenders pass along with their entries to the {@link Listener}
  */
-public final class WriteAheadLog implements Closeable {
+public final class WriteAheadLog<A> implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
     private static final String CHECKPOINT = "checkpoint";
     private static final String SUFFIX = ".wal";
 
-    /** Receives entries once they are durable, in sequence order, on the writer thread. */
-    public interface Listener {
+    /**
+     * Receives entries once they are durable, in sequence order, on the writer thread.
+     *
+     * @param <A> what appenders pass along with their entries
+     */
+    public interface Listener<A> {
         /**
          * {@code entries} are fsynced; their appenders have not been answered yet.
          * {@code attachments} are what each appender passed along with its entry.
          */
-        void durable(List<WalEntry> entries, List<Object> attachments);
+        void durable(List<WalEntry> entries, List<A> attachments);
     }
 
     /** The log, and the entries past its checkpoint that the head must replay. */
-    public record Recovery(WriteAheadLog log, List<WalEntry> entries, List<String> problems) {
+    public record Recovery<A>(WriteAheadLog<A> log, List<WalEntry> entries, List<String> problems) {
     }
 
-    private record Pending(Signal signal, TenantId tenant, byte[] payload, Object attachment,
-                           CompletableFuture<WalEntry> done) {
+    private record Pending<A>(Signal signal, TenantId tenant, byte[] payload, A attachment,
+                              CompletableFuture<WalEntry> done) {
     }
 
     private final Path dir;
     private final long segmentBytes;
     private final long maxPendingBytes;
-    private final Listener listener;
+    private final Listener<A> listener;
     private final LongConsumer fsyncNanos;
-    private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Pending<A>> queue = new LinkedBlockingQueue<>();
     private final AtomicLong pendingBytes = new AtomicLong();
     /** First sequence of each segment file, and the file; the last one is being written. */
     private final TreeMap<Long, Path> segments = new TreeMap<>();
@@ -76,7 +82,7 @@ public final class WriteAheadLog implements Closeable {
     private volatile boolean running = true;
     private volatile IOException broken;
 
-    private WriteAheadLog(Path dir, long segmentBytes, long maxPendingBytes, Listener listener, LongConsumer fsyncNanos,
+    private WriteAheadLog(Path dir, long segmentBytes, long maxPendingBytes, Listener<A> listener, LongConsumer fsyncNanos,
                           long lastSequence, long checkpoint) {
         this.dir = dir;
         this.segmentBytes = segmentBytes;
@@ -92,8 +98,8 @@ public final class WriteAheadLog implements Closeable {
      * Opens (or creates) the log in {@code dir}: reads the checkpoint, reads every segment, cuts a
      * torn tail, and returns the entries past the checkpoint. Appends start after the last entry.
      */
-    public static Recovery open(Path dir, long segmentBytes, long maxPendingBytes, Listener listener,
-                                LongConsumer fsyncNanos) throws IOException {
+    public static <A> Recovery<A> open(Path dir, long segmentBytes, long maxPendingBytes, Listener<A> listener,
+                                       LongConsumer fsyncNanos) throws IOException {
         Files.createDirectories(dir);
         long checkpoint = readCheckpoint(dir);
         List<WalEntry> replay = new ArrayList<>();
@@ -135,12 +141,12 @@ public final class WriteAheadLog implements Closeable {
                 }
             }
         }
-        WriteAheadLog log = new WriteAheadLog(dir, segmentBytes, maxPendingBytes, listener, fsyncNanos, last, checkpoint);
+        WriteAheadLog<A> log = new WriteAheadLog<>(dir, segmentBytes, maxPendingBytes, listener, fsyncNanos, last, checkpoint);
         log.segments.putAll(found);
         log.startSegment(last + 1);
         log.writer.setDaemon(true);
         log.writer.start();
-        return new Recovery(log, replay, problems);
+        return new Recovery<>(log, replay, problems);
     }
 
     /**
@@ -149,7 +155,7 @@ public final class WriteAheadLog implements Closeable {
      *
      * @throws WalFullException when the entries waiting for fsync already hold too many bytes
      */
-    public CompletableFuture<WalEntry> append(Signal signal, TenantId tenant, byte[] payload, Object attachment)
+    public CompletableFuture<WalEntry> append(Signal signal, TenantId tenant, byte[] payload, A attachment)
             throws WalFullException {
         if (broken != null) {
             throw new WalFullException("the write-ahead log cannot be written: " + broken.getMessage());
@@ -161,15 +167,15 @@ public final class WriteAheadLog implements Closeable {
                     + " bytes waiting for fsync, above its bound of " + maxPendingBytes);
         }
         CompletableFuture<WalEntry> done = new CompletableFuture<>();
-        queue.add(new Pending(signal, tenant, payload, attachment, done));
+        queue.add(new Pending<>(signal, tenant, payload, attachment, done));
         return done;
     }
 
     private void writeLoop() {
-        List<Pending> batch = new ArrayList<>();
+        List<Pending<A>> batch = new ArrayList<>();
         while (running || !queue.isEmpty()) {
             try {
-                Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
+                Pending<A> first = queue.poll(50, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
@@ -197,10 +203,10 @@ public final class WriteAheadLog implements Closeable {
         }
     }
 
-    private List<WalEntry> write(List<Pending> batch) throws IOException {
+    private List<WalEntry> write(List<Pending<A>> batch) throws IOException {
         synchronized (lock) {
             List<WalEntry> entries = new ArrayList<>(batch.size());
-            for (Pending p : batch) {
+            for (Pending<A> p : batch) {
                 if (activeSize >= segmentBytes) {
                     active.force(false);
                     startSegment(lastSequence + 1);

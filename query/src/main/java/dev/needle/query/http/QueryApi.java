@@ -2,7 +2,6 @@ package dev.needle.query.http;
 
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.QueryEngine;
-import java.lang.System.Logger.Level;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -10,6 +9,8 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
@@ -42,7 +43,7 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class QueryApi extends Handler.Abstract {
 
-    private static final System.Logger LOG = System.getLogger(QueryApi.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(QueryApi.class);
     private static final String V2_TRACES = "/api/v2/traces/";
     private static final String V1_TRACES = "/api/traces/";
 
@@ -71,7 +72,7 @@ public final class QueryApi extends Handler.Abstract {
             return Json.error(e.status(), e.getMessage());
         } catch (Exception e) {
             // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
-            LOG.log(Level.ERROR, "query failed: " + request.getHttpURI(), e);
+            LOG.error("query failed: {}", request.getHttpURI(), e);
             return Json.error(500, "internal error: " + e);
         }
     }
