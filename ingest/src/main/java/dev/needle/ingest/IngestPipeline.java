@@ -5,6 +5,7 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.Retention;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
@@ -72,10 +73,23 @@ public final class IngestPipeline implements Ingestor, Closeable {
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
             throws IOException {
         IngestPipeline pipeline = new IngestPipeline(store, limits);
-        Map<String, Long> published = pipeline.completeCuts();
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
+        try {
+            pipeline.replay(recovery);
+        } catch (IOException | RuntimeException e) {
+            pipeline.wal.close();
+            pipeline.allocator.close();
+            throw e;
+        }
+        long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
+        pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
+        return pipeline;
+    }
+
+    private void replay(WriteAheadLog.Recovery<Records> recovery) throws IOException {
+        Map<String, Long> published = completeCuts(recovery.log().checkpoint(), contiguousThrough(recovery));
         int replayed = 0;
         int skipped = 0;
         for (WalEntry entry : recovery.entries()) {
@@ -83,14 +97,27 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 skipped++;
                 continue;
             }
-            pipeline.head.add(entry, Records.decode(entry.signal(), entry.payload()));
+            head.add(entry, Records.decode(entry.signal(), entry.payload()));
             replayed++;
         }
         LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",
                 replayed, skipped);
-        long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
-        pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
-        return pipeline;
+    }
+
+    /**
+     * The last sequence up to which the log holds every entry past its checkpoint, without a gap (a
+     * damaged segment leaves one): records of a cut beyond it can no longer be written again.
+     */
+    private static long contiguousThrough(WriteAheadLog.Recovery<Records> recovery) {
+        long through = recovery.log().checkpoint();
+        for (WalEntry entry : recovery.entries()) {
+            if (entry.sequence() == through + 1) {
+                through = entry.sequence();
+            } else if (entry.sequence() > through) {
+                break;
+            }
+        }
+        return through;
     }
 
     private static String key(TenantId tenant, Signal signal) {
@@ -98,11 +125,16 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /**
-     * For each tenant and signal, the largest sequence of a cut whose chunks are all published;
-     * the blocks of cuts that are not whole (a crash while publishing) are deleted: the log still
-     * holds their records, and the next cut writes them again.
+     * For each tenant and signal, the largest sequence of a cut whose blocks are all published.
+     *
+     * <p>A cut the log was checkpointed past is whole even when some of its blocks are gone: they
+     * were published, and retention (or compaction) removed them since. A cut past the checkpoint
+     * with blocks missing was cut short by a crash while publishing: its blocks are deleted, and
+     * the next cut writes its records again from the log — but only when the log still holds all of
+     * them ({@code replayableThrough}); otherwise its blocks are kept, since a record stored twice
+     * is better than one lost.
      */
-    private Map<String, Long> completeCuts() throws IOException {
+    private Map<String, Long> completeCuts(long checkpoint, long replayableThrough) throws IOException {
         Map<String, Long> complete = new HashMap<>();
         for (TenantId tenant : store.tenants()) {
             for (Signal signal : Signal.values()) {
@@ -115,19 +147,33 @@ public final class IngestPipeline implements Ingestor, Closeable {
                     });
                 }
                 for (var e : byCut.entrySet()) {
-                    if (e.getValue().size() == counts.get(e.getKey())) {
-                        complete.merge(key(tenant, signal), e.getKey(), Math::max);
-                    } else {
+                    long cut = e.getKey();
+                    if (cut <= checkpoint || e.getValue().size() == counts.get(cut)) {
+                        complete.merge(key(tenant, signal), cut, Math::max);
+                    } else if (cut <= replayableThrough) {
                         for (BlockRef partial : e.getValue()) {
-                            LOG.info("recovery: deleting {}, one of {} blocks of a cut that was not fully published",
-                                    partial, counts.get(e.getKey()));
+                            LOG.info("recovery: deleting {}, one of {} blocks of a cut that was not fully published;"
+                                    + " the write-ahead log holds its records", partial, counts.get(cut));
                             store.delete(partial);
                         }
+                    } else {
+                        LOG.warn("recovery: keeping {} of {} blocks of cut {} of {}: the write-ahead log no longer holds"
+                                + " all of its records, so they are kept and the rest replayed (some may be stored twice)",
+                                e.getValue().size(), counts.get(cut), cut, key(tenant, signal));
                     }
                 }
             }
         }
         return complete;
+    }
+
+    /**
+     * Deletes the blocks whose every record is older than {@code cutoffUnixNano}; the blocks of one
+     * cut go together, once all of them are older, so that recovery never sees a cut cut short.
+     */
+    public List<BlockRef> applyRetention(long cutoffUnixNano) throws IOException {
+        return Retention.deleteOlderThan(store, cutoffUnixNano,
+                ref -> CutIds.parse(ref.name().id()).<Object>map(CutIds.Chunk::sequence).orElse(ref));
     }
 
     private void durable(List<WalEntry> entries, List<Records> records) {

@@ -3,36 +3,54 @@ package dev.needle.blocks.store;
 import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Deletes blocks whose every event is older than a cutoff, judged from block names alone: a block's
  * name ends at its latest event rounded up, so a block is deleted only when all of it is older.
+ *
+ * <p>Blocks written together (the chunks of one ingest cut) form a group, named by the caller's
+ * {@code group} function, and a group is deleted only once every block of it is older: deleting one
+ * block of a group would make the rest look like a write that did not finish.
  */
 public final class Retention {
 
     private Retention() {
     }
 
-    /** Deletes the blocks of one tenant and signal whose end time is before {@code cutoffUnixNano}; returns them. */
+    /**
+     * Deletes the groups of blocks of one tenant and signal whose every block ends before
+     * {@code cutoffUnixNano}; returns the deleted blocks in name order.
+     */
     public static List<BlockRef> deleteOlderThan(BlockStore store, TenantId tenant, Signal signal,
-            long cutoffUnixNano) throws IOException {
-        List<BlockRef> deleted = new ArrayList<>();
+            long cutoffUnixNano, Function<BlockRef, ?> group) throws IOException {
+        Map<Object, List<BlockRef>> groups = new LinkedHashMap<>();
         for (BlockRef block : store.list(tenant, signal)) {
-            if (block.name().endUnixNano() < cutoffUnixNano) {
-                store.delete(block);
-                deleted.add(block);
+            groups.computeIfAbsent(group.apply(block), g -> new ArrayList<>()).add(block);
+        }
+        List<BlockRef> deleted = new ArrayList<>();
+        for (List<BlockRef> blocks : groups.values()) {
+            if (blocks.stream().allMatch(b -> b.name().endUnixNano() < cutoffUnixNano)) {
+                for (BlockRef block : blocks) {
+                    store.delete(block);
+                    deleted.add(block);
+                }
             }
         }
+        deleted.sort(null);
         return deleted;
     }
 
-    /** Deletes the blocks of every tenant and both signals whose end time is before {@code cutoffUnixNano}. */
-    public static List<BlockRef> deleteOlderThan(BlockStore store, long cutoffUnixNano) throws IOException {
+    /** {@link #deleteOlderThan(BlockStore, TenantId, Signal, long, Function)} for every tenant and both signals. */
+    public static List<BlockRef> deleteOlderThan(BlockStore store, long cutoffUnixNano, Function<BlockRef, ?> group)
+            throws IOException {
         List<BlockRef> deleted = new ArrayList<>();
         for (TenantId tenant : store.tenants()) {
             for (Signal signal : Signal.values()) {
-                deleted.addAll(deleteOlderThan(store, tenant, signal, cutoffUnixNano));
+                deleted.addAll(deleteOlderThan(store, tenant, signal, cutoffUnixNano, group));
             }
         }
         return deleted;

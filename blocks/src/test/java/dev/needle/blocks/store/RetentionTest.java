@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,8 +18,27 @@ class RetentionTest {
     private static final TenantId ACME = TenantId.of("acme");
     private static final TenantId OTHER = TenantId.of("other");
 
+    /** Every block a group of its own. */
+    private static final Function<BlockRef, ?> EACH = Function.identity();
+
     @TempDir
     Path tmp;
+
+    @Test
+    void deleteOlderThan_aGroupWithOneRecentBlock_keptWhole() throws IOException {
+        FsBlockStore store = new FsBlockStore(tmp);
+        BlockRef oldOfA = publishEmpty(store, ACME, Signal.SPANS, 10 * MS, 20 * MS);
+        BlockRef recentOfA = publishEmpty(store, ACME, Signal.SPANS, 150 * MS, 200 * MS);
+        BlockRef oldOfB = publishEmpty(store, ACME, Signal.SPANS, 30 * MS, 40 * MS);
+        BlockRef alsoOldOfB = publishEmpty(store, ACME, Signal.SPANS, 50 * MS, 60 * MS);
+        Function<BlockRef, String> group = b -> b.equals(oldOfA) || b.equals(recentOfA) ? "a" : "b";
+
+        List<BlockRef> deleted = Retention.deleteOlderThan(store, ACME, Signal.SPANS, 100 * MS, group);
+
+        assertEquals(List.of(oldOfB, alsoOldOfB), deleted);
+        assertEquals(List.of(oldOfA, recentOfA), store.list(ACME, Signal.SPANS));
+        assertEquals(List.of(oldOfA, recentOfA), Retention.deleteOlderThan(store, 201 * MS, group));
+    }
 
     @Test
     void deleteOlderThan_endBeforeCutoff_deletedByNameAlone() throws IOException {
@@ -33,7 +53,7 @@ class RetentionTest {
         BlockRef otherSignal = publishEmpty(store, ACME, Signal.LOGS, 10 * MS, 20 * MS);
         BlockRef otherTenant = publishEmpty(store, OTHER, Signal.SPANS, 10 * MS, 20 * MS);
 
-        List<BlockRef> deleted = Retention.deleteOlderThan(store, ACME, Signal.SPANS, cutoff);
+        List<BlockRef> deleted = Retention.deleteOlderThan(store, ACME, Signal.SPANS, cutoff, EACH);
 
         assertEquals(List.of(beforeEpoch, old, endsJustBefore), deleted);
         assertEquals(List.of(straddles, endsAt, recent), store.list(ACME, Signal.SPANS));
@@ -45,8 +65,8 @@ class RetentionTest {
     void deleteOlderThan_endEqualsCutoff_kept() throws IOException {
         FsBlockStore store = new FsBlockStore(tmp);
         BlockRef endsAtCutoff = publishEmpty(store, ACME, Signal.LOGS, 0, 7 * MS);
-        assertEquals(List.of(), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS));
-        assertEquals(List.of(endsAtCutoff), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS + 1));
+        assertEquals(List.of(), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS, EACH));
+        assertEquals(List.of(endsAtCutoff), Retention.deleteOlderThan(store, ACME, Signal.LOGS, 7 * MS + 1, EACH));
     }
 
     @Test
@@ -58,7 +78,7 @@ class RetentionTest {
         BlockRef keptLogs = publishEmpty(store, OTHER, Signal.LOGS, 0, 9 * MS);
         Files.createDirectories(tmp.resolve("wal"));
 
-        List<BlockRef> deleted = Retention.deleteOlderThan(store, 5 * MS);
+        List<BlockRef> deleted = Retention.deleteOlderThan(store, 5 * MS, EACH);
 
         assertEquals(List.of(acmeSpans, acmeLogs, otherSpans), deleted);
         assertEquals(List.of(), store.list(ACME, Signal.SPANS));

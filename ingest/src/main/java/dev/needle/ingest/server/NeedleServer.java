@@ -2,7 +2,6 @@ package dev.needle.ingest.server;
 
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
-import dev.needle.blocks.store.Retention;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
 import dev.needle.ingest.http.OtlpReceiver;
@@ -241,7 +240,7 @@ public final class NeedleServer implements Closeable {
     private void applyRetention() {
         long cutoff = System.currentTimeMillis() * 1_000_000L - config.retention().toNanos();
         try {
-            List<BlockRef> deleted = Retention.deleteOlderThan(store, cutoff);
+            List<BlockRef> deleted = pipeline.applyRetention(cutoff);
             for (BlockRef block : deleted) {
                 LOG.info("retention: deleted {}", block);
             }
