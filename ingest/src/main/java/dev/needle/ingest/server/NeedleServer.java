@@ -140,6 +140,7 @@ public final class NeedleServer implements Closeable {
     private volatile boolean ready;
     private InetSocketAddress otlpAddress;
     private InetSocketAddress queryAddress;
+    private DataDirectoryLock lock;
     private FsBlockStore store;
     private IngestPipeline pipeline;
     private QueryEngine engine;
@@ -183,12 +184,13 @@ public final class NeedleServer implements Closeable {
     }
 
     /**
-     * Binds both ports, opens the store (removing stale {@code .tmp-*} directories), recovers the
+     * Locks the data directory, binds both ports, opens the store (removing stale {@code .tmp-*} directories), recovers the
      * write-ahead log into the head, and starts serving; returns once {@code /ready} says 200.
      */
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
         try {
+            s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
             s.listen();
             s.recover();
         } catch (IOException | RuntimeException e) {
@@ -308,6 +310,9 @@ public final class NeedleServer implements Closeable {
         } finally {
             if (engine != null) {
                 engine.close();
+            }
+            if (lock != null) {
+                lock.close();
             }
         }
         LOG.info("stopped");

@@ -2,6 +2,7 @@ package dev.needle.ingest.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.arrow.SpanColumns;
@@ -69,6 +70,21 @@ class CrashTest {
 
     /** Every trace sent, by trial: whether its request was acknowledged with a 200. */
     private final List<Map<String, Boolean>> sent = new ArrayList<>();
+
+    @Test
+    void start_whileAnotherProcessServesTheDirectory_isRefused_andAfterItsKillTakesOver() throws Exception {
+        Path data = dir.resolve("locked");
+        try (Child child = Child.start(data, dir.resolve("locked.log"))) {
+            IOException refused = assertThrows(IOException.class,
+                    () -> NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)));
+            assertTrue(refused.getMessage().contains("is in use by another needle process (pid "
+                    + child.pid() + " holds"), refused.getMessage());
+            child.kill();
+            try (NeedleServer next = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
+                assertTrue(next.ready(), "the killed process's lock went with it");
+            }
+        }
+    }
 
     @Test
     void sigkill_underSteadyIngest_losesNoAcknowledgedSpanAndShowsNoHalfBlock() throws Exception {
@@ -290,6 +306,10 @@ class CrashTest {
             } catch (IOException e) {
                 return "(no log: " + e + ")";
             }
+        }
+
+        long pid() {
+            return process.pid();
         }
 
         /** SIGKILL: no shutdown hook, no flush, nothing published. */

@@ -126,6 +126,22 @@ class NeedleServerTest {
     }
 
     @Test
+    void start_aSecondServerOnTheSameDirectory_isRefusedAndTheFirstKeepsItsData() throws Exception {
+        try (NeedleServer first = start(dir)) {
+            String trace = Spans.traceHex(4, 1);
+            assertEquals(200, Http.postSpans(first.otlpAddress(), Spans.of(trace, 3)));
+            IOException refused = assertThrows(IOException.class, () -> start(dir));
+            assertTrue(refused.getMessage().contains("is in use by another needle process")
+                    && refused.getMessage().contains("pid " + ProcessHandle.current().pid()), refused.getMessage());
+            assertEquals(3, first.pipeline().head().rows(), "the refused server replayed and deleted nothing");
+            assertEquals(3, Http.trace(first.queryAddress(), trace).spans().size());
+        }
+        try (NeedleServer next = start(dir)) {
+            assertTrue(next.ready(), "a stopped server's lock is released");
+        }
+    }
+
+    @Test
     void close_withAnIdleKeepAliveConnection_doesNotWaitForIt() throws Exception {
         NeedleServer server = start(dir);
         // The shared client keeps its connections to both ports open after these.
