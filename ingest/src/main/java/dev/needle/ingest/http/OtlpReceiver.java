@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -44,8 +45,10 @@ import org.slf4j.LoggerFactory;
  *   application/json (parameters allowed), or none          415
  * Content-Encoding other than gzip or identity              415
  * X-Scope-OrgID not a valid tenant id                       400
- * Content-Length over the limit                             413, before reading
+ * Content-Length over the limit                             413, before decoding
  * body over the limit, received or once inflated            413, stopped at the limit
+ * (a refused body's rest is read and dropped, up to 256 MiB past the limit, so that a client
+ *  still writing it reads the 413 instead of a reset connection)
  * body that is not an OTLP request (or not gzip)            400
  * ingest refuses (head or write-ahead log over its bound)   429 or 503, Retry-After
  * ingest fails (interrupted)                                503, Retry-After
@@ -70,6 +73,8 @@ public final class OtlpReceiver extends Handler.Abstract {
     /** Requests decoded at once; the others wait for a turn, so that decoding memory stays bounded. */
     static final int DECODE_PERMITS = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
     private static final long DECODE_WAIT_SECONDS = 10;
+    /** How much of a refused body is read past the limit before the connection is given up. */
+    private static final long DISCARD_BYTES = 256L << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(OtlpReceiver.class);
     private static final String TENANT_HEADER = "X-Scope-OrgID";
@@ -122,8 +127,24 @@ public final class OtlpReceiver extends Handler.Abstract {
         metrics.answered(endpoint == null ? ReceiverMetrics.OTHER : endpoint.signal().dirName(),
                 encoding == null ? ReceiverMetrics.OTHER : encoding.label(), reply.status(),
                 System.nanoTime() - request.getHeadersNanoTime());
-        reply.send(response, callback);
+        if (unreadBodyToDiscard(request, reply)) {
+            // Replied first: a client that waits for the reply before it sends has it at once.
+            reply.send(response, Callback.from(() -> Content.Source.consumeAll(request, callback), callback::failed));
+        } else {
+            reply.send(response, callback);
+        }
         return true;
+    }
+
+    /**
+     * Whether a refused body was announced by its Content-Length and not read at all: its bytes are
+     * read and dropped after the reply, so that a client still writing it reads the 413 instead of a
+     * reset. Not with {@code Expect: 100-continue}: that client sends nothing after a final status.
+     */
+    private boolean unreadBodyToDiscard(Request request, Reply reply) {
+        long length = request.getLength();
+        return reply.status() == 413 && length > maxBodyBytes && length <= maxBodyBytes + DISCARD_BYTES
+                && !request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString());
     }
 
     private <T> Reply serve(Endpoint<T> endpoint, Request request, Encoding encoding, Encoding replyIn) {
@@ -175,8 +196,12 @@ public final class OtlpReceiver extends Handler.Abstract {
             decoded = endpoint.decode(encoding, body.open());
         } catch (OtlpTooManyRecordsException e) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
+            body.discardRest(maxBodyBytes + DISCARD_BYTES);
             return Reply.error(413, encoding, e.getMessage());
         } catch (IOException e) {
+            if (body.tooLarge()) {
+                body.discardRest(DISCARD_BYTES);
+            }
             return undecodable(signal, encoding, gzip, body, e);
         } finally {
             // Before the wait for the fsync: the body's buffers and inflater are not needed any more.

@@ -21,6 +21,7 @@ final class RequestBody implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(RequestBody.class);
     private static final int INFLATE_BUFFER = 8192;
 
+    private final InputStream source;
     private final Limited wire;
     private final boolean gzip;
     private final long limit;
@@ -28,6 +29,7 @@ final class RequestBody implements Closeable {
 
     /** The body read from {@code source} (not read yet), gzip-encoded when {@code gzip}. */
     RequestBody(InputStream source, boolean gzip, long limit) {
+        this.source = source;
         this.wire = new Limited(source, limit);
         this.gzip = gzip;
         this.limit = limit;
@@ -61,6 +63,28 @@ final class RequestBody implements Closeable {
     /** Whether a read failed in the connection itself (the client went away, bad chunking) rather than in the bytes. */
     boolean unreadable() {
         return wire.failed;
+    }
+
+    /**
+     * Reads and drops what the client still sends of a refused body, at most {@code max} bytes.
+     * Clients that write the whole body before they read the reply (most do, without
+     * {@code Expect: 100-continue}) would otherwise find the connection reset under their writes,
+     * never read the 413, and send the same request again.
+     */
+    void discardRest(long max) {
+        byte[] sink = new byte[INFLATE_BUFFER];
+        try {
+            for (long left = max; left > 0; ) {
+                int n = source.read(sink, 0, (int) Math.min(sink.length, left));
+                if (n < 0) {
+                    return;
+                }
+                left -= n;
+            }
+        } catch (IOException e) {
+            // The client went away or the body is malformed: there is nobody left to read a reply.
+            LOG.debug("discarding the rest of a refused body failed", e);
+        }
     }
 
     /**

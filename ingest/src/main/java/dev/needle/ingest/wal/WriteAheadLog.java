@@ -80,6 +80,8 @@ public final class WriteAheadLog<A> implements Closeable {
     private long lastSequence;
     private long checkpoint;
     private volatile boolean running = true;
+    /** Set under {@link #queue}'s lock by {@link #close}: no entry is queued after the writer's last drain. */
+    private boolean closed;
     private volatile IOException broken;
 
     private WriteAheadLog(Path dir, long segmentBytes, long maxPendingBytes, Listener<A> listener, LongConsumer fsyncNanos,
@@ -151,7 +153,8 @@ public final class WriteAheadLog<A> implements Closeable {
 
     /**
      * Queues one entry; the future completes once it is fsynced and handed to the listener with
-     * {@code attachment} (the decoded records, so that nobody decodes the payload again).
+     * {@code attachment} (the decoded records, so that nobody decodes the payload again). After
+     * {@link #close} it is failed at once.
      *
      * @throws WalFullException when the entries waiting for fsync already hold too many bytes
      */
@@ -167,7 +170,13 @@ public final class WriteAheadLog<A> implements Closeable {
                     + " bytes waiting for fsync, above its bound of " + maxPendingBytes);
         }
         CompletableFuture<WalEntry> done = new CompletableFuture<>();
-        queue.add(new Pending<>(signal, tenant, payload, attachment, done));
+        synchronized (queue) {
+            if (closed) {
+                pendingBytes.addAndGet(-payload.length);
+                return CompletableFuture.failedFuture(new IOException("the write-ahead log is closed"));
+            }
+            queue.add(new Pending<>(signal, tenant, payload, attachment, done));
+        }
         return done;
     }
 
@@ -341,6 +350,9 @@ public final class WriteAheadLog<A> implements Closeable {
     /** Writes what is queued, then stops the writer thread and closes the active segment. */
     @Override
     public void close() throws IOException {
+        synchronized (queue) {
+            closed = true;
+        }
         running = false;
         try {
             writer.join();

@@ -12,9 +12,14 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +30,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The server over real sockets: routing by port, /ready, /metrics, graceful close, reopening, retention. */
 class NeedleServerTest {
@@ -138,6 +145,41 @@ class NeedleServerTest {
         }
         try (NeedleServer next = start(dir)) {
             assertTrue(next.ready(), "a stopped server's lock is released");
+        }
+    }
+
+    /**
+     * A client that writes its whole body before it reads (Python's http.client, curl with
+     * {@code -H 'Expect:'}, the OTel SDKs) must read the 413, or it retries the same request for ever.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void oversizeBody_sentWhole_theClientReadsThe413(boolean contentLength) throws Exception {
+        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
+        try (NeedleServer server = NeedleServer.start(config);
+             Socket socket = new Socket(server.otlpAddress().getAddress(), server.otlpAddress().getPort())) {
+            socket.setSoTimeout(30_000);
+            int bodyBytes = 70 << 20;
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/traces HTTP/1.1\r\nHost: needle\r\nContent-Type: application/x-protobuf\r\n"
+                    + (contentLength ? "Content-Length: " + bodyBytes : "Transfer-Encoding: chunked")
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[1 << 16];
+            for (int sent = 0; sent < bodyBytes; sent += chunk.length) {
+                if (!contentLength) {
+                    out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                }
+                out.write(chunk);
+                if (!contentLength) {
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+            }
+            if (!contentLength) {
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            assertEquals("HTTP/1.1 413 Payload Too Large", in.readLine());
         }
     }
 

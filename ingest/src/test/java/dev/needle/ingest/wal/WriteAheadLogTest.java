@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,6 +192,17 @@ class WriteAheadLogTest {
         assertEquals(List.of(1L, 2L, 3L), r.entries().stream().map(WalEntry::sequence).toList(),
                 "an unreadable checkpoint counts as none: every entry is replayed");
         r.log().close();
+    }
+
+    @Test
+    void append_afterClose_failsAtOnce() throws Exception {
+        WriteAheadLog<Void> log = open(1 << 20).log();
+        log.append(Signal.SPANS, TenantId.DEFAULT, payload(1), null).get();
+        log.close();
+        CompletableFuture<WalEntry> late = log.append(Signal.SPANS, TenantId.DEFAULT, payload(2), null);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> late.get(5, TimeUnit.SECONDS));
+        assertEquals("the write-ahead log is closed", e.getCause().getMessage());
+        assertEquals(0, log.pendingBytes());
     }
 
     @Test

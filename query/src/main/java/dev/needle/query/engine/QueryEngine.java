@@ -22,6 +22,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -204,8 +206,12 @@ public final class QueryEngine implements AutoCloseable {
 
     private <T> List<T> runAll(List<BlockRef> blocks, Function<BlockRef, T> work) {
         List<Future<T>> futures = new ArrayList<>(blocks.size());
-        for (BlockRef ref : blocks) {
-            futures.add(pool.submit(() -> work.apply(ref)));
+        try {
+            for (BlockRef ref : blocks) {
+                futures.add(pool.submit(() -> work.apply(ref)));
+            }
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("the query engine is closed", e);
         }
         List<T> results = new ArrayList<>(futures.size());
         for (Future<T> f : futures) {
@@ -221,9 +227,18 @@ public final class QueryEngine implements AutoCloseable {
         return results;
     }
 
+    /** Waits (up to a minute) for the block reads in flight, then frees the engine's memory; later queries fail. */
     @Override
     public void close() {
-        pool.shutdownNow();
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pool.shutdownNow();
+        }
         allocator.close();
     }
 }
