@@ -242,7 +242,10 @@ public final class IngestPipeline implements Ingestor, Closeable {
             } else {
                 publishPending();
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            // A full disk, typically: said once a tick without a stack trace, until space is free.
+            LOG.error("publishing failed ({}); the records stay in the head and the write-ahead log, retrying", e.toString());
+        } catch (RuntimeException e) {
             LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying", e);
         }
     }

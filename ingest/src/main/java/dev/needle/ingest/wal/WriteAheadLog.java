@@ -198,10 +198,15 @@ public final class WriteAheadLog<A> implements Closeable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (IOException | RuntimeException | Error e) {
+            } catch (IOException e) {
+                // A full disk or an I/O error: the batch was cut off the log again (see abandon), nobody
+                // was answered yes, and the next batch tries afresh, so ingest resumes once space is free.
+                LOG.warn("write-ahead log: writing {} entries failed, refusing them: {}", batch.size(), e.toString());
+                batch.forEach(p -> p.done().completeExceptionally(e));
+            } catch (RuntimeException | Error e) {
                 // Even an Error (out of memory) must fail the waiting appenders and refuse new ones:
                 // a dead writer thread with live futures would hang every request forever.
-                IOException failure = e instanceof IOException io ? io : new IOException(e);
+                IOException failure = new IOException(e);
                 broken = failure;
                 LOG.error("write-ahead log: writing failed; refusing new data from now on", failure);
                 batch.forEach(p -> p.done().completeExceptionally(failure));
@@ -214,25 +219,71 @@ public final class WriteAheadLog<A> implements Closeable {
 
     private List<WalEntry> write(List<Pending<A>> batch) throws IOException {
         synchronized (lock) {
-            List<WalEntry> entries = new ArrayList<>(batch.size());
-            for (Pending<A> p : batch) {
-                if (activeSize >= segmentBytes) {
-                    active.force(false);
-                    startSegment(lastSequence + 1);
-                }
-                WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload());
-                ByteBuffer bytes = WalSegmentFormat.encode(entry);
-                activeSize += bytes.remaining();
-                while (bytes.hasRemaining()) {
-                    active.write(bytes);
-                }
-                lastSequence = entry.sequence();
-                entries.add(entry);
+            long sequenceBefore = lastSequence;
+            long segmentBefore = segments.lastKey();
+            long sizeBefore = active != null ? activeSize : Files.size(segments.get(segmentBefore));
+            try {
+                return writeAndSync(batch);
+            } catch (IOException e) {
+                abandon(sequenceBefore, segmentBefore, sizeBefore);
+                throw e;
             }
-            long start = System.nanoTime();
-            active.force(false);
-            fsyncNanos.accept(System.nanoTime() - start);
-            return entries;
+        }
+    }
+
+    private List<WalEntry> writeAndSync(List<Pending<A>> batch) throws IOException {
+        if (active == null) {
+            startSegment(lastSequence + 1);
+        }
+        List<WalEntry> entries = new ArrayList<>(batch.size());
+        for (Pending<A> p : batch) {
+            if (activeSize >= segmentBytes) {
+                active.force(false);
+                startSegment(lastSequence + 1);
+            }
+            WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload());
+            ByteBuffer bytes = WalSegmentFormat.encode(entry);
+            activeSize += bytes.remaining();
+            while (bytes.hasRemaining()) {
+                active.write(bytes);
+            }
+            lastSequence = entry.sequence();
+            entries.add(entry);
+        }
+        long start = System.nanoTime();
+        active.force(false);
+        fsyncNanos.accept(System.nanoTime() - start);
+        return entries;
+    }
+
+    /**
+     * Cuts a batch that failed to be written off the log: segments it started are deleted, the one
+     * it began in is truncated to where it began, and the next batch starts a new segment (after a
+     * failed write or fsync the file's cached pages cannot be trusted). Nothing of the batch was
+     * acknowledged, so nothing acknowledged is lost; if the truncation fails too, recovery reports
+     * that segment's unreadable tail and keeps every entry before it.
+     */
+    private void abandon(long sequenceBefore, long segmentBefore, long sizeBefore) {
+        lastSequence = sequenceBefore;
+        try {
+            active.close();
+        } catch (IOException e) {
+            LOG.debug("closing a failed write-ahead log segment", e);
+        }
+        active = null;
+        activeSize = 0;
+        for (Long first : new ArrayList<>(segments.tailMap(segmentBefore, false).keySet())) {
+            try {
+                Files.deleteIfExists(segments.remove(first));
+            } catch (IOException e) {
+                LOG.warn("write-ahead log: could not delete {}, started by a failed write: {}", first, e.toString());
+            }
+        }
+        try (FileChannel ch = FileChannel.open(segments.get(segmentBefore), StandardOpenOption.WRITE)) {
+            ch.truncate(sizeBefore);
+            ch.force(true);
+        } catch (IOException e) {
+            LOG.warn("write-ahead log: could not cut a failed write off {}: {}", segments.get(segmentBefore), e.toString());
         }
     }
 
@@ -303,7 +354,7 @@ public final class WriteAheadLog<A> implements Closeable {
             }
             fsyncDir(dir);
             checkpoint = sequence;
-            if (lastSequence <= sequence && activeSize > WalSegmentFormat.HEADER_BYTES) {
+            if (active != null && lastSequence <= sequence && activeSize > WalSegmentFormat.HEADER_BYTES) {
                 active.force(false);
                 startSegment(lastSequence + 1);
             }
@@ -360,8 +411,10 @@ public final class WriteAheadLog<A> implements Closeable {
             Thread.currentThread().interrupt();
         }
         synchronized (lock) {
-            active.force(false);
-            active.close();
+            if (active != null) {
+                active.force(false);
+                active.close();
+            }
         }
     }
 }
