@@ -58,6 +58,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private final AtomicLong blocksPublished = new AtomicLong();
     private final AtomicLong sidecarBytesPublished = new AtomicLong();
     private WriteAheadLog<Records> wal;
+    private List<String> recoveryProblems = List.of();
 
     private IngestPipeline(BlockStore store, IngestLimits limits) {
         this.store = store;
@@ -76,6 +77,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
+        pipeline.recoveryProblems = List.copyOf(recovery.problems());
         try {
             pipeline.replay(recovery);
         } catch (IOException | RuntimeException e) {
@@ -221,6 +223,11 @@ public final class IngestPipeline implements Ingestor, Closeable {
     /** The write-ahead log, for metrics. */
     public WriteAheadLog<Records> wal() {
         return wal;
+    }
+
+    /** What recovery found damaged in the write-ahead log at start and dropped, one line a segment; empty when nothing. */
+    public List<String> recoveryProblems() {
+        return recoveryProblems;
     }
 
     /** Blocks published since start. */

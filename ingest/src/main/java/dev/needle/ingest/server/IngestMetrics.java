@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
  * <tr><th>name</th><th>type</th><th>counts</th></tr>
  * <tr><td>{@code needle_ingest_wal_bytes}</td><td>gauge</td><td>bytes of write-ahead log segments on disk</td></tr>
  * <tr><td>{@code needle_ingest_wal_pending_bytes}</td><td>gauge</td><td>bytes of accepted records waiting for the next fsync</td></tr>
+ * <tr><td>{@code needle_ingest_wal_damaged_segments}</td><td>gauge</td><td>damaged write-ahead log segments recovery found at start (entries after the damage dropped; copies in {@code wal/damaged/})</td></tr>
  * <tr><td>{@code needle_ingest_wal_fsync_seconds}</td><td>histogram</td><td>time of each group-commit fsync</td></tr>
  * <tr><td>{@code needle_ingest_head_rows}</td><td>gauge</td><td>spans and log records acknowledged and not yet in a listed block</td></tr>
  * <tr><td>{@code needle_ingest_head_bytes}</td><td>gauge</td><td>write-ahead log bytes of those records: what the head bound counts</td></tr>
@@ -53,6 +54,9 @@ final class IngestMetrics {
         GaugeWithCallback.builder().name("needle_ingest_wal_pending_bytes")
                 .help("Bytes of accepted records waiting for the next write-ahead log fsync")
                 .callback(cb -> cb.call(pipeline.wal().pendingBytes())).register(registry);
+        GaugeWithCallback.builder().name("needle_ingest_wal_damaged_segments")
+                .help("Damaged write-ahead log segments found at start, whose entries after the damage were dropped")
+                .callback(cb -> cb.call(pipeline.recoveryProblems().size())).register(registry);
         GaugeWithCallback.builder().name("needle_ingest_head_rows")
                 .help("Spans and log records acknowledged and not yet in a published block")
                 .callback(cb -> cb.call(pipeline.head().rows())).register(registry);

@@ -42,6 +42,8 @@ public final class WriteAheadLog<A> implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
     private static final String CHECKPOINT = "checkpoint";
     private static final String SUFFIX = ".wal";
+    /** Where damaged segments are copied before recovery cuts them: {@code <data>/wal/damaged/}. */
+    public static final String DAMAGED = "damaged";
 
     /**
      * Receives entries once they are durable, in sequence order, on the writer thread.
@@ -56,7 +58,10 @@ public final class WriteAheadLog<A> implements Closeable {
         void durable(List<WalEntry> entries, List<A> attachments);
     }
 
-    /** The log, and the entries past its checkpoint that the head must replay. */
+    /**
+     * The log, the entries past its checkpoint that the head must replay, and what damage recovery
+     * found and dropped (empty when none), one line a damaged segment.
+     */
     public record Recovery<A>(WriteAheadLog<A> log, List<WalEntry> entries, List<String> problems) {
     }
 
@@ -126,8 +131,13 @@ public final class WriteAheadLog<A> implements Closeable {
                     if (tail) {
                         LOG.info("write-ahead log: cutting a torn tail off {} ({} bytes kept)", what, contents.validBytes());
                     } else {
-                        LOG.error("write-ahead log: {}; entries after it in this segment are lost", what);
-                        problems.add(what);
+                        // Not a write cut short by a crash: acknowledged entries were damaged on disk.
+                        Path copy = keepDamaged(dir, e.getValue());
+                        String dropped = what + "; " + (ch.size() - contents.validBytes()) + " bytes after "
+                                + contents.validBytes() + " dropped, the whole segment kept in " + dir.relativize(copy);
+                        LOG.error("write-ahead log: {}; every entry before the damage and every later segment is replayed",
+                                dropped);
+                        problems.add(dropped);
                     }
                     ch.truncate(Math.max(contents.validBytes(), WalSegmentFormat.HEADER_BYTES));
                     if (contents.validBytes() < WalSegmentFormat.HEADER_BYTES) {
@@ -149,6 +159,16 @@ public final class WriteAheadLog<A> implements Closeable {
         log.writer.setDaemon(true);
         log.writer.start();
         return new Recovery<>(log, replay, problems);
+    }
+
+    /** Copies a damaged segment into {@code damaged/} before it is cut, for whoever wants to look at it. */
+    private static Path keepDamaged(Path dir, Path segment) throws IOException {
+        Path copy = dir.resolve(DAMAGED).resolve(segment.getFileName());
+        Files.createDirectories(copy.getParent());
+        if (!Files.exists(copy)) {
+            Files.copy(segment, copy);
+        }
+        return copy;
     }
 
     /**

@@ -12,6 +12,8 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
+import dev.needle.ingest.head.Records;
+import dev.needle.ingest.wal.WriteAheadLog;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -28,6 +30,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -100,6 +103,32 @@ class NeedleServerTest {
     }
 
     /** The value of the sample whose name and labels are exactly {@code series}. */
+    @Test
+    void start_withADamagedLogSegment_reportsItInMetricsAndServesTheRest() throws Exception {
+        // A log as a server left it after a crash: three segments of one trace each, never published.
+        WriteAheadLog<Void> log = WriteAheadLog.<Void>open(dir.resolve("wal"), 1, 1 << 20, (e, a) -> { }, n -> { }).log();
+        for (int t = 0; t < 3; t++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, new Records.Spans(Spans.of(Spans.traceHex(5, t), 4)).encode(), null).get();
+        }
+        log.close();
+        Path middle;
+        try (Stream<Path> files = Files.list(dir.resolve("wal"))) {
+            middle = files.filter(f -> f.toString().endsWith(".wal")).sorted().toList().get(1);
+        }
+        byte[] bytes = Files.readAllBytes(middle);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(middle, bytes);
+
+        try (NeedleServer server = start(dir)) {
+            String metrics = Http.text(Http.get(server.queryAddress(), "/metrics"));
+            assertEquals(1.0, sample(metrics, "needle_ingest_wal_damaged_segments"));
+            assertEquals(4, Http.trace(server.queryAddress(), Spans.traceHex(5, 0)).spans().size());
+            assertEquals(0, Http.trace(server.queryAddress(), Spans.traceHex(5, 1)).spans().size(), "in the damage");
+            assertEquals(4, Http.trace(server.queryAddress(), Spans.traceHex(5, 2)).spans().size());
+        }
+        assertTrue(Files.isRegularFile(dir.resolve("wal").resolve(WriteAheadLog.DAMAGED).resolve(middle.getFileName())));
+    }
+
     private static double sample(String metrics, String series) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
         assertTrue(m.find(), () -> series + " is not in\n" + metrics);

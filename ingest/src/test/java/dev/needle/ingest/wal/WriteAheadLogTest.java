@@ -1,6 +1,7 @@
 package dev.needle.ingest.wal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -156,6 +158,53 @@ class WriteAheadLogTest {
         WriteAheadLog.Recovery<Void> r = open(1 << 20);
         assertEquals(3, r.entries().size());
         r.log().close();
+    }
+
+    @Test
+    void open_withADamagedSegmentBeforeTheTail_keepsWhatIsBeforeTheDamageAndEveryLaterSegment() throws Exception {
+        WriteAheadLog<Void> log = open(1024).log();
+        for (int i = 0; i < 30; i++) {
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+        }
+        log.close();
+        List<Path> segments;
+        try (var files = Files.list(dir)) {
+            segments = files.filter(f -> f.toString().endsWith(".wal")).sorted().toList();
+        }
+        assertTrue(segments.size() >= 4, "segments: " + segments);
+        Path damaged = segments.get(1);
+        byte[] original = Files.readAllBytes(damaged);
+        int firstOfDamaged = entriesIn(segments.get(0)) + 1;
+        int inDamaged = entriesIn(damaged);
+        byte[] flipped = original.clone();
+        int secondEntry = WalSegmentFormat.HEADER_BYTES
+                + WalSegmentFormat.encode(new WalEntry(firstOfDamaged, Signal.SPANS, TenantId.DEFAULT, payload(firstOfDamaged - 1))).remaining();
+        flipped[secondEntry + 20] ^= 4;
+        Files.write(damaged, flipped);
+
+        WriteAheadLog.Recovery<Void> r = open(1024);
+
+        List<Long> replayed = r.entries().stream().map(WalEntry::sequence).toList();
+        List<Long> expected = new ArrayList<>();
+        for (long q = 1; q <= 30; q++) {
+            if (q < firstOfDamaged + 1 || q >= firstOfDamaged + inDamaged) {
+                expected.add(q);
+            }
+        }
+        assertEquals(expected, replayed, "only the damaged segment's entries after the damage are dropped");
+        assertEquals(1, r.problems().size(), r.problems().toString());
+        assertTrue(r.problems().get(0).startsWith(damaged.getFileName().toString()), r.problems().get(0));
+        Path copy = dir.resolve(WriteAheadLog.DAMAGED).resolve(damaged.getFileName());
+        assertTrue(r.problems().get(0).contains("kept in " + dir.relativize(copy)), r.problems().get(0));
+        assertArrayEquals(flipped, Files.readAllBytes(copy), "the damaged segment is kept as it was found");
+        assertEquals(31, r.log().append(Signal.SPANS, TenantId.DEFAULT, payload(31), null).get().sequence());
+        r.log().close();
+    }
+
+    private static int entriesIn(Path segment) throws IOException {
+        try (FileChannel ch = FileChannel.open(segment)) {
+            return WalSegmentFormat.read(ch).entries().size();
+        }
     }
 
     @Test
