@@ -186,12 +186,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     @Override
     public void acceptSpans(TenantId tenant, List<SpanRecord> spans) throws IngestRefusedException, IOException {
-        accept(tenant, new Records.Spans(spans));
+        accept(tenant, Records.Spans.of(spans));
     }
 
     @Override
     public void acceptLogs(TenantId tenant, List<LogRecord> logs) throws IngestRefusedException, IOException {
-        accept(tenant, new Records.Logs(logs));
+        accept(tenant, Records.Logs.of(logs));
     }
 
     private void accept(TenantId tenant, Records records) throws IngestRefusedException, IOException {
@@ -199,9 +199,11 @@ public final class IngestPipeline implements Ingestor, Closeable {
             return;
         }
         byte[] payload = records.encode();
-        if (head.bytes() + payload.length > limits.maxHeadBytes()) {
-            throw new IngestRefusedException(429, 5, "the head holds " + head.bytes()
-                    + " bytes of unpublished records, at its bound of " + limits.maxHeadBytes());
+        long held = head.heapBytes();
+        // An empty head takes any request, or one larger than the bound would be refused for ever.
+        if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
+            throw new IngestRefusedException(429, 5, "the head holds " + held
+                    + " bytes of unpublished records in memory, at its bound of " + limits.maxHeadBytes());
         }
         try {
             wal.append(records.signal(), tenant, payload, records).get();
@@ -259,7 +261,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     /** Cuts the head now and publishes everything cut so far; what fails stays queued for the next try. */
     public synchronized void cutAndPublish() throws IOException {
-        Cut cut = head.cut();
+        Cut cut = head.cut(limits.blockRows());
         if (cut != null) {
             unpublished.add(cut);
         }
@@ -277,35 +279,16 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     private void publish(Cut cut) throws IOException {
-        for (var e : cut.spans().entrySet()) {
-            publishChunks(cut, e.getKey(), Signal.SPANS, e.getValue(), writer::writeSpans);
-        }
-        for (var e : cut.logs().entrySet()) {
-            publishChunks(cut, e.getKey(), Signal.LOGS, e.getValue(), writer::writeLogs);
-        }
-    }
-
-    /** Writes one chunk of a cut's records as a block: the block writer's method for their signal. */
-    private interface ChunkWriter<R> {
-        WrittenBlock write(TenantId tenant, List<R> chunk, String id) throws IOException;
-    }
-
-    private <R> void publishChunks(Cut cut, TenantId tenant, Signal signal, List<R> records, ChunkWriter<R> write)
-            throws IOException {
-        // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
-        int blockRows = Math.max(limits.blockRows(), (records.size() + 998) / 999);
-        int chunks = (records.size() + blockRows - 1) / blockRows;
-        for (int i = 0; i < chunks; i++) {
-            List<R> chunk = records.subList(i * blockRows, Math.min(records.size(), (i + 1) * blockRows));
-            String id = CutIds.id(cut.maxSequence(), i, chunks);
+        for (Cut.Chunk chunk : cut.chunks()) {
             try {
-                WrittenBlock block = write.write(tenant, chunk, id);
+                WrittenBlock block = chunk.records().writeBlock(writer, chunk.tenant(), chunk.blockId());
                 blocksPublished.incrementAndGet();
                 sidecarBytesPublished.addAndGet(block.meta().traceIdxBytes() + block.meta().attrIdxBytes());
-                LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.size(), block.meta().dataBytes());
+                LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.records().size(), block.meta().dataBytes());
             } catch (FileAlreadyExistsException e) {
                 // A retry after a partly failed publish: this chunk made it the first time.
-                LOG.info("block {} of {} was already published", id, key(tenant, signal));
+                LOG.info("block {} of {} was already published", chunk.blockId(),
+                        key(chunk.tenant(), chunk.records().signal()));
             }
         }
     }

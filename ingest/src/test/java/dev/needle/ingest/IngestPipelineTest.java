@@ -88,6 +88,7 @@ class IngestPipelineTest {
             assertEquals(sent.size(), everySpan(store, pipeline).size());
             assertTrue(everySpan(store, pipeline).containsAll(sent));
         }
+        assertEquals(120, rowsOnDisk(store), "each span published once");
     }
 
     @Test
@@ -106,6 +107,7 @@ class IngestPipelineTest {
             assertEquals(0, pipeline.head().rows(), "the published cut's entries are not replayed");
             assertEquals(sent.size(), everySpan(reopened, pipeline).size());
         }
+        assertEquals(sent.size(), rowsOnDisk(reopened), "nothing published twice");
     }
 
     @Test
@@ -130,6 +132,7 @@ class IngestPipelineTest {
             assertEquals(sent.size(), found.size());
             assertTrue(found.containsAll(sent));
         }
+        assertEquals(sent.size(), rowsOnDisk(reopened), "the partial cut's blocks were replaced, not doubled");
     }
 
     @Test
@@ -180,6 +183,7 @@ class IngestPipelineTest {
             assertEquals(0, pipeline.head().rows());
             assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(reopened, pipeline)));
         }
+        assertEquals(sent.size(), rowsOnDisk(reopened));
     }
 
     @Test

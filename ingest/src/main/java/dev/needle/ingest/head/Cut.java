@@ -3,21 +3,53 @@ package dev.needle.ingest.head;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * What the head held when it was cut: every record with a write-ahead log sequence up to
- * {@code maxSequence}, by tenant. It stays queryable until its blocks are published.
+ * {@code maxSequence}, in chunks that are published as one block each. It stays queryable until
+ * its blocks are listed.
  *
  * @param maxSequence the last write-ahead log entry the cut holds; every earlier one is in it or in an earlier cut
- * @param spans       spans by tenant
- * @param logs        log records by tenant
+ * @param chunks      the blocks to publish, each with its id (see {@link CutIds})
  * @param rows        records in all
- * @param walBytes    the write-ahead log payload bytes of its records, what the head's bound counts
+ * @param heapBytes   the heap bytes its records hold, estimated: what the head's bound counts
  *
  * <p>Cuts are told apart by identity, never by {@code equals}: two cuts' contents may be equal, and
  * comparing them would walk every record.
  */
-public record Cut(long maxSequence, Map<TenantId, java.util.List<SpanRecord>> spans,
-                  Map<TenantId, java.util.List<LogRecord>> logs, long rows, long walBytes) {
+public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapBytes) {
+
+    /**
+     * The records of one tenant and signal that become the block {@code blockId}.
+     *
+     * @param tenant  whose records they are
+     * @param records spans or log records, at most a block's rows
+     * @param blockId the id of the block they are published as
+     */
+    public record Chunk(TenantId tenant, Records records, String blockId) {
+    }
+
+    /** A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows} rows. */
+    static Cut of(long maxSequence, Map<TenantId, List<SpanRecord>> spans, Map<TenantId, List<LogRecord>> logs,
+                  int blockRows, long rows, long heapBytes) {
+        List<Chunk> chunks = new ArrayList<>();
+        spans.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows, Records.Spans::of, chunks));
+        logs.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows, Records.Logs::of, chunks));
+        return new Cut(maxSequence, List.copyOf(chunks), rows, heapBytes);
+    }
+
+    private static <R> void chunk(long maxSequence, TenantId tenant, List<R> records, int blockRows,
+                                  Function<List<R>, Records> wrap, List<Chunk> out) {
+        // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
+        int rowsPerBlock = Math.max(blockRows, (records.size() + 998) / 999);
+        int count = (records.size() + rowsPerBlock - 1) / rowsPerBlock;
+        for (int i = 0; i < count; i++) {
+            List<R> chunk = records.subList(i * rowsPerBlock, Math.min(records.size(), (i + 1) * rowsPerBlock));
+            out.add(new Chunk(tenant, wrap.apply(chunk), CutIds.id(maxSequence, i, count)));
+        }
+    }
 }

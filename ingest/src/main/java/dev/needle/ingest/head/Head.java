@@ -21,10 +21,11 @@ public final class Head implements HeadSource {
     private Map<TenantId, List<LogRecord>> logs = new HashMap<>();
     private long rows;
     private long bytes;
+    private long heapBytes;
     private long maxSequence;
     private long firstAddNanos;
     private final List<Cut> publishing = new ArrayList<>();
-    private long publishingBytes;
+    private long publishingHeapBytes;
 
     /** Adds the records of one durable write-ahead log entry; entries arrive in sequence order. */
     public synchronized void add(WalEntry entry, Records records) {
@@ -38,21 +39,26 @@ public final class Head implements HeadSource {
         }
         rows += records.size();
         bytes += entry.payload().length;
+        heapBytes += records.heapBytes();
         maxSequence = Math.max(maxSequence, entry.sequence());
     }
 
-    /** Moves every active record into a cut that stays visible until {@link #release}; null when there is none. */
-    public synchronized Cut cut() {
+    /**
+     * Moves every active record into a cut, in blocks of at most {@code blockRows} rows, that stays
+     * visible until {@link #release}; null when there is none.
+     */
+    public synchronized Cut cut(int blockRows) {
         if (rows == 0) {
             return null;
         }
-        Cut cut = new Cut(maxSequence, spans, logs, rows, bytes);
+        Cut cut = Cut.of(maxSequence, spans, logs, blockRows, rows, heapBytes);
         publishing.add(cut);
-        publishingBytes += bytes;
+        publishingHeapBytes += heapBytes;
         spans = new HashMap<>();
         logs = new HashMap<>();
         rows = 0;
         bytes = 0;
+        heapBytes = 0;
         return cut;
     }
 
@@ -60,7 +66,7 @@ public final class Head implements HeadSource {
     public synchronized void release(Cut cut) {
         // By identity: a record's equals would compare every span of the two cuts.
         if (publishing.removeIf(c -> c == cut)) {
-            publishingBytes -= cut.walBytes();
+            publishingHeapBytes -= cut.heapBytes();
         }
     }
 
@@ -79,9 +85,9 @@ public final class Head implements HeadSource {
         return rows == 0 ? 0 : System.nanoTime() - firstAddNanos;
     }
 
-    /** Write-ahead log bytes of every record held, active and being published: what the memory bound counts. */
-    public synchronized long bytes() {
-        return bytes + publishingBytes;
+    /** Heap bytes of every record held, active and being published, estimated: what the memory bound counts. */
+    public synchronized long heapBytes() {
+        return heapBytes + publishingHeapBytes;
     }
 
     /** Records held, active and being published. */
@@ -94,22 +100,30 @@ public final class Head implements HeadSource {
     }
 
     @Override
-    public synchronized List<SpanRecord> spans(TenantId tenant) {
-        List<SpanRecord> out = new ArrayList<>();
+    public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
+        List<Part<SpanRecord>> out = new ArrayList<>();
         for (Cut c : publishing) {
-            out.addAll(c.spans().getOrDefault(tenant, List.of()));
+            for (Cut.Chunk chunk : c.chunks()) {
+                if (chunk.tenant().equals(tenant) && chunk.records() instanceof Records.Spans s) {
+                    out.add(new Part<>(chunk.blockId(), s.list()));
+                }
+            }
         }
-        out.addAll(spans.getOrDefault(tenant, List.of()));
+        out.add(new Part<>(null, List.copyOf(spans.getOrDefault(tenant, List.of()))));
         return out;
     }
 
     @Override
-    public synchronized List<LogRecord> logs(TenantId tenant) {
-        List<LogRecord> out = new ArrayList<>();
+    public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
+        List<Part<LogRecord>> out = new ArrayList<>();
         for (Cut c : publishing) {
-            out.addAll(c.logs().getOrDefault(tenant, List.of()));
+            for (Cut.Chunk chunk : c.chunks()) {
+                if (chunk.tenant().equals(tenant) && chunk.records() instanceof Records.Logs l) {
+                    out.add(new Part<>(chunk.blockId(), l.list()));
+                }
+            }
         }
-        out.addAll(logs.getOrDefault(tenant, List.of()));
+        out.add(new Part<>(null, List.copyOf(logs.getOrDefault(tenant, List.of()))));
         return out;
     }
 }

@@ -4,6 +4,9 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.List;
@@ -17,19 +20,31 @@ public sealed interface Records {
     /** How many records. */
     int size();
 
+    /** The heap bytes the records hold, estimated (see {@link HeapEstimate}): what the head's bound counts. */
+    long heapBytes();
+
     /** The records as the write-ahead log stores them: an OTLP export request of their signal, serialized. */
     byte[] encode();
+
+    /** Writes the records as one block, with id {@code id}. */
+    WrittenBlock writeBlock(BlockWriter writer, TenantId tenant, String id) throws IOException;
 
     /** The records of a write-ahead log payload written by {@link #encode}. */
     static Records decode(Signal signal, byte[] payload) throws IOException {
         return switch (signal) {
-            case SPANS -> new Spans(OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(payload))).records());
-            case LOGS -> new Logs(OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(payload))).records());
+            case SPANS -> Spans.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(payload))).records());
+            case LOGS -> Logs.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(payload))).records());
         };
     }
 
-    /** Spans. */
-    record Spans(List<SpanRecord> list) implements Records {
+    /** Spans, and the heap bytes they hold. */
+    record Spans(List<SpanRecord> list, long heapBytes) implements Records {
+
+        /** These spans, their heap bytes estimated. */
+        public static Spans of(List<SpanRecord> list) {
+            return new Spans(list, HeapEstimate.spans(list));
+        }
+
         @Override
         public Signal signal() {
             return Signal.SPANS;
@@ -44,10 +59,21 @@ public sealed interface Records {
         public byte[] encode() {
             return OtlpProto.encodeSpans(list).toByteArray();
         }
+
+        @Override
+        public WrittenBlock writeBlock(BlockWriter writer, TenantId tenant, String id) throws IOException {
+            return writer.writeSpans(tenant, list, id);
+        }
     }
 
-    /** Log records. */
-    record Logs(List<LogRecord> list) implements Records {
+    /** Log records, and the heap bytes they hold. */
+    record Logs(List<LogRecord> list, long heapBytes) implements Records {
+
+        /** These log records, their heap bytes estimated. */
+        public static Logs of(List<LogRecord> list) {
+            return new Logs(list, HeapEstimate.logs(list));
+        }
+
         @Override
         public Signal signal() {
             return Signal.LOGS;
@@ -61,6 +87,11 @@ public sealed interface Records {
         @Override
         public byte[] encode() {
             return OtlpProto.encodeLogs(list).toByteArray();
+        }
+
+        @Override
+        public WrittenBlock writeBlock(BlockWriter writer, TenantId tenant, String id) throws IOException {
+            return writer.writeLogs(tenant, list, id);
         }
     }
 }

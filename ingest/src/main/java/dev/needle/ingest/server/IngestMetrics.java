@@ -20,7 +20,7 @@ import java.io.UncheckedIOException;
  * <tr><td>{@code needle_ingest_wal_damaged_segments}</td><td>gauge</td><td>damaged write-ahead log segments recovery found at start (entries after the damage dropped; copies in {@code wal/damaged/})</td></tr>
  * <tr><td>{@code needle_ingest_wal_fsync_seconds}</td><td>histogram</td><td>time of each group-commit fsync</td></tr>
  * <tr><td>{@code needle_ingest_head_rows}</td><td>gauge</td><td>spans and log records acknowledged and not yet in a listed block</td></tr>
- * <tr><td>{@code needle_ingest_head_bytes}</td><td>gauge</td><td>write-ahead log bytes of those records: what the head bound counts</td></tr>
+ * <tr><td>{@code needle_ingest_head_bytes}</td><td>gauge</td><td>heap bytes those records hold, estimated: what the head bound counts</td></tr>
  * <tr><td>{@code needle_ingest_blocks_published_total}</td><td>counter</td><td>blocks published since start</td></tr>
  * <tr><td>{@code needle_ingest_sidecar_bytes_published_total}</td><td>counter</td><td>TRACE_IDX and ATTR_IDX bytes of those blocks</td></tr>
  * </table>
@@ -61,8 +61,8 @@ final class IngestMetrics {
                 .help("Spans and log records acknowledged and not yet in a published block")
                 .callback(cb -> cb.call(pipeline.head().rows())).register(registry);
         GaugeWithCallback.builder().name("needle_ingest_head_bytes")
-                .help("Write-ahead log bytes of the records in the head, which the head bound counts")
-                .callback(cb -> cb.call(pipeline.head().bytes())).register(registry);
+                .help("Heap bytes the records in the head hold, estimated; the head bound counts them")
+                .callback(cb -> cb.call(pipeline.head().heapBytes())).register(registry);
         CounterWithCallback.builder().name("needle_ingest_blocks_published_total").help("Blocks published since start")
                 .callback(cb -> cb.call(pipeline.blocksPublished())).register(registry);
         CounterWithCallback.builder().name("needle_ingest_sidecar_bytes_published_total")

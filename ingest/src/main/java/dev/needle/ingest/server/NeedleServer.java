@@ -225,7 +225,7 @@ public final class NeedleServer implements Closeable {
         long started = System.nanoTime();
         pipeline = IngestPipeline.open(store, data.resolve("wal"), config.limits(), ingestMetrics::fsynced);
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
-                (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().bytes());
+                (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
         engine = new QueryEngine(store, pipeline.head(), SIDECAR_CACHE_BYTES,
                 Math.max(2, Runtime.getRuntime().availableProcessors()));

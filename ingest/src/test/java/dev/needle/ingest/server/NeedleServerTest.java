@@ -86,7 +86,7 @@ class NeedleServerTest {
             assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
             String metrics = Http.text(response);
             assertEquals(7.0, sample(metrics, "needle_ingest_head_rows"));
-            assertEquals(server.pipeline().head().bytes(), (long) sample(metrics, "needle_ingest_head_bytes"));
+            assertEquals(server.pipeline().head().heapBytes(), (long) sample(metrics, "needle_ingest_head_bytes"));
             assertTrue(sample(metrics, "needle_ingest_wal_bytes") > 0);
             assertEquals(0.0, sample(metrics, "needle_ingest_wal_pending_bytes"));
             assertTrue(sample(metrics, "needle_ingest_wal_fsync_seconds_count") >= 1);
@@ -108,7 +108,7 @@ class NeedleServerTest {
         // A log as a server left it after a crash: three segments of one trace each, never published.
         WriteAheadLog<Void> log = WriteAheadLog.<Void>open(dir.resolve("wal"), 1, 1 << 20, (e, a) -> { }, n -> { }).log();
         for (int t = 0; t < 3; t++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, new Records.Spans(Spans.of(Spans.traceHex(5, t), 4)).encode(), null).get();
+            log.append(Signal.SPANS, TenantId.DEFAULT, Records.Spans.of(Spans.of(Spans.traceHex(5, t), 4)).encode(), null).get();
         }
         log.close();
         Path middle;

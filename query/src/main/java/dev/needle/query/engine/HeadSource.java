@@ -3,6 +3,7 @@ package dev.needle.query.engine;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,27 +12,53 @@ import java.util.List;
  * to query.
  *
  * <p>Contract: a record leaves the head only after the block that holds it is published and
- * listed by the store. The engine takes the head's snapshot before it lists blocks, so a record
- * being published during a query is seen at least once; the engine drops the duplicate.
+ * listed by the store, and the head says which block each part of it is being published as. The
+ * engine takes the head's snapshot before it lists blocks and drops the parts whose blocks it
+ * lists, so a record being published during a query is seen exactly once.
  */
 public interface HeadSource {
 
     /** A head with nothing in it: for tools that read a data directory directly. */
     HeadSource EMPTY = new HeadSource() {
         @Override
-        public List<SpanRecord> spans(TenantId tenant) {
+        public List<Part<SpanRecord>> spanParts(TenantId tenant) {
             return List.of();
         }
 
         @Override
-        public List<LogRecord> logs(TenantId tenant) {
+        public List<Part<LogRecord>> logParts(TenantId tenant) {
             return List.of();
         }
     };
 
-    /** A snapshot of the tenant's unpublished spans; the list does not change afterwards. */
-    List<SpanRecord> spans(TenantId tenant);
+    /**
+     * Records of the head by origin.
+     *
+     * @param blockId the id of the block these records are being published as, or null while no block is
+     * @param records the records, which do not change afterwards
+     */
+    record Part<R>(String blockId, List<R> records) {
+    }
 
-    /** A snapshot of the tenant's unpublished log records; the list does not change afterwards. */
-    List<LogRecord> logs(TenantId tenant);
+    /** A snapshot of the tenant's unpublished spans. */
+    List<Part<SpanRecord>> spanParts(TenantId tenant);
+
+    /** A snapshot of the tenant's unpublished log records. */
+    List<Part<LogRecord>> logParts(TenantId tenant);
+
+    /** Every unpublished span of the tenant, whatever its part. */
+    default List<SpanRecord> spans(TenantId tenant) {
+        return flatten(spanParts(tenant));
+    }
+
+    /** Every unpublished log record of the tenant, whatever its part. */
+    default List<LogRecord> logs(TenantId tenant) {
+        return flatten(logParts(tenant));
+    }
+
+    private static <R> List<R> flatten(List<Part<R>> parts) {
+        List<R> out = new ArrayList<>();
+        parts.forEach(p -> out.addAll(p.records()));
+        return out;
+    }
 }

@@ -11,13 +11,13 @@ import dev.needle.query.ql.Expr;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,12 +74,12 @@ public final class QueryEngine implements AutoCloseable {
         }
         List<String> problems = new ArrayList<>();
         Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, TraceTarget.spans(traceId, range), range, mechanisms,
-                head.spans(tenant), s -> s.traceId().equals(traceId) && range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano, problems);
+                head.spanParts(tenant), s -> s.traceId().equals(traceId) && range.contains(s.startTimeUnixNano()),
+                SpanRecord::startTimeUnixNano, Found.spans(), problems);
         Lookup<LogRecord> logs = withLogs
-                ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms, head.logs(tenant),
+                ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms, head.logParts(tenant),
                         r -> r.traceId().equals(traceId) && range.contains(r.eventTimeUnixNano()),
-                        LogRecord::eventTimeUnixNano, problems)
+                        LogRecord::eventTimeUnixNano, Found.logs(), problems)
                 : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
@@ -89,25 +89,26 @@ public final class QueryEngine implements AutoCloseable {
     public SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
                                                 Mechanisms mechanisms) throws IOException {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
-                head.spans(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano);
+                head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
+                SpanRecord::startTimeUnixNano, Found.spans());
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
     public SearchResult<LogRecord> searchLogs(TenantId tenant, Expr expr, TimeRange range, int limit,
                                               Mechanisms mechanisms) throws IOException {
         return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range), range, limit, mechanisms,
-                head.logs(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()),
-                LogRecord::eventTimeUnixNano);
+                head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()),
+                LogRecord::eventTimeUnixNano, Found.logs());
     }
 
     private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,
-                                       Mechanisms mechanisms, List<R> headRecords, Predicate<R> headMatch,
-                                       ToLongFunction<R> time) throws IOException {
+                                       Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
+                                       ToLongFunction<R> time, Found<R> found) throws IOException {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
-        LinkedHashSet<R> found = new LinkedHashSet<>();
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
+        List<R> headRecords = unpublished(head, blocks);
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {
@@ -117,7 +118,6 @@ public final class QueryEngine implements AutoCloseable {
         }
         // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
         // than everything a block can hold, that block and all older ones are left unread.
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         List<BlockDecision> decisions = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -151,19 +151,19 @@ public final class QueryEngine implements AutoCloseable {
                 problems.add(problem);
             }
         });
-        List<R> records = new ArrayList<>(found);
+        List<R> records = new ArrayList<>(found.records());
         records.sort(Comparator.comparingLong(time).reversed());
         return new SearchResult<>(records.subList(0, Math.min(limit, records.size())), problems,
                 new Explain(signal.dirName(), mechanisms, decisions, headRecords.size(), headMatched));
     }
 
     /** The time of the limit-th newest record found, or the smallest time while fewer are found. */
-    private static <R> long newestFloor(Collection<R> found, int limit, ToLongFunction<R> time) {
-        if (found.size() < limit) {
+    private static <R> long newestFloor(Found<R> found, int limit, ToLongFunction<R> time) {
+        if (found.records().size() < limit) {
             return Long.MIN_VALUE;
         }
         PriorityQueue<Long> newest = new PriorityQueue<>();
-        for (R r : found) {
+        for (R r : found.records()) {
             newest.add(time.applyAsLong(r));
             if (newest.size() > limit) {
                 newest.poll();
@@ -177,11 +177,10 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private <R> Lookup<R> lookup(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
-                                 Mechanisms mechanisms, List<R> headRecords, Predicate<R> headMatch,
-                                 ToLongFunction<R> time, List<String> problems) throws IOException {
-        // The head's snapshot is taken before the block list (see HeadSource): a record published
-        // in between is then seen twice rather than not at all, and the set drops the copy.
-        LinkedHashSet<R> found = new LinkedHashSet<>();
+                                 Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
+                                 ToLongFunction<R> time, Found<R> found, List<String> problems) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
+        List<R> headRecords = unpublished(head, blocks);
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {
@@ -189,7 +188,6 @@ public final class QueryEngine implements AutoCloseable {
                 headMatched++;
             }
         }
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         blocks.sort(Comparator.reverseOrder());
         List<BlockDecision> decisions = new ArrayList<>();
         for (BlockScan.Outcome<R> outcome : runAll(blocks, ref -> scan.run(ref, target, range, mechanisms))) {
@@ -199,9 +197,26 @@ public final class QueryEngine implements AutoCloseable {
                 problems.add(outcome.problem());
             }
         }
-        List<R> records = new ArrayList<>(found);
+        List<R> records = new ArrayList<>(found.records());
         records.sort(Comparator.comparingLong(time));
         return new Lookup<>(records, new Explain(signal.dirName(), mechanisms, decisions, headRecords.size(), headMatched));
+    }
+
+    /**
+     * The head's records that are not in a listed block. The head's snapshot was taken before the
+     * blocks were listed (see {@link HeadSource}), so a part whose block is listed is read from the
+     * block, and every other part from the head: each record once.
+     */
+    private static <R> List<R> unpublished(List<HeadSource.Part<R>> head, List<BlockRef> blocks) {
+        Set<String> listed = new HashSet<>();
+        blocks.forEach(b -> listed.add(b.name().id()));
+        List<R> out = new ArrayList<>();
+        for (HeadSource.Part<R> part : head) {
+            if (part.blockId() == null || !listed.contains(part.blockId())) {
+                out.addAll(part.records());
+            }
+        }
+        return out;
     }
 
     private <T> List<T> runAll(List<BlockRef> blocks, Function<BlockRef, T> work) {

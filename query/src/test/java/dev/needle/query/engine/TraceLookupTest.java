@@ -167,24 +167,30 @@ class TraceLookupTest {
         assertTrue(result.spans().containsAll(elsewhere));
     }
 
+    /** A head of the given parts for {@link #TENANT}, nothing for anyone else. */
+    private static HeadSource head(List<HeadSource.Part<SpanRecord>> parts) {
+        return new HeadSource() {
+            @Override
+            public List<Part<SpanRecord>> spanParts(TenantId tenant) {
+                return tenant.equals(TENANT) ? parts : List.of();
+            }
+
+            @Override
+            public List<Part<LogRecord>> logParts(TenantId tenant) {
+                return List.of();
+            }
+        };
+    }
+
     @Test
-    void trace_headAndBlocksHoldingTheSameSpan_returnsItOnce() throws IOException {
+    void trace_aSpanSentAgainAfterItWasPublished_returnsItOnce() throws IOException {
         Bytes id = corpus.traceIds.get(7);
         List<SpanRecord> inBlocks = corpus.spans.stream().filter(s -> s.traceId().equals(id)).toList();
         SpanRecord unpublished = new SpanRecord(inBlocks.get(0).resource(), inBlocks.get(0).scope(), id,
                 Bytes.fromHex("0102030405060708"), "", Bytes.EMPTY, 0, "late", 1, Corpus.T0, Corpus.T0 + 5,
                 List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
-        HeadSource head = new HeadSource() {
-            @Override
-            public List<SpanRecord> spans(TenantId tenant) {
-                return tenant.equals(TENANT) ? List.of(unpublished, inBlocks.get(0)) : List.of();
-            }
-
-            @Override
-            public List<LogRecord> logs(TenantId tenant) {
-                return List.of();
-            }
-        };
+        // A client's retry: the same trace and span id again, in the active head.
+        HeadSource head = head(List.of(new HeadSource.Part<>(null, List.of(unpublished, inBlocks.get(0)))));
         try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
             TraceResult result = withHead.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
             assertEquals(inBlocks.size() + 1, result.spans().size());
@@ -192,5 +198,30 @@ class TraceLookupTest {
             assertEquals(2, result.spanPlan().headMatched());
             assertTrue(withHead.trace(TenantId.of("other"), id, TimeRange.ALL, Mechanisms.ALL, false).spans().isEmpty());
         }
+    }
+
+    @Test
+    void trace_aHeadPartWhoseBlockIsListed_isReadFromTheBlockOnly() throws IOException {
+        Bytes id = corpus.traceIds.get(3);
+        List<SpanRecord> inBlocks = corpus.spans.stream().filter(s -> s.traceId().equals(id)).toList();
+        SpanRecord published = withSpanId(inBlocks.get(0), "0a0b0c0d0e0f0001");
+        SpanRecord publishing = withSpanId(inBlocks.get(0), "0a0b0c0d0e0f0002");
+        // The head says the first part is the listed block (so the engine reads it there, not here),
+        // the second a block not listed yet (so it is read here).
+        HeadSource head = head(List.of(new HeadSource.Part<>(corpus.spanBlocks.get(0).name().id(), List.of(published)),
+                new HeadSource.Part<>("not-listed-yet", List.of(publishing))));
+        try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
+            TraceResult result = withHead.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+            assertEquals(inBlocks.size() + 1, result.spans().size());
+            assertTrue(result.spans().contains(publishing));
+            assertFalse(result.spans().contains(published), "a listed block's part is never scanned in the head");
+            assertEquals(1, result.spanPlan().headMatched());
+        }
+    }
+
+    private static SpanRecord withSpanId(SpanRecord s, String spanId) {
+        return new SpanRecord(s.resource(), s.scope(), s.traceId(), Bytes.fromHex(spanId), s.traceState(),
+                s.parentSpanId(), s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(),
+                s.attributes(), 0, s.events(), 0, s.links(), 0, s.statusCode(), s.statusMessage());
     }
 }

@@ -166,12 +166,12 @@ class QueryApiTest {
     void failureInside_is500WithAMessage() throws Exception {
         HeadSource failingHead = new HeadSource() {
             @Override
-            public List<SpanRecord> spans(TenantId tenant) {
+            public List<Part<SpanRecord>> spanParts(TenantId tenant) {
                 throw new IllegalStateException("head lost");
             }
 
             @Override
-            public List<LogRecord> logs(TenantId tenant) {
+            public List<Part<LogRecord>> logParts(TenantId tenant) {
                 return List.of();
             }
         };
