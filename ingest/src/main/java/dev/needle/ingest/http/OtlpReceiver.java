@@ -18,8 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpMethod;
@@ -62,17 +60,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class OtlpReceiver extends Handler.Abstract {
 
-    /** The default limit on a request body, after decompression: 64 MiB. */
-    public static final long DEFAULT_MAX_BODY_BYTES = 64L << 20;
+    /** The default limit on a request body, after decompression: 20 MiB, the OpenTelemetry Collector's own. */
+    public static final long DEFAULT_MAX_BODY_BYTES = 20L << 20;
     /**
      * The most records one request may hold (413 beyond). The byte limit alone does not bound
      * memory: 64 MiB of two-byte empty spans would decode into tens of millions of objects.
      * Exporters send far fewer (the Collector's default batch is 8,192, the SDKs' 512).
      */
     public static final long MAX_RECORDS_PER_REQUEST = 100_000;
-    /** Requests decoded at once; the others wait for a turn, so that decoding memory stays bounded. */
-    static final int DECODE_PERMITS = Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
-    private static final long DECODE_WAIT_SECONDS = 10;
     /** How much of a refused body is read past the limit before the connection is given up. */
     private static final long DISCARD_BYTES = 256L << 20;
 
@@ -91,10 +86,13 @@ public final class OtlpReceiver extends Handler.Abstract {
     private final Ingestor ingestor;
     private final ReceiverMetrics metrics;
     private final long maxBodyBytes;
-    private final Semaphore decoding = new Semaphore(DECODE_PERMITS);
+    private final DecodeBudget heap;
 
-    /** A receiver handing records to {@code ingestor}, refusing bodies over {@code maxBodyBytes} decompressed. */
-    public OtlpReceiver(Ingestor ingestor, ReceiverMetrics metrics, long maxBodyBytes) {
+    /**
+     * A receiver handing records to {@code ingestor}, refusing bodies over {@code maxBodyBytes}
+     * decompressed, decoding within {@code heap}.
+     */
+    public OtlpReceiver(Ingestor ingestor, ReceiverMetrics metrics, long maxBodyBytes, DecodeBudget heap) {
         // Blocking: a request waits for its body and then for the write-ahead log's fsync.
         super(InvocationType.BLOCKING);
         if (maxBodyBytes < 1) {
@@ -102,7 +100,12 @@ public final class OtlpReceiver extends Handler.Abstract {
         }
         this.ingestor = Objects.requireNonNull(ingestor, "ingestor");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        if (maxBodyBytes > heap.maxBodyBytes()) {
+            throw new IllegalArgumentException("a body of " + maxBodyBytes + " bytes would not fit the decode budget of "
+                    + heap.bytes() + " bytes of heap");
+        }
         this.maxBodyBytes = maxBodyBytes;
+        this.heap = heap;
     }
 
     @Override
@@ -180,18 +183,17 @@ public final class OtlpReceiver extends Handler.Abstract {
                     + " bytes (Content-Length), more than the limit of " + maxBodyBytes);
         }
 
-        Decoded<T> decoded;
-        try {
-            if (!decoding.tryAcquire(DECODE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                metrics.rejectedRequest(signal, Rejection.REFUSED);
-                return Reply.error(503, encoding, "too many requests are being decoded; retry")
-                        .with(HttpHeader.RETRY_AFTER, "1");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Reply.error(503, encoding, "interrupted; retry").with(HttpHeader.RETRY_AFTER, "1");
+        // Given back once the records are in the head, which bounds them from then on.
+        try (DecodeBudget.Reservation reservation = heap.reserve()) {
+            return decodeAndAccept(endpoint, request, encoding, gzip, tenant, reservation);
         }
-        RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes);
+    }
+
+    private <T> Reply decodeAndAccept(Endpoint<T> endpoint, Request request, Encoding encoding, boolean gzip,
+                                      TenantId tenant, DecodeBudget.Reservation reservation) {
+        Signal signal = endpoint.signal();
+        Decoded<T> decoded;
+        RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes, reservation);
         try {
             decoded = endpoint.decode(encoding, body.open());
         } catch (OtlpTooManyRecordsException e) {
@@ -199,6 +201,11 @@ public final class OtlpReceiver extends Handler.Abstract {
             body.discardRest(maxBodyBytes + DISCARD_BYTES);
             return Reply.error(413, encoding, e.getMessage());
         } catch (IOException e) {
+            if (body.busy()) {
+                metrics.rejectedRequest(signal, Rejection.REFUSED);
+                body.discardRest(maxBodyBytes);
+                return Reply.error(503, encoding, e.getMessage()).with(HttpHeader.RETRY_AFTER, "1");
+            }
             if (body.tooLarge()) {
                 body.discardRest(DISCARD_BYTES);
             }
@@ -206,7 +213,6 @@ public final class OtlpReceiver extends Handler.Abstract {
         } finally {
             // Before the wait for the fsync: the body's buffers and inflater are not needed any more.
             body.close();
-            decoding.release();
             metrics.received(signal, body.wireBytes());
         }
 

@@ -25,22 +25,32 @@ final class RequestBody implements Closeable {
     private final Limited wire;
     private final boolean gzip;
     private final long limit;
+    private final DecodeBudget.Reservation heap;
     private Limited decoded;
 
-    /** The body read from {@code source} (not read yet), gzip-encoded when {@code gzip}. */
-    RequestBody(InputStream source, boolean gzip, long limit) {
+    /**
+     * The body read from {@code source} (not read yet), gzip-encoded when {@code gzip}; the heap to
+     * decode it is reserved from {@code heap} as the decoded bytes arrive.
+     */
+    RequestBody(InputStream source, boolean gzip, long limit, DecodeBudget.Reservation heap) {
         this.source = source;
-        this.wire = new Limited(source, limit);
         this.gzip = gzip;
         this.limit = limit;
+        this.heap = heap;
+        this.wire = new Limited(source, limit, gzip ? null : heap);
     }
 
     /** The decoded body; for gzip this reads the gzip header, so it can fail like a read. */
     InputStream open() throws IOException {
         if (decoded == null) {
-            decoded = gzip ? new Limited(new GZIPInputStream(wire, INFLATE_BUFFER), limit) : wire;
+            decoded = gzip ? new Limited(new GZIPInputStream(wire, INFLATE_BUFFER), limit, heap) : wire;
         }
         return decoded;
+    }
+
+    /** Whether a read failed because no heap could be reserved for more of the body in time. */
+    boolean busy() {
+        return wire.busy || decoded != null && decoded.busy;
     }
 
     /** Bytes received so far, before decompression. */
@@ -101,19 +111,25 @@ final class RequestBody implements Closeable {
         }
     }
 
-    /** A stream that counts what passes through it and fails once the count is over its limit. */
+    /**
+     * A stream that counts what passes through it, fails once the count is over its limit, and
+     * when given a reservation covers what it passed with heap first.
+     */
     private static final class Limited extends FilterInputStream {
 
         private final long limit;
+        private final DecodeBudget.Reservation heap;
         private final byte[] one = new byte[1];
         private long count;
         private boolean exceeded;
         private boolean failed;
+        private boolean busy;
         private boolean eof;
 
-        Limited(InputStream in, long limit) {
+        Limited(InputStream in, long limit, DecodeBudget.Reservation heap) {
             super(in);
             this.limit = limit;
+            this.heap = heap;
         }
 
         @Override
@@ -141,6 +157,14 @@ final class RequestBody implements Closeable {
                 if (count > limit) {
                     exceeded = true;
                     throw tooLarge();
+                }
+                if (heap != null) {
+                    try {
+                        heap.cover(count);
+                    } catch (DecodeBudget.BusyException e) {
+                        busy = true;
+                        throw e;
+                    }
                 }
             }
             return n;

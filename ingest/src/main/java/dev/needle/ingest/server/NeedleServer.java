@@ -4,6 +4,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
+import dev.needle.ingest.http.DecodeBudget;
 import dev.needle.ingest.http.OtlpReceiver;
 import dev.needle.ingest.http.ReceiverMetrics;
 import dev.needle.query.engine.QueryEngine;
@@ -67,6 +68,8 @@ public final class NeedleServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(NeedleServer.class);
     /** Decoded sidecars kept in memory by the query engine. */
     private static final long SIDECAR_CACHE_BYTES = 64L << 20;
+    /** How long a request waits for room to decode before it is answered 503. */
+    private static final long DECODE_WAIT_MILLIS = 10_000;
     /** How long a graceful stop waits for requests in flight. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
@@ -140,6 +143,7 @@ public final class NeedleServer implements Closeable {
     private volatile boolean ready;
     private InetSocketAddress otlpAddress;
     private InetSocketAddress queryAddress;
+    private MemoryPlan memory;
     private DataDirectoryLock lock;
     private FsBlockStore store;
     private IngestPipeline pipeline;
@@ -190,6 +194,8 @@ public final class NeedleServer implements Closeable {
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
         try {
+            s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
+                    SIDECAR_CACHE_BYTES, config.maxRequestBytes());
             s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
             s.listen();
             s.recover();
@@ -229,7 +235,9 @@ public final class NeedleServer implements Closeable {
         ingestMetrics.watch(pipeline);
         engine = new QueryEngine(store, pipeline.head(), SIDECAR_CACHE_BYTES,
                 Math.max(2, Runtime.getRuntime().availableProcessors()));
-        otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes()));
+        LOG.info(memory.describe());
+        otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
+                new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
         queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
         if (config.retention() != null) {
             retention.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);

@@ -129,6 +129,9 @@ public final class ServeCommand implements Callable<Integer> {
         NeedleServer server;
         try {
             server = NeedleServer.start(config);
+        } catch (IllegalArgumentException e) {
+            err.println("needle serve: " + e.getMessage());
+            return CommandLine.ExitCode.USAGE;
         } catch (IOException e) {
             err.println("needle serve: " + e.getMessage());
             return 1;

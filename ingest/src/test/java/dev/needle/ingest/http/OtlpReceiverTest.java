@@ -453,6 +453,23 @@ class OtlpReceiverTest {
     }
 
     @Test
+    void post_whileDecodingHoldsTheWholeBudget_is503WithRetryAfter_andLaterAccepted() throws Exception {
+        DecodeBudget budget = new DecodeBudget(2L * DecodeBudget.EXPANSION << 20, 200);
+        fx = ReceiverFixture.startWith(dir, budget);
+        byte[] body = Samples.traces("a", 10, 3).toByteArray();
+        try (DecodeBudget.Reservation other = budget.reserve()) {
+            other.cover(2L << 20);
+            HttpTester.Response busy = fx.post("/v1/traces", PROTOBUF, body);
+            RpcStatus s = assertError(busy, 503, 14, PROTOBUF);
+            assertEquals("1", busy.get("Retry-After"));
+            assertTrue(s.message().contains("as many requests as its memory allows"), s.message());
+            assertEquals(0, fx.pipeline.head().rows());
+        }
+        assertEquals(200, fx.post("/v1/traces", PROTOBUF, body).getStatus());
+        assertEquals(0, budget.reservedBytes(), "every reservation is given back");
+    }
+
+    @Test
     void post_chunkedBodyOverTheLimit_is413() throws Exception {
         fx = ReceiverFixture.start(dir, ReceiverFixture.NO_CUTS, 4096, n -> { });
         byte[] body = Samples.traces("a", 100, 14).toByteArray();

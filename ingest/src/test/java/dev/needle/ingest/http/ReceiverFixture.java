@@ -53,13 +53,25 @@ final class ReceiverFixture implements AutoCloseable {
     private final LocalConnector connector = new LocalConnector(server);
 
     private ReceiverFixture(Path dir, IngestLimits limits, long maxBodyBytes, LongConsumer fsyncNanos,
-                            Ingestor ingestor) throws Exception {
+                            Ingestor ingestor, DecodeBudget budget) throws Exception {
         store = new FsBlockStore(dir.resolve("data"));
         pipeline = IngestPipeline.open(store, dir.resolve("wal"), limits, fsyncNanos);
         server.addConnector(connector);
         server.setHandler(new OtlpReceiver(ingestor != null ? ingestor : pipeline, new ReceiverMetrics(registry),
-                maxBodyBytes));
+                maxBodyBytes, budget));
         server.start();
+    }
+
+    private ReceiverFixture(Path dir, IngestLimits limits, long maxBodyBytes, LongConsumer fsyncNanos,
+                            Ingestor ingestor) throws Exception {
+        // Room to decode two bodies of the largest size at once.
+        this(dir, limits, maxBodyBytes, fsyncNanos, ingestor,
+                new DecodeBudget(2 * DecodeBudget.EXPANSION * Math.max(maxBodyBytes, 1L << 20), 10_000));
+    }
+
+    /** The receiver with its default body limit, decoding within {@code budget}. */
+    static ReceiverFixture startWith(Path dir, DecodeBudget budget) throws Exception {
+        return new ReceiverFixture(dir, NO_CUTS, budget.maxBodyBytes(), n -> { }, null, budget);
     }
 
     /** The receiver with its default body limit over a pipeline that does not cut. */

@@ -40,9 +40,18 @@ class ServeCommandTest {
                 "--query-port", "(default: 3200)", "--bind", "(default: 127.0.0.1)", "--retention",
                 "--block-rows", "(default: " + d.blockRows() + ")", "--cut-rows", "(default: " + d.cutRows() + ")",
                 "--cut-bytes", "(default: 128MiB)", "--cut-age", "(default: 2m)", "--max-head-bytes", "(default: 256MiB)",
-                "--max-wal-pending-bytes", "--max-request-bytes", "(default: 64MiB)"}) {
+                "--max-wal-pending-bytes", "--max-request-bytes", "(default: 20MiB)"}) {
             assertTrue(help.contains(expected), () -> "help lacks " + expected + ":\n" + help);
         }
+    }
+
+    @Test
+    void call_withAHeadBoundTheHeapCannotHold_isAUsageErrorSayingWhatToChange() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--otlp-port", "0", "--query-port", "0",
+                "--max-head-bytes", "100GiB"));
+        String message = err.toString();
+        assertTrue(message.contains("is too small") && message.contains("--max-head-bytes 100GiB")
+                && message.contains("NEEDLE_HEAP"), message);
     }
 
     @Test
