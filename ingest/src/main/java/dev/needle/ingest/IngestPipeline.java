@@ -244,7 +244,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     private void publishDue() {
         try {
+            // Half the head's bound too: publishing then frees memory before ingest must refuse data.
             boolean due = head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
+                    || head.activeHeapBytes() >= limits.maxHeadBytes() / 2
                     || head.activeAgeNanos() >= limits.cutAge().toNanos();
             if (due) {
                 cutAndPublish();

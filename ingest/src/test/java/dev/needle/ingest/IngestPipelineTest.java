@@ -10,7 +10,6 @@ import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -27,7 +26,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,7 +86,7 @@ class IngestPipelineTest {
             assertEquals(sent.size(), everySpan(store, pipeline).size());
             assertTrue(everySpan(store, pipeline).containsAll(sent));
         }
-        assertEquals(120, rowsOnDisk(store), "each span published once");
+        assertEquals(120, RowsOnDisk.spans(store, TENANT), "each span published once");
     }
 
     @Test
@@ -107,7 +105,7 @@ class IngestPipelineTest {
             assertEquals(0, pipeline.head().rows(), "the published cut's entries are not replayed");
             assertEquals(sent.size(), everySpan(reopened, pipeline).size());
         }
-        assertEquals(sent.size(), rowsOnDisk(reopened), "nothing published twice");
+        assertEquals(sent.size(), RowsOnDisk.spans(reopened, TENANT), "nothing published twice");
     }
 
     @Test
@@ -132,7 +130,7 @@ class IngestPipelineTest {
             assertEquals(sent.size(), found.size());
             assertTrue(found.containsAll(sent));
         }
-        assertEquals(sent.size(), rowsOnDisk(reopened), "the partial cut's blocks were replaced, not doubled");
+        assertEquals(sent.size(), RowsOnDisk.spans(reopened, TENANT), "the partial cut's blocks were replaced, not doubled");
     }
 
     @Test
@@ -152,7 +150,7 @@ class IngestPipelineTest {
             assertEquals(blocks.subList(1, 3), reopened.list(TENANT, Signal.SPANS), "the rest of the cut is live data");
             assertEquals(0, pipeline.head().rows(), "nothing is replayed: the log was checkpointed past the cut");
         }
-        assertEquals(70, rowsOnDisk(reopened));
+        assertEquals(70, RowsOnDisk.spans(reopened, TENANT));
     }
 
     @Test
@@ -183,7 +181,7 @@ class IngestPipelineTest {
             assertEquals(0, pipeline.head().rows());
             assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(reopened, pipeline)));
         }
-        assertEquals(sent.size(), rowsOnDisk(reopened));
+        assertEquals(sent.size(), RowsOnDisk.spans(reopened, TENANT));
     }
 
     @Test
@@ -200,19 +198,6 @@ class IngestPipelineTest {
             assertEquals(429, e.httpStatus());
             assertTrue(e.retryAfterSeconds() > 0);
         }
-    }
-
-    /** Rows in the published blocks, as their meta.json count them: a record published twice counts twice. */
-    private static long rowsOnDisk(FsBlockStore store) throws IOException {
-        long rows = 0;
-        try (RootAllocator allocator = new RootAllocator()) {
-            for (BlockRef block : store.list(TENANT, Signal.SPANS)) {
-                try (BlockReader reader = BlockReader.open(store, block, allocator)) {
-                    rows += reader.meta().orElseThrow().rows();
-                }
-            }
-        }
-        return rows;
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

@@ -80,6 +80,11 @@ public final class Head implements HeadSource {
         return bytes;
     }
 
+    /** Heap bytes of the active part's records, estimated. */
+    public synchronized long activeHeapBytes() {
+        return heapBytes;
+    }
+
     /** Nanoseconds since the active part's first record arrived; 0 when it is empty. */
     public synchronized long activeAgeNanos() {
         return rows == 0 ? 0 : System.nanoTime() - firstAddNanos;

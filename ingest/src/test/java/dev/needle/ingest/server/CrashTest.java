@@ -15,24 +15,16 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -63,7 +55,9 @@ class CrashTest {
     private static final long SEED = Long.getLong("needle.crash.seed", System.nanoTime());
     private static final int SPANS_PER_REQUEST = 20;
     private static final int LOADERS = 3;
-    private static final Pattern READY = Pattern.compile("needle: ready otlp=(\\S+):(\\d+) query=(\\S+):(\\d+)");
+    /** Cut every 200 ms into blocks of at most 500 rows, so that kills land while blocks are written. */
+    private static final List<String> CRASH_ARGS = List.of("--cut-age", "200ms", "--block-rows", "500",
+            "--max-head-bytes", "64MiB");
 
     @TempDir
     Path dir;
@@ -74,7 +68,7 @@ class CrashTest {
     @Test
     void start_whileAnotherProcessServesTheDirectory_isRefused_andAfterItsKillTakesOver() throws Exception {
         Path data = dir.resolve("locked");
-        try (Child child = Child.start(data, dir.resolve("locked.log"))) {
+        try (ChildServer child = ChildServer.start(data, dir.resolve("locked.log"), "512m", CRASH_ARGS)) {
             IOException refused = assertThrows(IOException.class,
                     () -> NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)));
             assertTrue(refused.getMessage().contains("is in use by another needle process (pid "
@@ -93,7 +87,7 @@ class CrashTest {
         Path data = dir.resolve("data");
         int killsMidWrite = 0;
         for (int trial = 0; trial < TRIALS; trial++) {
-            try (Child child = Child.start(data, dir.resolve("child-" + trial + ".log"))) {
+            try (ChildServer child = ChildServer.start(data, dir.resolve("child-" + trial + ".log"), "512m", CRASH_ARGS)) {
                 if (trial > 0) {
                     assertTracesBack(child.query, sent.get(trial - 1));
                 }
@@ -110,7 +104,7 @@ class CrashTest {
             }
         }
 
-        try (Child last = Child.start(data, dir.resolve("child-last.log"))) {
+        try (ChildServer last = ChildServer.start(data, dir.resolve("child-last.log"), "512m", CRASH_ARGS)) {
             assertTracesBack(last.query, sent.get(TRIALS - 1));
             assertEquals(0, last.stop(), "a graceful stop exits 0");
         }
@@ -251,83 +245,6 @@ class CrashTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    /** A {@code needle serve} child process on ports chosen by the system, with its stderr in a file. */
-    private static final class Child implements AutoCloseable {
-
-        private final Process process;
-        private final Path log;
-        final InetSocketAddress otlp;
-        final InetSocketAddress query;
-
-        private Child(Process process, Path log, InetSocketAddress otlp, InetSocketAddress query) {
-            this.process = process;
-            this.log = log;
-            this.otlp = otlp;
-            this.query = query;
-        }
-
-        static Child start(Path data, Path log) throws Exception {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            // Surefire runs tests from a manifest-only jar; this property holds the real class path.
-            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            Process process = new ProcessBuilder(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx512m",
-                    "-XX:TieredStopAtLevel=1", "-cp", classPath, ServeCommand.class.getName(),
-                    "--data", data.toString(), "--otlp-port", "0", "--query-port", "0",
-                    "--cut-age", "200ms", "--block-rows", "500")
-                    .redirectError(log.toFile()).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            try {
-                String line = CompletableFuture.supplyAsync(() -> readLine(out)).get(60, TimeUnit.SECONDS);
-                Matcher m = READY.matcher(line == null ? "" : line);
-                assertTrue(m.matches(), () -> "not a ready line: " + line + "\n" + tail(log));
-                return new Child(process, log, new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2))),
-                        new InetSocketAddress(m.group(3), Integer.parseInt(m.group(4))));
-            } catch (TimeoutException | RuntimeException | AssertionError e) {
-                process.destroyForcibly().waitFor();
-                throw new AssertionError("the child server did not get ready:\n" + tail(log), e);
-            }
-        }
-
-        private static String readLine(BufferedReader out) {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                return null;
-            }
-        }
-
-        private static String tail(Path log) {
-            try {
-                List<String> lines = Files.readAllLines(log);
-                return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-            } catch (IOException e) {
-                return "(no log: " + e + ")";
-            }
-        }
-
-        long pid() {
-            return process.pid();
-        }
-
-        /** SIGKILL: no shutdown hook, no flush, nothing published. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the killed child did not end");
-        }
-
-        /** SIGTERM, then its exit status. */
-        int stop() throws InterruptedException {
-            process.destroy();
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not stop:\n" + tail(log));
-            return process.exitValue();
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
         }
     }
 }

@@ -8,11 +8,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
+import dev.needle.ingest.RowsOnDisk;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,7 +112,7 @@ class DiskFullTest {
             server.pipeline().cutAndPublish();
             assertEquals(0, server.pipeline().head().rows());
         }
-        assertEquals(acknowledged.size() * (long) SPANS_PER_REQUEST, rowsOnDisk(data), "every acknowledged span, once");
+        assertEquals(acknowledged.size() * (long) SPANS_PER_REQUEST, RowsOnDisk.spans(FsBlockStore.readOnly(data), TenantId.DEFAULT), "every acknowledged span, once");
     }
 
     private static HttpResponse<byte[]> post(NeedleServer server, String traceHex) throws IOException {
@@ -138,16 +136,4 @@ class DiskFullTest {
         }
     }
 
-    private static long rowsOnDisk(Path data) throws IOException {
-        FsBlockStore store = FsBlockStore.readOnly(data);
-        long rows = 0;
-        try (RootAllocator allocator = new RootAllocator()) {
-            for (BlockRef block : store.list(TenantId.DEFAULT, Signal.SPANS)) {
-                try (BlockReader reader = BlockReader.open(store, block, allocator)) {
-                    rows += reader.meta().orElseThrow().rows();
-                }
-            }
-        }
-        return rows;
-    }
 }
