@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
@@ -263,8 +264,8 @@ class LiteralTest {
                     Attribute.Scope.RECORD, Attribute.Scope.UNSCOPED)) {
                 expected.addAll(new Attribute(signal, scope, "foo").indexedKeys());
             }
-            for (String intrinsic : Attribute.intrinsics(signal)) {
-                expected.addAll(new Attribute(signal, Attribute.Scope.INTRINSIC, intrinsic).indexedKeys());
+            for (Intrinsic intrinsic : Intrinsic.of(signal)) {
+                expected.addAll(new Attribute(signal, Attribute.Scope.INTRINSIC, intrinsic.word()).indexedKeys());
             }
             assertEquals(pairs.keySet(), Set.copyOf(expected), signal.name());
         }
