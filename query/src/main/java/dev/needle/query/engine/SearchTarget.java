@@ -255,8 +255,17 @@ abstract class SearchTarget<R> implements Target<R> {
                 case RECORD -> any(record, row, c);
                 case UNSCOPED -> any(resource, resourceRow.get(row), c) || any(scope, scopeRow.get(row), c)
                         || any(record, row, c);
-                case INTRINSIC -> c.matches(intrinsics.computeIfAbsent(a.intrinsic(), i -> i.values(batch)).apply(row));
+                case INTRINSIC -> c.matches(values(a.intrinsic()).apply(row));
             };
+        }
+
+        private IntFunction<AnyValue> values(Intrinsic intrinsic) {
+            IntFunction<AnyValue> values = intrinsics.get(intrinsic);
+            if (values == null) {
+                values = intrinsic.values(batch);
+                intrinsics.put(intrinsic, values);
+            }
+            return values;
         }
 
         private boolean any(AttributeColumn column, int at, Expr.Condition c) {
