@@ -5,6 +5,7 @@ import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import java.util.HashSet;
 import java.util.List;
@@ -15,12 +16,12 @@ import java.util.Set;
  *
  * <p>Every indexed key is a namespace, a dot, then the rest: {@code resource.} + a resource
  * attribute's key, {@code scope.} + a scope attribute's key, {@code span.} or {@code log.} + a
- * record attribute's key, and {@code intrinsic.} + a field name for the intrinsics
- * ({@code intrinsic.name}, {@code intrinsic.status}, {@code intrinsic.kind} for spans,
- * {@code intrinsic.severity} for logs). The namespace ends at the first dot and never contains
- * one, so two different (namespace, key) pairs never give the same indexed key: an attribute
- * named {@code name} and the span name cannot collide. Scalar values only (string, int, double,
- * bool); bytes, arrays, maps and empty values are not indexed.
+ * record attribute's key, and {@code intrinsic.} + a field name for the intrinsics that
+ * {@link Intrinsic} gives an indexed key ({@code intrinsic.name}, {@code intrinsic.status},
+ * {@code intrinsic.kind} for spans, {@code intrinsic.severity} for logs). The namespace ends at
+ * the first dot and never contains one, so two different (namespace, key) pairs never give the
+ * same indexed key: an attribute named {@code name} and the span name cannot collide. Scalar
+ * values only (string, int, double, bool); bytes, arrays, maps and empty values are not indexed.
  */
 public final class IndexedPairs {
 
@@ -32,14 +33,6 @@ public final class IndexedPairs {
     public static final String SPAN = "span.";
     /** Namespace of log record attributes. */
     public static final String LOG = "log.";
-    /** The span name, a string. */
-    public static final String INTRINSIC_NAME = "intrinsic.name";
-    /** The span status code, an int (0 unset, 1 ok, 2 error). */
-    public static final String INTRINSIC_STATUS = "intrinsic.status";
-    /** The span kind, an int (OTLP's SpanKind). */
-    public static final String INTRINSIC_KIND = "intrinsic.kind";
-    /** The log severity number, an int (0, unspecified, included). */
-    public static final String INTRINSIC_SEVERITY = "intrinsic.severity";
 
     /** Receives the indexed pairs of records. */
     public interface Sink {
@@ -55,6 +48,10 @@ public final class IndexedPairs {
         /** A bool-valued pair. */
         void bool(String key, boolean value);
     }
+
+    /** The intrinsics of each signal that have an indexed key (all but duration). */
+    private static final List<Intrinsic> SPAN_INTRINSICS = indexed(Signal.SPANS);
+    private static final List<Intrinsic> LOG_INTRINSICS = indexed(Signal.LOGS);
 
     /** Remembered pairs stop growing here; past it, repeats are hashed again, which is only slower. */
     private static final int MAX_REMEMBERED = 200_000;
@@ -77,16 +74,18 @@ public final class IndexedPairs {
     public void span(SpanRecord s) {
         resourceAndScope(s.resource(), s.scope());
         attributes(SPAN, s.attributes());
-        pair("", INTRINSIC_NAME, s.name());
-        pair("", INTRINSIC_STATUS, (long) s.statusCode());
-        pair("", INTRINSIC_KIND, (long) s.kind());
+        for (Intrinsic i : SPAN_INTRINSICS) {
+            value("", i.indexedKey().orElseThrow(), i.stored(s));
+        }
     }
 
     /** The pairs of one log record. */
     public void log(LogRecord r) {
         resourceAndScope(r.resource(), r.scope());
         attributes(LOG, r.attributes());
-        pair("", INTRINSIC_SEVERITY, (long) r.severityNumber());
+        for (Intrinsic i : LOG_INTRINSICS) {
+            value("", i.indexedKey().orElseThrow(), i.stored(r));
+        }
     }
 
     private void resourceAndScope(Resource resource, Scope scope) {
@@ -100,18 +99,26 @@ public final class IndexedPairs {
         }
     }
 
+    private static List<Intrinsic> indexed(Signal signal) {
+        return Intrinsic.of(signal).stream().filter(i -> i.indexedKey().isPresent()).toList();
+    }
+
     private void attributes(String namespace, List<KeyValue> attributes) {
         for (KeyValue kv : attributes) {
-            AnyValue v = kv.value();
-            if (v instanceof AnyValue.Str s) {
-                pair(namespace, kv.key(), s.value());
-            } else if (v instanceof AnyValue.Int i) {
-                pair(namespace, kv.key(), i.value());
-            } else if (v instanceof AnyValue.Dbl d) {
-                pair(namespace, kv.key(), d);
-            } else if (v instanceof AnyValue.Bool b) {
-                pair(namespace, kv.key(), b.value());
-            }
+            value(namespace, kv.key(), kv.value());
+        }
+    }
+
+    /** Passes a scalar value on; bytes, arrays, maps and empty values are not indexed. */
+    private void value(String namespace, String key, AnyValue v) {
+        if (v instanceof AnyValue.Str s) {
+            pair(namespace, key, s.value());
+        } else if (v instanceof AnyValue.Int i) {
+            pair(namespace, key, i.value());
+        } else if (v instanceof AnyValue.Dbl d) {
+            pair(namespace, key, d);
+        } else if (v instanceof AnyValue.Bool b) {
+            pair(namespace, key, b.value());
         }
     }
 

@@ -4,10 +4,10 @@ import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.query.ql.Attribute;
@@ -19,15 +19,16 @@ import dev.needle.sidecar.Sidecar;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
 
@@ -38,22 +39,34 @@ import org.roaringbitmap.RoaringBitmap;
  */
 abstract class SearchTarget<R> implements Target<R> {
 
+    private static final Layout SPANS = new Layout(SpanColumns.START_TIME, SpanColumns.ATTRIBUTES,
+            SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES,
+            SpanColumns.SCOPE_ROW, SpanColumns.SCOPE_ATTRIBUTES);
+    private static final Layout LOGS = new Layout(LogColumns.EVENT_TIME, LogColumns.ATTRIBUTES,
+            LogColumns.RESOURCE_ROW, LogColumns.RESOURCE_ATTRIBUTES,
+            LogColumns.SCOPE_ROW, LogColumns.SCOPE_ATTRIBUTES);
+
     private final Expr expr;
     private final TimeRange range;
-    private final Signal signal;
+    private final Layout layout;
     private final Set<String> columns = new HashSet<>();
 
-    private SearchTarget(Expr expr, TimeRange range, Signal signal) {
+    /** The names, in one signal's schema, of the columns a search reads besides the intrinsics' own. */
+    private record Layout(String time, String attributes, String resourceRow, String resourceAttributes,
+            String scopeRow, String scopeAttributes) {
+    }
+
+    private SearchTarget(Expr expr, TimeRange range, Layout layout) {
         this.expr = expr;
         this.range = range;
-        this.signal = signal;
-        columns.add(timeColumn());
+        this.layout = layout;
+        columns.add(layout.time());
         collectColumns(expr);
     }
 
     /** Spans matching {@code expr} whose start time lies in {@code range}. */
     static SearchTarget<SpanRecord> spans(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, Signal.SPANS) {
+        return new SearchTarget<>(expr, range, SPANS) {
             @Override
             public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
                 return new SpanColumns(batch)::read;
@@ -63,16 +76,12 @@ abstract class SearchTarget<R> implements Target<R> {
 
     /** Log records matching {@code expr} whose event time lies in {@code range}. */
     static SearchTarget<LogRecord> logs(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, Signal.LOGS) {
+        return new SearchTarget<>(expr, range, LOGS) {
             @Override
             public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
                 return new LogColumns(batch)::read;
             }
         };
-    }
-
-    private String timeColumn() {
-        return signal == Signal.SPANS ? SpanColumns.START_TIME : LogColumns.EVENT_TIME;
     }
 
     private void collectColumns(Expr e) {
@@ -82,20 +91,13 @@ abstract class SearchTarget<R> implements Target<R> {
             or.terms().forEach(this::collectColumns);
         } else if (e instanceof Expr.Condition c) {
             Attribute a = c.attribute();
-            boolean spans = signal == Signal.SPANS;
             switch (a.scope()) {
-                case RESOURCE -> columns.addAll(List.of(SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES));
-                case SCOPE -> columns.addAll(List.of(SpanColumns.SCOPE_ROW, SpanColumns.SCOPE_ATTRIBUTES));
-                case RECORD -> columns.add(SpanColumns.ATTRIBUTES);
-                case UNSCOPED -> columns.addAll(List.of(SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES,
-                        SpanColumns.SCOPE_ROW, SpanColumns.SCOPE_ATTRIBUTES, SpanColumns.ATTRIBUTES));
-                case INTRINSIC -> columns.add(switch (a.key()) {
-                    case Attribute.NAME -> SpanColumns.NAME;
-                    case Attribute.STATUS -> SpanColumns.STATUS_CODE;
-                    case Attribute.KIND -> SpanColumns.KIND;
-                    case Attribute.DURATION -> SpanColumns.DURATION;
-                    default -> spans ? SpanColumns.NAME : LogColumns.SEVERITY_NUMBER;
-                });
+                case RESOURCE -> columns.addAll(List.of(layout.resourceRow(), layout.resourceAttributes()));
+                case SCOPE -> columns.addAll(List.of(layout.scopeRow(), layout.scopeAttributes()));
+                case RECORD -> columns.add(layout.attributes());
+                case UNSCOPED -> columns.addAll(List.of(layout.resourceRow(), layout.resourceAttributes(),
+                        layout.scopeRow(), layout.scopeAttributes(), layout.attributes()));
+                case INTRINSIC -> columns.add(a.intrinsic().column());
             }
         }
     }
@@ -169,14 +171,14 @@ abstract class SearchTarget<R> implements Target<R> {
         if (c.attribute().scope() != Attribute.Scope.INTRINSIC || !(c.literal() instanceof Literal.IntLit lit)) {
             return null;
         }
-        if (c.attribute().key().equals(Attribute.DURATION) && batch.minDurationNano() != null) {
-            return ruledOut(c, lit.value(), batch.minDurationNano(), batch.maxDurationNano());
-        }
-        if (c.attribute().key().equals(Attribute.SEVERITY) && batch.severityNullCount() != null) {
-            return batch.minSeverity() == null ? "no record of the batch has a severity"
+        return switch (c.attribute().intrinsic()) {
+            case DURATION -> batch.minDurationNano() == null ? null
+                    : ruledOut(c, lit.value(), batch.minDurationNano(), batch.maxDurationNano());
+            case SEVERITY -> batch.severityNullCount() == null ? null
+                    : batch.minSeverity() == null ? "no record of the batch has a severity"
                     : ruledOut(c, lit.value(), batch.minSeverity(), batch.maxSeverity());
-        }
-        return null;
+            case NAME, STATUS, KIND -> null;
+        };
     }
 
     /** Each comparison is ruled out by one fact about the minimum or the maximum. */
@@ -201,7 +203,7 @@ abstract class SearchTarget<R> implements Target<R> {
     @Override
     public RoaringBitmap matchingRows(VectorSchemaRoot batch) throws CorruptValueException {
         BatchValues values = new BatchValues(batch);
-        BigIntVector times = (BigIntVector) batch.getVector(timeColumn());
+        BigIntVector times = (BigIntVector) batch.getVector(layout.time());
         RoaringBitmap rows = new RoaringBitmap();
         try {
             for (int row = 0; row < batch.getRowCount(); row++) {
@@ -227,15 +229,17 @@ abstract class SearchTarget<R> implements Target<R> {
         private final IntVector scopeRow;
         private final VectorSchemaRoot batch;
         private final Map<AttributeColumn, Map<String, RoaringBitmap>> keyHolders = new HashMap<>();
+        /** Each intrinsic's values, bound to the batch when a condition first names it. */
+        private final Map<Intrinsic, IntFunction<AnyValue>> intrinsics = new EnumMap<>(Intrinsic.class);
         int row;
 
         BatchValues(VectorSchemaRoot batch) {
             this.batch = batch;
-            record = column(batch, SpanColumns.ATTRIBUTES);
-            resource = column(batch, SpanColumns.RESOURCE_ATTRIBUTES);
-            scope = column(batch, SpanColumns.SCOPE_ATTRIBUTES);
-            resourceRow = (IntVector) batch.getVector(SpanColumns.RESOURCE_ROW);
-            scopeRow = (IntVector) batch.getVector(SpanColumns.SCOPE_ROW);
+            record = column(batch, layout.attributes());
+            resource = column(batch, layout.resourceAttributes());
+            scope = column(batch, layout.scopeAttributes());
+            resourceRow = (IntVector) batch.getVector(layout.resourceRow());
+            scopeRow = (IntVector) batch.getVector(layout.scopeRow());
         }
 
         private static AttributeColumn column(VectorSchemaRoot batch, String name) {
@@ -251,24 +255,17 @@ abstract class SearchTarget<R> implements Target<R> {
                 case RECORD -> any(record, row, c);
                 case UNSCOPED -> any(resource, resourceRow.get(row), c) || any(scope, scopeRow.get(row), c)
                         || any(record, row, c);
-                case INTRINSIC -> c.matches(intrinsic(a.key()));
+                case INTRINSIC -> c.matches(values(a.intrinsic()).apply(row));
             };
         }
 
-        private AnyValue intrinsic(String key) {
-            return switch (key) {
-                case Attribute.NAME -> {
-                    VarCharVector v = (VarCharVector) batch.getVector(SpanColumns.NAME);
-                    yield new AnyValue.Str(new String(v.get(row), StandardCharsets.UTF_8));
-                }
-                case Attribute.STATUS -> new AnyValue.Int(((IntVector) batch.getVector(SpanColumns.STATUS_CODE)).get(row));
-                case Attribute.KIND -> new AnyValue.Int(((IntVector) batch.getVector(SpanColumns.KIND)).get(row));
-                case Attribute.DURATION -> new AnyValue.Int(((BigIntVector) batch.getVector(SpanColumns.DURATION)).get(row));
-                default -> {
-                    int severity = ((IntVector) batch.getVector(LogColumns.SEVERITY_NUMBER)).get(row);
-                    yield severity == 0 ? null : new AnyValue.Int(severity);
-                }
-            };
+        private IntFunction<AnyValue> values(Intrinsic intrinsic) {
+            IntFunction<AnyValue> values = intrinsics.get(intrinsic);
+            if (values == null) {
+                values = intrinsic.values(batch);
+                intrinsics.put(intrinsic, values);
+            }
+            return values;
         }
 
         private boolean any(AttributeColumn column, int at, Expr.Condition c) {

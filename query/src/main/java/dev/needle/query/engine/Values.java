@@ -1,6 +1,5 @@
 package dev.needle.query.engine;
 
-import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
@@ -50,18 +49,12 @@ interface Values {
                 case RECORD -> any(s.attributes(), c);
                 case UNSCOPED -> any(s.resource().attributes(), c) || any(s.scope().attributes(), c)
                         || any(s.attributes(), c);
-                case INTRINSIC -> c.matches(switch (a.key()) {
-                    case Attribute.NAME -> new AnyValue.Str(s.name());
-                    case Attribute.STATUS -> new AnyValue.Int(s.statusCode());
-                    case Attribute.KIND -> new AnyValue.Int(s.kind());
-                    case Attribute.DURATION -> new AnyValue.Int(s.durationNano());
-                    default -> null;
-                });
+                case INTRINSIC -> c.matches(a.intrinsic().value(s));
             };
         };
     }
 
-    /** The values of a decoded log record; severity number 0 (unspecified) is no value. */
+    /** The values of a decoded log record. */
     static Values of(LogRecord r) {
         return c -> {
             Attribute a = c.attribute();
@@ -71,8 +64,7 @@ interface Values {
                 case RECORD -> any(r.attributes(), c);
                 case UNSCOPED -> any(r.resource().attributes(), c) || any(r.scope().attributes(), c)
                         || any(r.attributes(), c);
-                case INTRINSIC -> a.key().equals(Attribute.SEVERITY) && r.severityNumber() != 0
-                        && c.matches(new AnyValue.Int(r.severityNumber()));
+                case INTRINSIC -> c.matches(a.intrinsic().value(r));
             };
         };
     }

@@ -1,36 +1,24 @@
 package dev.needle.query.ql;
 
 import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.Signal;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * What a condition tests: an attribute in a scope, or an intrinsic field, of one signal's records.
  *
  * <p>The signal is part of the attribute because it decides which record attributes are meant
- * ({@code span.} or {@code log.}) and which intrinsics exist: {@code name}, {@code status},
+ * ({@code span.} or {@code log.}) and which {@link Intrinsic}s exist: {@code name}, {@code status},
  * {@code kind} and {@code duration} for spans, {@code severity} for logs.
  *
  * @param signal the records queried
  * @param scope where the attribute lives
- * @param key the attribute's key, or for {@link Scope#INTRINSIC} the field's name
+ * @param key the attribute's key, or for {@link Scope#INTRINSIC} the intrinsic's {@link Intrinsic#word()}
  */
 public record Attribute(Signal signal, Scope scope, String key) {
-
-    /** The span name, a string. */
-    public static final String NAME = "name";
-    /** The span status code, an int: unset 0, ok 1, error 2. */
-    public static final String STATUS = "status";
-    /** The span kind, an int: OTLP's SpanKind, unspecified 0 to consumer 5. */
-    public static final String KIND = "kind";
-    /** The span duration in nanoseconds, an int; not in ATTR_IDX. */
-    public static final String DURATION = "duration";
-    /** The log severity number, an int 0 to 24. */
-    public static final String SEVERITY = "severity";
-
-    private static final List<String> SPAN_INTRINSICS = List.of(NAME, STATUS, KIND, DURATION);
-    private static final List<String> LOG_INTRINSICS = List.of(SEVERITY);
 
     /** Where an attribute lives. */
     public enum Scope {
@@ -51,15 +39,22 @@ public record Attribute(Signal signal, Scope scope, String key) {
         Objects.requireNonNull(signal, "signal");
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(key, "key");
-        if (scope == Scope.INTRINSIC && !intrinsics(signal).contains(key)) {
+        if (scope == Scope.INTRINSIC && Intrinsic.find(signal, key).isEmpty()) {
             Signal other = signal == Signal.SPANS ? Signal.LOGS : Signal.SPANS;
-            String why = intrinsics(other).contains(key)
+            String why = Intrinsic.find(other, key).isPresent()
                     ? "'" + key + "' is a field of " + other.dirName() + ", not of " + signal.dirName()
                     : "unknown intrinsic '" + key + "'";
-            throw new IllegalArgumentException(why + "; " + signal.dirName() + " have "
-                    + String.join(", ", intrinsics(signal)) + ", and attributes are written like ."
-                    + key + " or " + recordScope(signal) + key);
+            throw new IllegalArgumentException(why + "; " + signal.dirName() + " have " + intrinsics(signal)
+                    + ", and attributes are written like ." + key + " or " + recordScope(signal) + key);
         }
+    }
+
+    /** The intrinsic field this attribute names; only for {@link Scope#INTRINSIC}. */
+    public Intrinsic intrinsic() {
+        if (scope != Scope.INTRINSIC) {
+            throw new IllegalStateException(this + " is an attribute, not an intrinsic");
+        }
+        return Intrinsic.find(signal, key).orElseThrow();
     }
 
     /**
@@ -73,13 +68,7 @@ public record Attribute(Signal signal, Scope scope, String key) {
             case SCOPE -> List.of(IndexedPairs.SCOPE + key);
             case RECORD -> List.of(record + key);
             case UNSCOPED -> List.of(IndexedPairs.RESOURCE + key, IndexedPairs.SCOPE + key, record + key);
-            case INTRINSIC -> switch (key) {
-                case NAME -> List.of(IndexedPairs.INTRINSIC_NAME);
-                case STATUS -> List.of(IndexedPairs.INTRINSIC_STATUS);
-                case KIND -> List.of(IndexedPairs.INTRINSIC_KIND);
-                case SEVERITY -> List.of(IndexedPairs.INTRINSIC_SEVERITY);
-                default -> List.of();
-            };
+            case INTRINSIC -> intrinsic().indexedKey().stream().toList();
         };
     }
 
@@ -96,9 +85,9 @@ public record Attribute(Signal signal, Scope scope, String key) {
         };
     }
 
-    /** The intrinsics of a signal. */
-    static List<String> intrinsics(Signal signal) {
-        return signal == Signal.SPANS ? SPAN_INTRINSICS : LOG_INTRINSICS;
+    /** The words of a signal's intrinsics, as a message lists them: {@code name, status, kind, duration}. */
+    static String intrinsics(Signal signal) {
+        return Intrinsic.of(signal).stream().map(Intrinsic::word).collect(Collectors.joining(", "));
     }
 
     /** How record attributes are prefixed for a signal: {@code span.} or {@code log.}. */

@@ -63,11 +63,11 @@ final class Canonical {
             return l.toString();
         }
         long v = i.value();
-        return switch (a.key()) {
-            case Attribute.DURATION -> duration(v);
-            case Attribute.STATUS -> v >= 0 && v < STATUSES.size() ? STATUSES.get((int) v) : l.toString();
-            case Attribute.KIND -> v >= 0 && v < KINDS.size() ? KINDS.get((int) v) : l.toString();
-            default -> l.toString();
+        return switch (a.intrinsic()) {
+            case DURATION -> duration(v);
+            case STATUS -> v >= 0 && v < STATUSES.size() ? STATUSES.get((int) v) : l.toString();
+            case KIND -> v >= 0 && v < KINDS.size() ? KINDS.get((int) v) : l.toString();
+            case NAME, SEVERITY -> l.toString();
         };
     }
 

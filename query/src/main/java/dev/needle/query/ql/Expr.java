@@ -1,5 +1,6 @@
 package dev.needle.query.ql;
 
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.AnyValue;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +53,7 @@ public sealed interface Expr {
                 throw new IllegalArgumentException("true and false are not ordered: compare them with = or !=");
             }
             if (attribute.scope() == Attribute.Scope.INTRINSIC) {
-                boolean isName = attribute.key().equals(Attribute.NAME);
+                boolean isName = attribute.intrinsic() == Intrinsic.NAME;
                 if (isName ? !(literal instanceof Literal.StringLit) : !(literal instanceof Literal.IntLit)) {
                     throw new IllegalArgumentException(attribute.key() + " takes " + (isName ? "a string" : "an int")
                             + " literal, got " + literal);

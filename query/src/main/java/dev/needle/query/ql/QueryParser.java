@@ -134,7 +134,7 @@ public final class QueryParser {
         if (word.isEmpty() || !Character.isLetter(word.charAt(0))) {
             throw expected("a condition: an attribute (resource.<key>, " + Attribute.recordScope(signal)
                     + "<key>, instrumentation.<key>, .<key>) or an intrinsic ("
-                    + String.join(", ", Attribute.intrinsics(signal)) + ")");
+                    + Attribute.intrinsics(signal) + ")");
         }
         int dot = word.indexOf('.');
         if (dot < 0) {
@@ -186,18 +186,18 @@ public final class QueryParser {
 
     private Literal literal(Attribute attribute) throws QueryParseException {
         if (attribute.scope() == Attribute.Scope.INTRINSIC) {
-            return switch (attribute.key()) {
-                case Attribute.NAME -> {
+            return switch (attribute.intrinsic()) {
+                case NAME -> {
                     if (at(pos) != '"') {
                         throw expected("a \"string\" (the span name)");
                     }
                     yield new Literal.StringLit(string());
                 }
-                case Attribute.STATUS -> keywordOrInt(Canonical.STATUSES, 0, 1, "a status (ok, error or unset)");
-                case Attribute.KIND -> keywordOrInt(Canonical.KINDS, 0, 1,
+                case STATUS -> keywordOrInt(Canonical.STATUSES, 0, 1, "a status (ok, error or unset)");
+                case KIND -> keywordOrInt(Canonical.KINDS, 0, 1,
                         "a span kind (" + String.join(", ", Canonical.KINDS) + ")");
-                case Attribute.SEVERITY -> severity();
-                default -> duration();
+                case SEVERITY -> severity();
+                case DURATION -> duration();
             };
         }
         int start = pos;

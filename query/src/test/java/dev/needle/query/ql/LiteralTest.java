@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
@@ -21,7 +21,6 @@ import dev.needle.query.ql.Literal.StringLit;
 import dev.needle.sidecar.AttributeHash;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -241,21 +240,17 @@ class LiteralTest {
 
     /** The hash that IndexedPairs gives span attribute k with this value; null when it indexes nothing. */
     private static AttributeHash indexedHash(AnyValue value) {
-        Map<String, AttributeHash> pairs = new HashMap<>();
-        new IndexedPairs(new HashingSink(pairs)).span(span(List.of(), List.of(new KeyValue("k", value))));
-        return pairs.get("span.k");
+        return IndexedHashes.of(span(List.of(), List.of(new KeyValue("k", value)))).get("span.k");
     }
 
     /** Every intrinsic and scope names keys that IndexedPairs really writes. */
     @Test
     void indexedKeys_areWrittenByIndexedPairs() {
         List<KeyValue> attrs = List.of(KeyValue.of("foo", "x"));
-        Map<String, AttributeHash> spanPairs = new HashMap<>();
-        new IndexedPairs(new HashingSink(spanPairs)).span(span(attrs, attrs));
-        Map<String, AttributeHash> logPairs = new HashMap<>();
+        Map<String, AttributeHash> spanPairs = IndexedHashes.of(span(attrs, attrs));
         Resource resource = new Resource(attrs, 0, "");
-        new IndexedPairs(new HashingSink(logPairs)).log(new LogRecord(resource, new Scope("", "", attrs, 0, ""), 1, 1, 9,
-                "", AnyValue.Empty.INSTANCE, attrs, 0, 0, Bytes.EMPTY, Bytes.EMPTY, ""));
+        Map<String, AttributeHash> logPairs = IndexedHashes.of(new LogRecord(resource, new Scope("", "", attrs, 0, ""),
+                1, 1, 9, "", AnyValue.Empty.INSTANCE, attrs, 0, 0, Bytes.EMPTY, Bytes.EMPTY, ""));
         for (Signal signal : EnumSet.allOf(Signal.class)) {
             Map<String, AttributeHash> pairs = signal == Signal.SPANS ? spanPairs : logPairs;
             List<String> expected = new ArrayList<>();
@@ -263,8 +258,8 @@ class LiteralTest {
                     Attribute.Scope.RECORD, Attribute.Scope.UNSCOPED)) {
                 expected.addAll(new Attribute(signal, scope, "foo").indexedKeys());
             }
-            for (String intrinsic : Attribute.intrinsics(signal)) {
-                expected.addAll(new Attribute(signal, Attribute.Scope.INTRINSIC, intrinsic).indexedKeys());
+            for (Intrinsic intrinsic : Intrinsic.of(signal)) {
+                expected.addAll(new Attribute(signal, Attribute.Scope.INTRINSIC, intrinsic.word()).indexedKeys());
             }
             assertEquals(pairs.keySet(), Set.copyOf(expected), signal.name());
         }
@@ -274,30 +269,5 @@ class LiteralTest {
         return new SpanRecord(new Resource(resourceAndScope, 0, ""), new Scope("", "", resourceAndScope, 0, ""),
                 Bytes.wrap(new byte[16]), Bytes.wrap(new byte[8]), "", Bytes.EMPTY, 0, "op", 2, 1, 2, attributes,
                 0, List.of(), 0, List.of(), 0, 0, "");
-    }
-
-    private record HashingSink(Map<String, AttributeHash> out) implements IndexedPairs.Sink {
-        @Override
-        public void string(String key, String value) {
-            out.put(key, AttributeHash.ofString(key, value));
-        }
-
-        @Override
-        public void integer(String key, long value) {
-            out.put(key, AttributeHash.ofLong(key, value));
-        }
-
-        @Override
-        public void dbl(String key, double value) {
-            AttributeHash h = AttributeHash.ofDouble(key, value);
-            if (h != null) {
-                out.put(key, h);
-            }
-        }
-
-        @Override
-        public void bool(String key, boolean value) {
-            out.put(key, AttributeHash.ofBool(key, value));
-        }
     }
 }

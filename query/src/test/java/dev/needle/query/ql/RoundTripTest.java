@@ -2,6 +2,7 @@ package dev.needle.query.ql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Attribute.Scope;
 import java.util.ArrayList;
@@ -47,10 +48,11 @@ class RoundTripTest {
 
     private static Expr.Condition condition(Random r, Signal signal) {
         Scope scope = Scope.values()[r.nextInt(Scope.values().length)];
-        List<String> intrinsics = Attribute.intrinsics(signal);
-        String key = scope == Scope.INTRINSIC ? intrinsics.get(r.nextInt(intrinsics.size())) : text(r, KEY_PIECES);
+        List<Intrinsic> intrinsics = Intrinsic.of(signal);
+        String key = scope == Scope.INTRINSIC ? intrinsics.get(r.nextInt(intrinsics.size())).word()
+                : text(r, KEY_PIECES);
         Attribute attribute = new Attribute(signal, scope, key);
-        Literal literal = scope == Scope.INTRINSIC ? intrinsicLiteral(r, key) : literal(r);
+        Literal literal = scope == Scope.INTRINSIC ? intrinsicLiteral(r, attribute.intrinsic()) : literal(r);
         Op op = Op.values()[r.nextInt(Op.values().length)];
         if (literal instanceof Literal.BoolLit && op.isOrdering()) {
             op = Op.EQ;
@@ -58,12 +60,12 @@ class RoundTripTest {
         return new Expr.Condition(attribute, op, literal);
     }
 
-    private static Literal intrinsicLiteral(Random r, String key) {
-        return switch (key) {
-            case Attribute.NAME -> new Literal.StringLit(text(r, STRING_PIECES));
-            case Attribute.SEVERITY -> new Literal.IntLit(r.nextInt(Canonical.MAX_SEVERITY + 1));
-            case Attribute.DURATION -> new Literal.IntLit(r.nextBoolean() ? randomLong(r) : r.nextInt(1000) * 1_000_000L);
-            default -> new Literal.IntLit(r.nextBoolean() ? r.nextInt(9) - 1 : randomLong(r));
+    private static Literal intrinsicLiteral(Random r, Intrinsic intrinsic) {
+        return switch (intrinsic) {
+            case NAME -> new Literal.StringLit(text(r, STRING_PIECES));
+            case SEVERITY -> new Literal.IntLit(r.nextInt(Canonical.MAX_SEVERITY + 1));
+            case DURATION -> new Literal.IntLit(r.nextBoolean() ? randomLong(r) : r.nextInt(1000) * 1_000_000L);
+            case STATUS, KIND -> new Literal.IntLit(r.nextBoolean() ? r.nextInt(9) - 1 : randomLong(r));
         };
     }
 
