@@ -10,6 +10,7 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.engine.TraceResult;
+import dev.needle.sidecar.TraceIdText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -96,19 +97,10 @@ final class TraceEndpoint {
         });
     }
 
-    /**
-     * A trace id in hex, either case, of 1 to 32 digits; shorter ids are left-padded with zeros as
-     * Tempo does, so that a 64-bit id in 16 digits finds its zero-padded 128-bit form.
-     */
+    /** The trace id of a request's path, as {@link TraceIdText} reads it. */
     static Bytes traceId(String raw) throws ApiException {
-        boolean hex = !raw.isEmpty() && raw.length() <= 32;
-        for (int i = 0; hex && i < raw.length(); i++) {
-            hex = Character.digit(raw.charAt(i), 16) >= 0 && raw.charAt(i) < 0x80;
-        }
-        if (!hex) {
-            throw ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw));
-        }
-        return Bytes.fromHex("0".repeat(32 - raw.length()) + raw);
+        return Bytes.wrap(TraceIdText.parse(raw).orElseThrow(() ->
+                ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw))));
     }
 
     private TraceResult lookup(TenantId tenant, Bytes id, TimeRange range, Mechanisms mechanisms, boolean withLogs)
