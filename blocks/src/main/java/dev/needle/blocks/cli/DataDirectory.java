@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * The directory a command is given to read or write ({@code --data}, {@code --out}), checked
@@ -22,10 +23,17 @@ public final class DataDirectory {
     /** {@code dir} made absolute, for a command that only reads it; fails unless it is a readable directory. */
     public static Path requireReadable(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath().normalize();
-        if (!Files.exists(abs)) {
-            throw new IOException(abs + " does not exist");
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(abs, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            throw new IOException(abs + " does not exist", e);
+        } catch (AccessDeniedException e) {
+            throw new IOException(abs + " cannot be read: permission denied", e);
+        } catch (FileSystemException e) {
+            throw new IOException(abs + " cannot be read: " + describe(e), e);
         }
-        if (!Files.isDirectory(abs)) {
+        if (!attributes.isDirectory()) {
             throw new IOException(notADirectory(abs));
         }
         if (!Files.isReadable(abs) || !Files.isExecutable(abs)) {
@@ -70,7 +78,7 @@ public final class DataDirectory {
         return path + (Files.isRegularFile(path) ? " is a file, not a directory" : " is not a directory");
     }
 
-    /** Why {@code dir} could not be created: a file in the way of its path, or what the file system said. */
+    /** Why {@code dir} could not be created: a file in the way of its path, or what the file system said, as mkdir says it. */
     private static String whyNotCreated(Path dir, FileSystemException e) {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
@@ -82,6 +90,11 @@ public final class DataDirectory {
         if (existing != null && !Files.isDirectory(existing)) {
             return notADirectory(existing);
         }
-        return e.getReason() != null ? e.getReason() : "the file system refused (" + e.getClass().getSimpleName() + ")";
+        if (e.getReason() != null) {
+            return e.getReason();
+        }
+        return e instanceof NoSuchFileException ? "no such file or directory"
+                : e instanceof FileAlreadyExistsException ? "a file of that name is in the way"
+                : e.getClass().getSimpleName();
     }
 }
