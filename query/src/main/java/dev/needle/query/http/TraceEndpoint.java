@@ -44,7 +44,7 @@ final class TraceEndpoint {
      * {@code /api/v2/traces/{id}}: {@code {"trace":{"resourceSpans":[…]},"status":…,"message"?,
      * "logs"?,"explain"?}}, or the protobuf TraceByIDResponse, which has no room for logs or plans.
      */
-    Reply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+    ApiReply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
         Bytes id = traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
@@ -53,7 +53,8 @@ final class TraceEndpoint {
         TraceResult result = lookup(tenant, id, range, mechanisms, withLogs);
         boolean notFound = result.spans().isEmpty() && !result.partial();
         if (protobuf) {
-            return notFound ? new Reply(404, null, new byte[0]) : new Reply(200, Reply.PROTOBUF, traceByIdResponse(result));
+            return notFound ? new ApiReply(404, null, new byte[0])
+                    : new ApiReply(200, ApiReply.PROTOBUF, traceByIdResponse(result));
         }
         if (notFound) {
             return notFound(id, explain, result);
@@ -76,7 +77,7 @@ final class TraceEndpoint {
      * {@code /api/traces/{id}}: OTLP JSON {@code {"resourceSpans":[…]}} (with Tempo's status and
      * message added only when partial, and the plan on request), or with protobuf the Trace message.
      */
-    Reply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+    ApiReply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
         Bytes id = traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
@@ -84,8 +85,8 @@ final class TraceEndpoint {
         TraceResult result = lookup(tenant, id, range, mechanisms, false);
         boolean notFound = result.spans().isEmpty() && !result.partial();
         if (protobuf) {
-            return notFound ? new Reply(404, null, new byte[0])
-                    : new Reply(200, Reply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
+            return notFound ? new ApiReply(404, null, new byte[0])
+                    : new ApiReply(200, ApiReply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
         }
         if (notFound) {
             return notFound(id, explain, result);
@@ -112,7 +113,7 @@ final class TraceEndpoint {
     }
 
     /** A 404 that still carries the plan when asked for it: why nothing was found is worth seeing. */
-    private static Reply notFound(Bytes id, boolean explain, TraceResult result) {
+    private static ApiReply notFound(Bytes id, boolean explain, TraceResult result) {
         return Json.object(404, g -> {
             g.writeStringField("error", "trace " + id.hex() + " not found");
             Json.explain(g, explain, plans(result));
