@@ -69,8 +69,8 @@ public class EqualityScanBenchmark {
     /*
      * The values looked for are planted in every 64th span of the block's first batch only (128
      * spans). A match costs its whole batch read and the row decoded, which is not the row test;
-     * confined to one batch of 37 that stays small, close to the issue's full-scan fallback (an
-     * absent value, nothing decoded), while a scan that finds nothing still fails its check.
+     * confined to one batch of 37 that stays small, close to a pure full-scan fallback (an absent
+     * value, nothing decoded), while a scan that finds nothing still fails its check.
      */
     private static final int PLANT_EVERY = 64;
 

@@ -4,9 +4,12 @@ import dev.needle.bench.StoreFacts;
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
 import dev.needle.bench.ingest.IngestBench;
+import dev.needle.blocks.cli.DataDirectory;
+import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Manifest;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -28,9 +31,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code needle bench --corpus smoke|seed}: the scenario benchmark, its checks, and its result files. */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run every scenario of a corpus under every mechanism setting, warm and in fresh JVMs,",
-            "with the false-positive sweep; check that all answers agree; write bench/results/<corpus>-<date>.*"})
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
+        description = "Run every scenario of a corpus under every mechanism setting, warm and in fresh JVMs, with "
+                + "the false-positive sweep; check that all answers agree; write bench/results/<corpus>-<date>.*")
 public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--corpus", required = true, description = "smoke or seed")
@@ -68,7 +72,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Runs the benchmark. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchCommand()).execute(args));
+        System.exit(new CommandLine(new BenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
     }
 
     @Override
@@ -80,6 +84,7 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--corpus must be smoke or seed, got '" + corpus + "'");
         }
         Path dir = data != null ? data : Path.of(System.getProperty("java.io.tmpdir"), "needle-corpus-" + chosen.label());
+        DataDirectory.createWritable(dir);
         Manifest manifest;
         long records = chosen.spec().spans() + chosen.spec().logs();
         try (ProgressBar bar = bar("corpus", records)) {

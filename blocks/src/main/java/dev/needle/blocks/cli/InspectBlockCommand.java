@@ -16,6 +16,7 @@ import dev.needle.sidecar.AttributeEncoding;
 import dev.needle.sidecar.BloomBits;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -39,12 +40,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code needle inspect block DIR}: one block's facts, batches and zone maps, sidecar verdicts, or its keys. */
-@Command(name = "block", mixinStandardHelpOptions = true,
+@Command(name = "block", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true,
         description = {"Show one block: its facts, batches and zone maps, and sidecar verdicts; or its keys.",
-            "Prints the name, tenant, signal, time range, rows and bytes; every record batch with its zone",
-            "maps; and for TRACE_IDX and ATTR_IDX the verdict, fill, implied keys and share of the data's",
-            "bytes. Changes nothing on disk, so it is safe on a running server's directory. Exits 1, after",
-            "printing what it could read, when data.arrow cannot be read."})
+            "%nPrints the name, tenant, signal, time range, rows and bytes; every record batch with its zone maps; "
+                + "and for TRACE_IDX and ATTR_IDX the verdict, fill, implied keys and share of the data's bytes. "
+                + "Changes nothing on disk, so it is safe on a running server's directory. Exits 1, after printing "
+                + "what it could read, when data.arrow cannot be read."})
 final class InspectBlockCommand implements Callable<Integer> {
 
     @Spec
@@ -59,8 +61,8 @@ final class InspectBlockCommand implements Callable<Integer> {
     @Option(names = "--trace-ids", description = "print the distinct trace ids of data.arrow in hex, sorted, one a line")
     boolean traceIds;
 
-    @Option(names = "--attrs", description = {"print the distinct indexed attribute pairs of data.arrow, one JSON",
-        "object {\"key\":…,\"type\":\"s|n|d|b\",\"value\":…} a line, typed as ATTR_IDX types them"})
+    @Option(names = "--attrs", description = "print the distinct indexed attribute pairs of data.arrow, one JSON "
+            + "object {\"key\":…,\"type\":\"s|n|d|b\",\"value\":…} a line, typed as ATTR_IDX types them")
     boolean attrs;
 
     @Override

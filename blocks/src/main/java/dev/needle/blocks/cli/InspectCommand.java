@@ -1,11 +1,13 @@
 package dev.needle.blocks.cli;
 
 import dev.needle.sidecar.cli.InspectSidecarCommand;
+import dev.needle.sidecar.cli.NeedleVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code needle inspect}: looks inside needle's files; the main class of {@code blocks-VERSION-cli.jar}. */
-@Command(name = "inspect", mixinStandardHelpOptions = true,
+@Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true,
         description = "Look inside needle's files: one sidecar, one block, or a whole data directory.",
         subcommands = {InspectSidecarCommand.class, InspectBlockCommand.class, InspectStoreCommand.class})
 public final class InspectCommand {
@@ -15,11 +17,8 @@ public final class InspectCommand {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command line, whose unexpected failures (an unreadable directory, say) print one line, not a stack trace. */
+    /** The command line, whose failures (an unreadable directory, say) print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new InspectCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
-            cli.getErr().println("needle " + cli.getCommandSpec().qualifiedName() + ": " + e);
-            return 1;
-        });
+        return new CommandLine(new InspectCommand()).setExecutionExceptionHandler(new OneLineFailure());
     }
 }

@@ -6,6 +6,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -22,12 +23,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code needle inspect store DATA}: per tenant and signal, what a data directory holds. */
-@Command(name = "store", mixinStandardHelpOptions = true,
+@Command(name = "store", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true,
         description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
-            "Per tenant and signal: the blocks, rows, data bytes, TRACE_IDX and ATTR_IDX bytes and their",
-            "share of the data, and the time range the block names cover; then the .tmp-* directories",
-            "(blocks being written, or left by a crash) and blocks with a problem. Reads only block",
-            "names, meta.json and file sizes, and changes nothing on disk."})
+            "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX and ATTR_IDX bytes and their share "
+                + "of the data, and the time range the block names cover; then the .tmp-* directories (blocks being "
+                + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json and "
+                + "file sizes, and changes nothing on disk."})
 final class InspectStoreCommand implements Callable<Integer> {
 
     @Spec
@@ -42,11 +44,7 @@ final class InspectStoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        if (!Files.isDirectory(data)) {
-            spec.commandLine().getErr().println("needle inspect store: no such directory: " + data);
-            return 1;
-        }
-        FsBlockStore store = FsBlockStore.readOnly(data);
+        FsBlockStore store = FsBlockStore.readOnly(DataDirectory.requireReadable(data));
         List<Map<String, Object>> signals = new ArrayList<>();
         List<String> tmpDirs = new ArrayList<>();
         List<String> problems = new ArrayList<>();

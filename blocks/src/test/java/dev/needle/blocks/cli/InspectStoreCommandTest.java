@@ -103,9 +103,19 @@ class InspectStoreCommandTest {
     }
 
     @Test
-    void store_missingDirectory_exitsOne() {
+    void store_missingDirectory_exitsOneSayingSo() {
         assertEquals(1, run("store", data.resolve("nope").toString()));
-        assertTrue(err.toString().contains("no such directory"), err.toString());
+        assertEquals("needle inspect store: " + data.resolve("nope").toAbsolutePath() + " does not exist",
+                err.toString().strip());
+        assertTrue(Files.notExists(data.resolve("nope")), "a read-only command must not create the directory");
+    }
+
+    @Test
+    void store_aFile_exitsOneSayingItIsNoDirectory() throws IOException {
+        Path file = Files.writeString(data.resolve("file"), "not a data directory");
+        assertEquals(1, run("store", file.toString()));
+        assertEquals("needle inspect store: " + file.toAbsolutePath() + " is a file, not a directory",
+                err.toString().strip());
     }
 
     private long dataBytes(WrittenBlock block) throws IOException {

@@ -2,6 +2,8 @@ package dev.needle.corpus.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.cli.DataDirectory;
+import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
@@ -19,6 +21,7 @@ import dev.needle.corpus.otlp.SendOptions;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import dev.needle.corpus.output.BlockOutput;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -45,14 +48,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code needle gen}: makes a deterministic corpus as blocks, OTLP request files, or requests sent to a server. */
-@Command(name = "gen", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Make a deterministic corpus of spans and logs, with manifest.json naming trace ids and",
-            "attribute values that are in it and some that certainly are not.",
-            "",
-            "Examples:",
-            "  needle gen --spans 25000000 --logs 25000000 --out /tmp/seed",
+@Command(name = "gen", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
+        description = "Make a deterministic corpus of spans and logs, with manifest.json naming trace ids and "
+                + "attribute values that are in it and some that certainly are not.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  needle gen --spans 25000000 --logs 25000000 --out /tmp/seed",
             "  needle gen --spans 100000 --format otlp-json --out /tmp/requests",
-            "  needle gen --spans 5000000 --send http://127.0.0.1:4318 --concurrency 8 --out /tmp/sent"})
+            "  needle gen --spans 5000000 --send http://127.0.0.1:4318 --out /tmp/sent"})
 public final class GenCommand implements Callable<Integer> {
 
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
@@ -66,8 +69,9 @@ public final class GenCommand implements Callable<Integer> {
     @Option(names = "--logs", paramLabel = "N", description = "log records to make (default ${DEFAULT-VALUE})")
     long logs;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "where blocks or request files and manifest.json go "
-            + "(required but with --send, where it only receives manifest.json)")
+    @Option(names = "--out", paramLabel = "DIR", description = "the directory the corpus is written to: its blocks "
+            + "(<DIR>/<tenant>/spans|logs/<block>) or OTLP request files (<DIR>/traces, <DIR>/logs), and manifest.json. "
+            + "Required, except with --send, where it is optional and receives manifest.json only.")
     Path out;
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "blocks, otlp-proto or otlp-json (default ${DEFAULT-VALUE})")
@@ -147,7 +151,12 @@ public final class GenCommand implements Callable<Integer> {
 
     /** Runs {@code needle gen}. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new GenCommand()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line, whose failures print one line, not a stack trace. */
+    static CommandLine commandLine() {
+        return new CommandLine(new GenCommand()).setExecutionExceptionHandler(new OneLineFailure());
     }
 
     @Override
@@ -158,6 +167,9 @@ public final class GenCommand implements Callable<Integer> {
             validateOutput();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(command.commandLine(), e.getMessage());
+        }
+        if (out != null) {
+            DataDirectory.createWritable(out);
         }
         long started = System.nanoTime();
         Corpus corpus = new Corpus(spec);

@@ -28,7 +28,7 @@ class GenCommandTest {
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new GenCommand());
+        CommandLine cli = GenCommand.commandLine();
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int exit = cli.execute(args);
@@ -60,6 +60,29 @@ class GenCommandTest {
         assertRefused("a corpus needs at least one span or log record", "--out", dir.toString());
         assertRefused("a duration is digits and a unit", "--spans", "10", "--window", "soon", "--out", dir.toString());
         assertRefused("--dry-run goes with --send", "--spans", "10", "--dry-run", "--out", dir.toString());
+    }
+
+    @Test
+    void outIsAFile_exitsOneWithOneLineSayingSo() throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "not a directory");
+        Run run = run("--spans", "10", "--out", file.toString());
+        assertEquals(1, run.exit, run.err);
+        assertEquals("needle gen: " + file.toAbsolutePath() + " is a file, not a directory", run.err.strip());
+
+        Run below = run("--spans", "10", "--format", "otlp-json", "--out", file.resolve("corpus").toString());
+        assertEquals(1, below.exit, below.err);
+        assertEquals("needle gen: " + file.resolve("corpus").toAbsolutePath() + " cannot be created: "
+                + file.toAbsolutePath() + " is a file, not a directory", below.err.strip());
+    }
+
+    @Test
+    void outHoldingEarlierRequestFiles_exitsOneWithOneLine() {
+        assertEquals(0, run("--spans", "10", "--format", "otlp-json", "--out", dir.toString(), "--json").exit);
+        Run again = run("--spans", "10", "--format", "otlp-json", "--out", dir.toString(), "--json");
+        assertEquals(1, again.exit, again.err);
+        assertTrue(again.err.startsWith("needle gen: " + dir.resolve("traces") + ": holds 1 request files from an earlier run"),
+                again.err);
+        assertEquals(1, again.err.lines().count(), again.err);
     }
 
     @Test

@@ -115,16 +115,16 @@ public final class OtlpReceiver extends Handler.Abstract {
         Encoding encoding = Encoding.ofContentType(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
         // An error is answered in the request's encoding when it names one, else in protobuf, OTLP's default.
         Encoding replyIn = encoding != null ? encoding : Encoding.PROTOBUF;
-        Reply reply;
+        ExportReply reply;
         try {
             reply = endpoint == null
-                    ? Reply.error(404, replyIn, "no OTLP endpoint at " + quote(path)
+                    ? ExportReply.error(404, replyIn, "no OTLP endpoint at " + quote(path)
                             + ": POST spans to /v1/traces and log records to /v1/logs")
                     : serve(endpoint, request, encoding, replyIn);
         } catch (RuntimeException e) {
             // Bad input is answered above with a 4xx; this is needle's own fault.
             LOG.error("OTLP request {} {} failed", request.getMethod(), path, e);
-            reply = Reply.error(500, replyIn, "internal error: " + e);
+            reply = ExportReply.error(500, replyIn, "internal error: " + e);
         }
         // Counted before the write, so that a client that has its reply also finds it counted.
         metrics.answered(endpoint == null ? ReceiverMetrics.OTHER : endpoint.signal().dirName(),
@@ -144,29 +144,29 @@ public final class OtlpReceiver extends Handler.Abstract {
      * read and dropped after the reply, so that a client still writing it reads the 413 instead of a
      * reset. Not with {@code Expect: 100-continue}: that client sends nothing after a final status.
      */
-    private boolean unreadBodyToDiscard(Request request, Reply reply) {
+    private boolean unreadBodyToDiscard(Request request, ExportReply reply) {
         long length = request.getLength();
         return reply.status() == 413 && length > maxBodyBytes && length <= maxBodyBytes + DISCARD_BYTES
                 && !request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString());
     }
 
-    private <T> Reply serve(Endpoint<T> endpoint, Request request, Encoding encoding, Encoding replyIn) {
+    private <T> ExportReply serve(Endpoint<T> endpoint, Request request, Encoding encoding, Encoding replyIn) {
         Signal signal = endpoint.signal();
         if (!HttpMethod.POST.is(request.getMethod())) {
-            return Reply.error(405, replyIn, quote(request.getMethod()) + " is not allowed on " + endpoint.path()
+            return ExportReply.error(405, replyIn, quote(request.getMethod()) + " is not allowed on " + endpoint.path()
                     + ": OTLP exports are POSTed").with(HttpHeader.ALLOW, "POST");
         }
         if (encoding == null) {
             String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
             metrics.rejectedRequest(signal, Rejection.UNSUPPORTED_MEDIA_TYPE);
-            return Reply.error(415, replyIn, (contentType == null ? "no Content-Type" : "unsupported Content-Type "
+            return ExportReply.error(415, replyIn, (contentType == null ? "no Content-Type" : "unsupported Content-Type "
                     + quote(contentType)) + ": send application/x-protobuf or application/json");
         }
         List<String> codings = codings(request);
         boolean gzip = codings.size() == 1 && (codings.get(0).equals("gzip") || codings.get(0).equals("x-gzip"));
         if (!codings.isEmpty() && !gzip) {
             metrics.rejectedRequest(signal, Rejection.UNSUPPORTED_MEDIA_TYPE);
-            return Reply.error(415, encoding, "unsupported Content-Encoding " + quote(String.join(", ", codings))
+            return ExportReply.error(415, encoding, "unsupported Content-Encoding " + quote(String.join(", ", codings))
                     + ": send gzip or no Content-Encoding");
         }
         TenantId tenant;
@@ -174,12 +174,12 @@ public final class OtlpReceiver extends Handler.Abstract {
             tenant = TenantId.fromHeader(request.getHeaders().get(TENANT_HEADER));
         } catch (IllegalArgumentException e) {
             metrics.rejectedRequest(signal, Rejection.INVALID_TENANT);
-            return Reply.error(400, encoding, "invalid " + TENANT_HEADER + ": " + e.getMessage());
+            return ExportReply.error(400, encoding, "invalid " + TENANT_HEADER + ": " + e.getMessage());
         }
         long length = request.getLength();
         if (length > maxBodyBytes) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
-            return Reply.error(413, encoding, "the request body has " + length
+            return ExportReply.error(413, encoding, "the request body has " + length
                     + " bytes (Content-Length), more than the limit of " + maxBodyBytes);
         }
 
@@ -189,7 +189,7 @@ public final class OtlpReceiver extends Handler.Abstract {
         }
     }
 
-    private <T> Reply decodeAndAccept(Endpoint<T> endpoint, Request request, Encoding encoding, boolean gzip,
+    private <T> ExportReply decodeAndAccept(Endpoint<T> endpoint, Request request, Encoding encoding, boolean gzip,
                                       TenantId tenant, DecodeBudget.Reservation reservation) {
         Signal signal = endpoint.signal();
         Decoded<T> decoded;
@@ -199,12 +199,12 @@ public final class OtlpReceiver extends Handler.Abstract {
         } catch (OtlpTooManyRecordsException e) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
             body.discardRest(maxBodyBytes + DISCARD_BYTES);
-            return Reply.error(413, encoding, e.getMessage());
+            return ExportReply.error(413, encoding, e.getMessage());
         } catch (IOException e) {
             if (body.busy()) {
                 metrics.rejectedRequest(signal, Rejection.REFUSED);
                 body.discardRest(maxBodyBytes);
-                return Reply.error(503, encoding, e.getMessage()).with(HttpHeader.RETRY_AFTER, "1");
+                return ExportReply.error(503, encoding, e.getMessage()).with(HttpHeader.RETRY_AFTER, "1");
             }
             if (body.tooLarge()) {
                 body.discardRest(DISCARD_BYTES);
@@ -221,20 +221,20 @@ public final class OtlpReceiver extends Handler.Abstract {
         } catch (IngestRefusedException e) {
             metrics.rejectedRequest(signal, Rejection.REFUSED);
             metrics.rejectedRecords(signal, Rejection.REFUSED, decoded.records().size());
-            return Reply.error(e.httpStatus(), encoding, e.getMessage())
+            return ExportReply.error(e.httpStatus(), encoding, e.getMessage())
                     .with(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
         } catch (IOException e) {
             // Not acknowledged, so the client must retry, and OTLP exporters retry a 503; if the log
             // took the records after all, the retry duplicates them rather than losing them.
             LOG.warn("OTLP {}: ingest failed, answering 503", endpoint.path(), e);
-            return Reply.error(503, encoding, "ingest failed, retry: " + describe(e))
+            return ExportReply.error(503, encoding, "ingest failed, retry: " + describe(e))
                     .with(HttpHeader.RETRY_AFTER, "1");
         }
         metrics.accepted(signal, decoded.records().size());
         if (decoded.rejected() > 0) {
             metrics.rejectedRecords(signal, Rejection.INVALID, decoded.rejected());
         }
-        return Reply.ok(encoding, encoding.exportResponse(signal, decoded.rejected(), decoded.message()));
+        return ExportReply.ok(encoding, encoding.exportResponse(signal, decoded.rejected(), decoded.message()));
     }
 
     /**
@@ -256,11 +256,11 @@ public final class OtlpReceiver extends Handler.Abstract {
     }
 
     /** The reply to a body that could not be read to a request: too large, cut off, or not one. */
-    private Reply undecodable(Signal signal, Encoding encoding, boolean gzip, RequestBody body, IOException e) {
+    private ExportReply undecodable(Signal signal, Encoding encoding, boolean gzip, RequestBody body, IOException e) {
         // The body's own flags first: a decoder may have wrapped the stream's exception.
         if (body.tooLarge()) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
-            return Reply.error(413, encoding, body.tooLargeMessage());
+            return ExportReply.error(413, encoding, body.tooLargeMessage());
         }
         metrics.rejectedRequest(signal, Rejection.UNDECODABLE);
         String message;
@@ -275,7 +275,7 @@ public final class OtlpReceiver extends Handler.Abstract {
             message = "the body cannot be decoded: " + describe(e);
         }
         LOG.debug("OTLP request refused with 400: {}", message);
-        return Reply.error(400, encoding, message);
+        return ExportReply.error(400, encoding, message);
     }
 
     private static String describe(Exception e) {

@@ -1,6 +1,9 @@
 package dev.needle.ingest.server;
 
+import dev.needle.blocks.cli.DataDirectory;
+import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.ingest.IngestLimits;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -21,7 +24,8 @@ import picocli.CommandLine.Spec;
  * {@code needle: ready otlp=HOST:PORT query=HOST:PORT}, with the actual ports (useful with port 0);
  * everything else it says goes to standard error.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
         defaultValueProvider = ServeCommand.Defaults.class,
         description = {
             "Run needle: receive OpenTelemetry spans and logs over OTLP/HTTP (protobuf or JSON, gzip or not), "
@@ -87,10 +91,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The command line, whose unexpected failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new ServeCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
-            cli.getErr().println("needle serve: " + e);
-            return 1;
-        });
+        return new CommandLine(new ServeCommand()).setExecutionExceptionHandler(new OneLineFailure());
     }
 
     /**
@@ -128,6 +129,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         NeedleServer server;
         try {
+            DataDirectory.createWritable(data);
             server = NeedleServer.start(config);
         } catch (IllegalArgumentException e) {
             err.println("needle serve: " + e.getMessage());

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,14 @@ class ServeCommandTest {
         }
         assertTrue(err.toString().startsWith("needle serve: cannot listen on 127.0.0.1"), err::toString);
         assertEquals(1, err.toString().strip().lines().count(), err::toString);
+    }
+
+    @Test
+    void call_withDataOnAFile_fails1WithOneLineSayingSo() throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "not a directory");
+        assertEquals(1, run("--data", file.toString(), "--otlp-port", "0", "--query-port", "0"));
+        assertEquals("needle serve: " + file.toAbsolutePath() + " is a file, not a directory", err.toString().strip());
+        assertEquals("", out.toString());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.needle.query.cli;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.TraceIdText;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -21,23 +22,16 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class Args {
 
-    private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]{1,32}");
     private static final Pattern DURATION_PART = Pattern.compile("(\\d+)(ms|s|m|h|d|w)");
     private static final Pattern UNIX_SECONDS = Pattern.compile("\\d{1,12}(\\.\\d{1,9})?");
 
     private Args() {
     }
 
-    /**
-     * A trace id of 1 to 32 hex digits, zero-padded on the left to 16 bytes as Tempo pads 64-bit
-     * ids, so that a Zipkin or Jaeger id of 16 digits finds its trace.
-     */
+    /** A trace id as {@link TraceIdText} reads it, around any surrounding spaces. */
     static Bytes traceId(String text) {
-        String hex = text.strip();
-        if (!HEX.matcher(hex).matches()) {
-            throw new TypeConversionException("a trace id is 1 to 32 hex digits, got '" + Text.cut(text, 40) + "'");
-        }
-        return Bytes.fromHex("0".repeat(32 - hex.length()) + hex);
+        return TraceIdText.parse(text.strip()).map(Bytes::wrap).orElseThrow(() ->
+                new TypeConversionException("a trace id is 1 to 32 hex digits, got '" + Text.cut(text, 40) + "'"));
     }
 
     /** A duration such as 15m, 2h, 7d or 1h30m (units ms, s, m, h, d, w), longer than zero. */

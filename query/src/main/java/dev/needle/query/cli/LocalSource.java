@@ -1,5 +1,6 @@
 package dev.needle.query.cli;
 
+import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
@@ -14,7 +15,6 @@ import dev.needle.query.ql.Expr;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,9 +35,11 @@ final class LocalSource implements Source {
 
     /** A source over {@code data}; a missing directory is an error rather than an empty answer. */
     LocalSource(Path data, PrintWriter err) throws QueryFailure {
-        Path root = data.toAbsolutePath().normalize();
-        if (!Files.isDirectory(root)) {
-            throw new QueryFailure(QueryCommand.ERROR, "no data directory at " + root
+        Path root;
+        try {
+            root = DataDirectory.requireReadable(data);
+        } catch (IOException e) {
+            throw new QueryFailure(QueryCommand.ERROR, e.getMessage()
                     + ": give --data DIR (the directory ./needle serve writes), or --url URL to ask a running server");
         }
         this.store = FsBlockStore.readOnly(root);

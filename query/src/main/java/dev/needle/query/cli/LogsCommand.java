@@ -2,6 +2,7 @@ package dev.needle.query.cli;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Expr;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code needle query logs QUERY}: the newest log records that match. */
-@Command(name = "logs", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "logs", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
         description = {"Print the newest log records that match QUERY.",
             "%nOne row a record: time, severity, service, body (cut to one line of 80 characters), trace id. "
                 + "The query language is the one of 'spans', with log.<key> for the record's attributes and the "

@@ -1,10 +1,12 @@
 package dev.needle.query.cli;
 
+import dev.needle.sidecar.cli.NeedleVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code needle query}: trace-by-id and attribute lookups from the command line; the main class of {@code query-VERSION-cli.jar}. */
-@Command(name = "query", mixinStandardHelpOptions = true,
+@Command(name = "query", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true,
         description = {"Look records up in a data directory (--data, the default) or a running server (--url).",
             "%nEvery span of one trace, or the newest spans or log records that match a query. Human tables "
                 + "by default, --json for machines, --explain for the plan: which blocks were read, and why."},

@@ -17,8 +17,7 @@ final class SearchOptions {
     CommandSpec spec;
 
     @Parameters(paramLabel = "QUERY",
-            description = "a TraceQL-style selector in single quotes, e.g. "
-                    + "'{ resource.service.name = \"checkout\" && span.http.response.status_code = 500 }'")
+            description = "a TraceQL-style selector in single quotes, such as the examples below")
     String query;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "20",

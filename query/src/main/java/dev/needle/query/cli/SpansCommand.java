@@ -2,6 +2,7 @@ package dev.needle.query.cli;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Expr;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code needle query spans QUERY}: the newest spans that match. */
-@Command(name = "spans", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "spans", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
         description = {"Print the newest spans that match QUERY.",
             "%nOne row a span: time, trace id, service, name, duration, status. Conditions are key = literal, "
                 + "combined with && and || and parentheses, or comparisons (!=, <, <=, >, >=); keys are "

@@ -1,6 +1,7 @@
 package dev.needle.query.cli;
 
 import dev.needle.blocks.model.Bytes;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -11,7 +12,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code needle query trace HEX}: every span of one trace as a tree, and optionally its log records. */
-@Command(name = "trace", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "trace", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true, sortOptions = false,
         description = {"Print every span of one trace as a tree, and optionally its log records.",
             "%nEach span shows its offset from the trace's start, duration, status, span id, service and name; "
                 + "children sit under their parent, by start time. With --logs the trace's log records follow. "
@@ -25,7 +27,7 @@ final class TraceCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(paramLabel = "HEX", converter = Args.TraceIdConverter.class,
-            description = "the trace id: 32 hex digits (shorter ids are zero-padded on the left, as Tempo does)")
+            description = "the trace id: 1 to 32 hex digits (shorter ids are zero-padded on the left, as Tempo does)")
     Bytes traceId;
 
     @Option(names = "--logs", description = "also print the trace's log records")

@@ -23,7 +23,7 @@ final class Json {
     }
 
     /** A reply whose body is one object holding what {@code fields} writes. */
-    static Reply object(int status, Fields fields) {
+    static ApiReply object(int status, Fields fields) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.writeStartObject();
@@ -33,11 +33,11 @@ final class Json {
             // Only the generator's own bugs can fail a write into memory.
             throw new UncheckedIOException(e);
         }
-        return new Reply(status, Reply.JSON, out.toByteArray());
+        return new ApiReply(status, ApiReply.JSON, out.toByteArray());
     }
 
     /** {@code {"error":"…"}}. */
-    static Reply error(int status, String message) {
+    static ApiReply error(int status, String message) {
         return object(status, g -> g.writeStringField("error", message));
     }
 

@@ -29,7 +29,7 @@ final class LogsEndpoint {
     }
 
     /** {@code {"logs":{"resourceLogs":[…]},"status":…,"message"?,"explain"?}}; no {@code q} lists the newest records. */
-    Reply answer(TenantId tenant, Params params) throws ApiException, IOException {
+    ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
         String q = params.string("q");
         Expr expr;
         try {

@@ -29,17 +29,17 @@ public final class MetricsHandler extends Handler.Abstract {
         return true;
     }
 
-    private Reply reply(Request request) {
+    private ApiReply reply(Request request) {
         if (!HttpMethod.GET.is(request.getMethod())) {
             return Json.error(405, request.getMethod() + " is not allowed: use GET");
         }
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             writer.write(out, registry.scrape());
-            return new Reply(200, writer.getContentType(), out.toByteArray());
+            return new ApiReply(200, writer.getContentType(), out.toByteArray());
         } catch (Exception e) {
             // A collector's callback can throw; the scrape fails, the server does not.
-            return Reply.text(500, "scrape failed: " + e);
+            return ApiReply.text(500, "scrape failed: " + e);
         }
     }
 }

@@ -65,7 +65,7 @@ public final class QueryApi extends Handler.Abstract {
         return true;
     }
 
-    private Reply reply(Request request) {
+    private ApiReply reply(Request request) {
         try {
             return route(request);
         } catch (ApiException e) {
@@ -77,13 +77,13 @@ public final class QueryApi extends Handler.Abstract {
         }
     }
 
-    private Reply route(Request request) throws Exception {
+    private ApiReply route(Request request) throws Exception {
         if (!HttpMethod.GET.is(request.getMethod())) {
             throw new ApiException(405, request.getMethod() + " is not allowed: the query API serves GET only");
         }
         String path = Request.getPathInContext(request);
         if (path.equals("/api/echo")) {
-            return Reply.text(200, "echo");
+            return ApiReply.text(200, "echo");
         }
         if (path.startsWith(V2_TRACES)) {
             return traces.v2(tenant(request), path.substring(V2_TRACES.length()), Params.of(request), protobuf(request));

@@ -74,7 +74,7 @@ final class SearchEndpoint {
      * {@code {"traces":[{"traceID","rootServiceName","rootTraceName"?,"startTimeUnixNano","durationMs"}],
      * "metrics":{"inspectedBlocks","totalBlocks","inspectedBytes","skippedBlocks"},"status"?,"message"?,"explain"?}}.
      */
-    Reply answer(TenantId tenant, Params params) throws ApiException, IOException {
+    ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
         Expr expr = expr(params);
         TimeRange range = params.range();
         int limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT);

@@ -10,6 +10,7 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.engine.TraceResult;
+import dev.needle.sidecar.TraceIdText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ final class TraceEndpoint {
      * {@code /api/v2/traces/{id}}: {@code {"trace":{"resourceSpans":[…]},"status":…,"message"?,
      * "logs"?,"explain"?}}, or the protobuf TraceByIDResponse, which has no room for logs or plans.
      */
-    Reply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+    ApiReply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
         Bytes id = traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
@@ -52,7 +53,8 @@ final class TraceEndpoint {
         TraceResult result = lookup(tenant, id, range, mechanisms, withLogs);
         boolean notFound = result.spans().isEmpty() && !result.partial();
         if (protobuf) {
-            return notFound ? new Reply(404, null, new byte[0]) : new Reply(200, Reply.PROTOBUF, traceByIdResponse(result));
+            return notFound ? new ApiReply(404, null, new byte[0])
+                    : new ApiReply(200, ApiReply.PROTOBUF, traceByIdResponse(result));
         }
         if (notFound) {
             return notFound(id, explain, result);
@@ -75,7 +77,7 @@ final class TraceEndpoint {
      * {@code /api/traces/{id}}: OTLP JSON {@code {"resourceSpans":[…]}} (with Tempo's status and
      * message added only when partial, and the plan on request), or with protobuf the Trace message.
      */
-    Reply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+    ApiReply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
         Bytes id = traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
@@ -83,8 +85,8 @@ final class TraceEndpoint {
         TraceResult result = lookup(tenant, id, range, mechanisms, false);
         boolean notFound = result.spans().isEmpty() && !result.partial();
         if (protobuf) {
-            return notFound ? new Reply(404, null, new byte[0])
-                    : new Reply(200, Reply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
+            return notFound ? new ApiReply(404, null, new byte[0])
+                    : new ApiReply(200, ApiReply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
         }
         if (notFound) {
             return notFound(id, explain, result);
@@ -96,19 +98,10 @@ final class TraceEndpoint {
         });
     }
 
-    /**
-     * A trace id in hex, either case, of 1 to 32 digits; shorter ids are left-padded with zeros as
-     * Tempo does, so that a 64-bit id in 16 digits finds its zero-padded 128-bit form.
-     */
+    /** The trace id of a request's path, as {@link TraceIdText} reads it. */
     static Bytes traceId(String raw) throws ApiException {
-        boolean hex = !raw.isEmpty() && raw.length() <= 32;
-        for (int i = 0; hex && i < raw.length(); i++) {
-            hex = Character.digit(raw.charAt(i), 16) >= 0 && raw.charAt(i) < 0x80;
-        }
-        if (!hex) {
-            throw ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw));
-        }
-        return Bytes.fromHex("0".repeat(32 - raw.length()) + raw);
+        return Bytes.wrap(TraceIdText.parse(raw).orElseThrow(() ->
+                ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw))));
     }
 
     private TraceResult lookup(TenantId tenant, Bytes id, TimeRange range, Mechanisms mechanisms, boolean withLogs)
@@ -120,7 +113,7 @@ final class TraceEndpoint {
     }
 
     /** A 404 that still carries the plan when asked for it: why nothing was found is worth seeing. */
-    private static Reply notFound(Bytes id, boolean explain, TraceResult result) {
+    private static ApiReply notFound(Bytes id, boolean explain, TraceResult result) {
         return Json.object(404, g -> {
             g.writeStringField("error", "trace " + id.hex() + " not found");
             Json.explain(g, explain, plans(result));

@@ -1,6 +1,8 @@
 package dev.needle.query.cli;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,6 +147,24 @@ final class SearchCommandTest {
         Run since = Cli.run("spans", "{ }", "--since", "soon", "--data", data);
         assertEquals(QueryCommand.USAGE, since.exit(), since::toString);
         assertTrue(since.err().contains("expected a duration such as 15m"), since::toString);
+    }
+
+    @Test
+    void help_examplesAreQueriesOfTheCommandsOwnSignal() {
+        for (Signal signal : Signal.values()) {
+            String command = signal.dirName();
+            Run help = Cli.run(command, "--help");
+            assertEquals(QueryCommand.OK, help.exit(), help::toString);
+            List<String> examples = help.out().lines().filter(l -> l.startsWith("  needle query " + command + " '"))
+                    .map(l -> l.substring(l.indexOf('\'') + 1, l.lastIndexOf('\''))).toList();
+            assertTrue(examples.size() >= 2, help::toString);
+            for (String example : examples) {
+                assertDoesNotThrow(() -> QueryParser.parse(example, signal), example);
+            }
+            if (signal == Signal.LOGS) {
+                assertFalse(help.out().contains("span."), help::toString);
+            }
+        }
     }
 
     private static List<SpanRecord> newest(List<SpanRecord> spans, Predicate<SpanRecord> match, int limit) {

@@ -161,8 +161,19 @@ final class TraceCommandTest {
         Path missing = dir.resolve("no-such-dir");
         Run r = Cli.run("trace", fixture.treeId.hex(), "--data", missing.toString());
         assertEquals(QueryCommand.ERROR, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("needle query trace: no data directory at " + missing.toAbsolutePath()), r::toString);
+        assertTrue(r.err().startsWith("needle query trace: " + missing.toAbsolutePath() + " does not exist: give --data DIR"),
+                r::toString);
         assertFalse(Files.exists(missing), "a read-only lookup must not create the directory");
+    }
+
+    @Test
+    void trace_dataIsAFile_exits1SayingSo(@TempDir Path own) throws IOException {
+        Path file = Files.writeString(own.resolve("a-file"), "not a data directory");
+        Run r = Cli.run("trace", fixture.treeId.hex(), "--data", file.toString());
+        assertEquals(QueryCommand.ERROR, r.exit(), r::toString);
+        assertTrue(r.err().startsWith("needle query trace: " + file.toAbsolutePath() + " is a file, not a directory: "),
+                r::toString);
+        assertEquals(1, r.err().lines().count(), r::toString);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.needle.sidecar.BloomBits;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.KeyMix;
 import dev.needle.sidecar.Sidecar;
+import dev.needle.sidecar.TraceIdText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -25,11 +26,12 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code needle inspect sidecar FILE}: a sidecar's header, verdict, fill, and the answer to given probes.
  * Public so that the {@code inspect} command of module {@code blocks}, which owns the executable, can mount it.
  */
-@Command(name = "sidecar", mixinStandardHelpOptions = true,
+@Command(name = "sidecar", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+        usageHelpAutoWidth = true,
         description = {"Show a TRACE_IDX or ATTR_IDX file, and look keys up in it.",
-            "Prints every header field, the CRC verdict, the fill, the number of keys the fill implies",
-            "and the false-positive rate it gives.",
-            "With --probe / --probe-attr: each key's hashes, bit positions and verdict."})
+            "%nPrints every header field, the CRC verdict, the fill, the number of keys the fill implies and the "
+                + "false-positive rate it gives. With --probe or --probe-attr, also each key's hashes, bit positions "
+                + "and verdict."})
 public final class InspectSidecarCommand implements Callable<Integer> {
 
     @Spec
@@ -41,7 +43,8 @@ public final class InspectSidecarCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object instead of a table")
     boolean json;
 
-    @Option(names = "--probe", paramLabel = "HEX", description = "a 32-hex-digit trace id to look up (repeatable)")
+    @Option(names = "--probe", paramLabel = "HEX", description = "a trace id to look up: 1 to 32 hex digits, shorter "
+            + "ids zero-padded on the left as needle query trace pads them (repeatable)")
     List<String> traceProbes = new ArrayList<>();
 
     @Option(names = "--probe-attr", paramLabel = "KEY=LITERAL",
@@ -124,11 +127,10 @@ public final class InspectSidecarCommand implements Callable<Integer> {
     private record Probe(String kind, String key, long lo, long hi, AttributeLiteral literal) {
 
         static Probe traceId(String hex) {
-            if (!hex.matches("[0-9a-fA-F]{32}")) {
-                throw new IllegalArgumentException("--probe needs 32 hex digits, got '" + hex + "'");
-            }
-            byte[] id = HexFormat.of().parseHex(hex.toLowerCase());
-            return new Probe("trace_id", hex.toLowerCase(), KeyMix.traceIdLo(id, 0), KeyMix.traceIdHi(id, 0), null);
+            byte[] id = TraceIdText.parse(hex).orElseThrow(() -> new IllegalArgumentException(
+                    "--probe needs a trace id of 1 to 32 hex digits, got '" + hex + "'"));
+            return new Probe("trace_id", HexFormat.of().formatHex(id), KeyMix.traceIdLo(id, 0), KeyMix.traceIdHi(id, 0),
+                    null);
         }
 
         static Probe attribute(AttributeLiteral literal) {

@@ -70,6 +70,27 @@ class InspectSidecarCommandTest {
     }
 
     @Test
+    void sidecar_shortProbe_isPaddedAsQueryTracePadsIt() {
+        assertEquals(0, run(GOLDEN.resolve("trace_idx_1000").toString(), "--probe", "A3CE929D0E0E4736"));
+        assertTrue(out.toString().contains("probe                trace_id 0000000000000000a3ce929d0e0e4736"),
+                out.toString());
+    }
+
+    @Test
+    void sidecar_badProbe_exitsTwoNamingTheForm() {
+        assertEquals(2, run(GOLDEN.resolve("trace_idx_1000").toString(), "--probe", "4bf9-2f35"));
+        assertTrue(err.toString().contains("--probe needs a trace id of 1 to 32 hex digits, got '4bf9-2f35'"),
+                err.toString());
+    }
+
+    @Test
+    void version_isTheProjectVersion() {
+        assertEquals(0, run("--version"));
+        assertEquals("needle " + NeedleVersion.version(), out.toString().strip());
+        assertTrue(NeedleVersion.version().matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"), NeedleVersion.version());
+    }
+
+    @Test
     void sidecar_missingFile_exitsOne() {
         assertEquals(1, run(tmp.resolve("nope").toString()));
         assertTrue(err.toString().contains("no such file"), err.toString());

@@ -8,22 +8,23 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A whole response, built before anything is written, so that a failure while building it can
- * still become an error reply and the callback is completed by exactly one write.
+ * The reply of one query API request (an answer, an error, /ready or /metrics): built whole before
+ * anything is written, so that a failure while building it can still become an error reply and
+ * the callback is completed by exactly one write.
  *
  * @param status      the HTTP status
  * @param contentType the Content-Type, or null for an empty body
  * @param body        the body
  */
-record Reply(int status, String contentType, byte[] body) {
+record ApiReply(int status, String contentType, byte[] body) {
 
     static final String JSON = "application/json";
     static final String PROTOBUF = "application/protobuf";
     static final String TEXT = "text/plain; charset=utf-8";
 
     /** A plain-text reply. */
-    static Reply text(int status, String text) {
-        return new Reply(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
+    static ApiReply text(int status, String text) {
+        return new ApiReply(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Writes the reply and completes {@code callback}, once, through the write. */

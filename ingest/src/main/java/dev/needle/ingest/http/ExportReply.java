@@ -7,15 +7,16 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A whole reply, built before anything is written, so that a failure while building it can still
- * become an error reply and the callback is completed by exactly one write.
+ * The reply to one OTLP export request: an export response, or an error as a {@code google.rpc.Status},
+ * in the request's encoding. Built whole before anything is written, so that a failure while
+ * building it can still become an error reply and the callback is completed by exactly one write.
  *
  * @param status   the HTTP status
  * @param encoding the body's encoding, which gives the Content-Type
  * @param body     the body
  * @param header   one more header (Allow, Retry-After), or null
  */
-record Reply(int status, Encoding encoding, byte[] body, HttpField header) {
+record ExportReply(int status, Encoding encoding, byte[] body, HttpField header) {
 
     /** gRPC codes for the {@code google.rpc.Status} of an error reply, as gRPC maps HTTP statuses. */
     private static final int INVALID_ARGUMENT = 3;
@@ -25,18 +26,18 @@ record Reply(int status, Encoding encoding, byte[] body, HttpField header) {
     private static final int UNAVAILABLE = 14;
 
     /** A 200 with {@code body}. */
-    static Reply ok(Encoding encoding, byte[] body) {
-        return new Reply(200, encoding, body, null);
+    static ExportReply ok(Encoding encoding, byte[] body) {
+        return new ExportReply(200, encoding, body, null);
     }
 
     /** An error reply: a {@code google.rpc.Status} with {@code message} and the gRPC code that fits {@code status}. */
-    static Reply error(int status, Encoding encoding, String message) {
-        return new Reply(status, encoding, encoding.status(rpcCode(status), message), null);
+    static ExportReply error(int status, Encoding encoding, String message) {
+        return new ExportReply(status, encoding, encoding.status(rpcCode(status), message), null);
     }
 
     /** This reply with one more header. */
-    Reply with(HttpHeader name, String value) {
-        return new Reply(status, encoding, body, new HttpField(name, value));
+    ExportReply with(HttpHeader name, String value) {
+        return new ExportReply(status, encoding, body, new HttpField(name, value));
     }
 
     private static int rpcCode(int status) {
