@@ -61,7 +61,7 @@ public final class ScenarioRunner {
         try (QueryEngine engine = new QueryEngine(FsBlockStore.readOnly(data), HeadSource.EMPTY, SIDECAR_CACHE_BYTES,
                 options.threads())) {
             for (Scenario s : scenarios) {
-                Answer reference = null;
+                AnswerDigest reference = null;
                 for (Setting setting : settings) {
                     progress.accept(s.name() + " / " + setting.label());
                     Lookups.Outcome first = Lookups.run(engine, tenant, s, setting.mechanisms());
@@ -99,7 +99,7 @@ public final class ScenarioRunner {
     }
 
     /** The scenario's first query in a fresh JVM, run by {@link ColdQuery}; its answer must match {@code expected}. */
-    public ColdRun cold(Scenario s, Setting setting, Answer expected) throws IOException, InterruptedException {
+    public ColdRun cold(Scenario s, Setting setting, AnswerDigest expected) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 ColdQuery.class.getName(), data.toString(), tenant.value(), setting.name(),
@@ -125,7 +125,7 @@ public final class ScenarioRunner {
                 fields.put(name, p.getText());
             }
         }
-        Answer answer = new Answer(Integer.parseInt(fields.get("records")), fields.get("digest"));
+        AnswerDigest answer = new AnswerDigest(Integer.parseInt(fields.get("records")), fields.get("digest"));
         if (!answer.equals(expected)) {
             throw new WrongAnswerException(s.name() + ": a fresh process answered " + answer + ", the warm one " + expected);
         }
