@@ -93,7 +93,6 @@ public final class BlockMetaJson {
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
 
     private static final ObjectMapper MAPPER = StrictJson.requiringEveryField()
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .addModule(new SimpleModule("meta.json values")
                     .addSerializer(Signal.class, new SignalWriter())
                     .addDeserializer(Signal.class, new SignalReader())
