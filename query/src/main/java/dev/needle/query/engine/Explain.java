@@ -35,7 +35,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
     static Explain fromJson(@JsonProperty("signal") String signal, @JsonProperty("mechanisms") Mechanisms mechanisms,
                             @JsonProperty("blocks") List<BlockDecision> blocks, @JsonProperty("totals") Totals totals) {
         return new Explain(signal == null ? "" : signal, mechanisms == null ? Mechanisms.ALL : mechanisms,
-                blocks == null ? List.of() : blocks, totals == null ? 0 : totals.headRecords(),
+                blocks == null ? List.of() : blocks, totals == null ? 0 : totals.headRows(),
                 totals == null ? 0 : totals.headMatched());
     }
 
@@ -46,7 +46,8 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
     public record Totals(@JsonProperty("blocksListed") int listed, int prunedByTime, int prunedByTraceIdx,
                          int prunedByAttrIdx, int prunedByZoneMaps, int skippedByLimit, int opened, int openedForNothing,
                          @JsonProperty("unreadable") int errors, Map<String, Integer> failedOpen, long rowsScanned,
-                         long matched, long bytesToDecide, long bytesRead, long headRecords, long headMatched) {
+                         long matched, long bytesToDecide, long bytesRead, @JsonProperty("headRecords") long headRows,
+                         long headMatched) {
     }
 
     /** Sums the decisions. */
