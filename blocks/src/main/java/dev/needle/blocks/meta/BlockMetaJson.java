@@ -29,6 +29,7 @@ import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, with
@@ -93,11 +94,12 @@ public final class BlockMetaJson {
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
 
     private static final ObjectMapper MAPPER = StrictJson.requiringEveryField()
+            // A signal as its directory name, a trace id as lower-case hex.
             .addModule(new SimpleModule("meta.json values")
-                    .addSerializer(Signal.class, new SignalWriter())
-                    .addDeserializer(Signal.class, new SignalReader())
-                    .addSerializer(Bytes.class, new HexWriter())
-                    .addDeserializer(Bytes.class, new HexReader()))
+                    .addSerializer(Signal.class, new AsString<>(Signal.class, Signal::dirName))
+                    .addDeserializer(Signal.class, new FromString<>(Signal.class, "a string", BlockMetaJson::signal))
+                    .addSerializer(Bytes.class, new AsString<>(Bytes.class, Bytes::hex))
+                    .addDeserializer(Bytes.class, new FromString<>(Bytes.class, "a hex string", BlockMetaJson::hex)))
             .build();
     private static final ObjectWriter WRITER = MAPPER.writer(PRETTY);
     // bind() looks past the object itself, to say so in meta.json's words.
@@ -255,65 +257,62 @@ public final class BlockMetaJson {
         return parent.isEmpty() ? context.getCurrentName() : parent + "." + context.getCurrentName();
     }
 
-    /** A signal as its directory name. */
-    private static final class SignalWriter extends StdSerializer<Signal> {
-        SignalWriter() {
-            super(Signal.class);
-        }
-
-        @Override
-        public void serialize(Signal signal, JsonGenerator g, SerializerProvider provider) throws IOException {
-            g.writeString(signal.dirName());
-        }
-    }
-
-    private static final class SignalReader extends StdDeserializer<Signal> {
-        SignalReader() {
-            super(Signal.class);
-        }
-
-        @Override
-        public Signal deserialize(JsonParser p, DeserializationContext context) throws IOException {
-            if (p.currentToken() != JsonToken.VALUE_STRING) {
-                throw wrongType(where(p.getParsingContext()), "a string", p);
+    private static Signal signal(String where, String name) throws CorruptMetaException {
+        for (Signal signal : Signal.values()) {
+            if (signal.dirName().equals(name)) {
+                return signal;
             }
-            for (Signal signal : Signal.values()) {
-                if (signal.dirName().equals(p.getText())) {
-                    return signal;
-                }
-            }
-            throw new CorruptMetaException("signal is \"" + abbreviate(p.getText()) + "\", expected \"spans\" or \"logs\"");
+        }
+        throw new CorruptMetaException("field " + where + " is \"" + abbreviate(name) + "\", expected \"spans\" or \"logs\"");
+    }
+
+    private static Bytes hex(String where, String hex) throws CorruptMetaException {
+        try {
+            return Bytes.fromHex(hex);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptMetaException("field " + where + " is not hex: \"" + abbreviate(hex) + "\"", e);
         }
     }
 
-    /** Bytes (trace ids) as lower-case hex. */
-    private static final class HexWriter extends StdSerializer<Bytes> {
-        HexWriter() {
-            super(Bytes.class);
+    /** Parses a field's string; a bad one is a {@link CorruptMetaException} naming the field. */
+    @FunctionalInterface
+    private interface StringParser<T> {
+        T parse(String where, String text) throws CorruptMetaException;
+    }
+
+    /** A value that meta.json holds as a string. */
+    private static final class AsString<T> extends StdSerializer<T> {
+        private final Function<T, String> format;
+
+        AsString(Class<T> type, Function<T, String> format) {
+            super(type);
+            this.format = format;
         }
 
         @Override
-        public void serialize(Bytes bytes, JsonGenerator g, SerializerProvider provider) throws IOException {
-            g.writeString(bytes.hex());
+        public void serialize(T value, JsonGenerator g, SerializerProvider provider) throws IOException {
+            g.writeString(format.apply(value));
         }
     }
 
-    private static final class HexReader extends StdDeserializer<Bytes> {
-        HexReader() {
-            super(Bytes.class);
+    /** A value read from a string; any other JSON value is the wrong type. */
+    private static final class FromString<T> extends StdDeserializer<T> {
+        private final String expected;
+        private final StringParser<T> parser;
+
+        FromString(Class<T> type, String expected, StringParser<T> parser) {
+            super(type);
+            this.expected = expected;
+            this.parser = parser;
         }
 
         @Override
-        public Bytes deserialize(JsonParser p, DeserializationContext context) throws IOException {
+        public T deserialize(JsonParser p, DeserializationContext context) throws IOException {
             String where = where(p.getParsingContext());
             if (p.currentToken() != JsonToken.VALUE_STRING) {
-                throw wrongType(where, "a hex string", p);
+                throw wrongType(where, expected, p);
             }
-            try {
-                return Bytes.fromHex(p.getText());
-            } catch (IllegalArgumentException e) {
-                throw new CorruptMetaException("field " + where + " is not hex: \"" + abbreviate(p.getText()) + "\"", e);
-            }
+            return parser.parse(where, p.getText());
         }
     }
 
