@@ -1,17 +1,18 @@
 package dev.needle.corpus;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import java.io.IOException;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.util.StdConverter;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Everything a corpus is made from: the same spec gives the same records, byte for byte.
+ * Everything a corpus is made from: the same spec gives the same records, byte for byte. In the
+ * manifest it is {@code "arguments"}: the components in snake case, the start as an ISO-8601
+ * instant and the window in seconds.
  *
  * @param seed           the seed every random choice derives from
  * @param spans          spans in all (whole traces; the last trace is cut short to hit the count)
@@ -27,9 +28,13 @@ import java.util.Map;
  * @param blockRows      the most rows of one output block (ingest cuts by the same count)
  * @param probes         present and absent probes per trace-id family in the manifest
  */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record CorpusSpec(long seed, long spans, long logs, List<TraceIdFamily> families, int services,
-                         long startUnixNano, long windowNanos, int routes, int users, double correlatedLogs,
-                         double errorShare, int blockRows, int probes) {
+                         @JsonProperty("start") @JsonSerialize(converter = IsoInstant.class)
+                         @JsonDeserialize(converter = UnixNano.class) long startUnixNano,
+                         @JsonProperty("window_seconds") @JsonSerialize(converter = Seconds.class)
+                         @JsonDeserialize(converter = Nanos.class) long windowNanos,
+                         int routes, int users, double correlatedLogs, double errorShare, int blockRows, int probes) {
 
     /** 2026-11-01T00:00:00Z: a fixed default start, so that a run without --start is reproducible. */
     public static final long DEFAULT_START_UNIX_NANO = Instant.parse("2026-11-01T00:00:00Z").getEpochSecond() * 1_000_000_000L;
@@ -87,66 +92,37 @@ public record CorpusSpec(long seed, long spans, long logs, List<TraceIdFamily> f
                 correlatedLogs, errorShare, blockRows, probes);
     }
 
-    /** The spec as the manifest's {@code "arguments"} object. */
-    void writeJson(JsonGenerator g) throws IOException {
-        g.writeStartObject();
-        g.writeNumberField("seed", seed);
-        g.writeNumberField("spans", spans);
-        g.writeNumberField("logs", logs);
-        g.writeArrayFieldStart("families");
-        for (TraceIdFamily family : families) {
-            g.writeString(family.label());
-        }
-        g.writeEndArray();
-        g.writeNumberField("services", services);
-        g.writeStringField("start", Instant.ofEpochSecond(0, startUnixNano).toString());
-        g.writeNumberField("window_seconds", windowNanos / 1e9);
-        g.writeNumberField("routes", routes);
-        g.writeNumberField("users", users);
-        g.writeNumberField("correlated_logs", correlatedLogs);
-        g.writeNumberField("error_share", errorShare);
-        g.writeNumberField("block_rows", blockRows);
-        g.writeNumberField("probes", probes);
-        g.writeEndObject();
-    }
-
-    /** Reads what {@link #writeJson} wrote; the parser is on the object's START_OBJECT. */
-    static CorpusSpec readJson(JsonParser p) throws IOException {
-        Map<String, Object> fields = new HashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            if (p.nextToken() == JsonToken.START_ARRAY) {
-                List<TraceIdFamily> families = new ArrayList<>();
-                while (p.nextToken() == JsonToken.VALUE_STRING) {
-                    families.add(TraceIdFamily.of(p.getText()));
-                }
-                fields.put(name, families);
-            } else {
-                fields.put(name, p.getText());
-            }
-        }
-        try {
-            Instant start = Instant.parse(text(fields, "start"));
-            @SuppressWarnings("unchecked")
-            List<TraceIdFamily> families = (List<TraceIdFamily>) fields.get("families");
-            return new CorpusSpec(Long.parseLong(text(fields, "seed")), Long.parseLong(text(fields, "spans")),
-                    Long.parseLong(text(fields, "logs")), families == null ? List.of() : families,
-                    Integer.parseInt(text(fields, "services")), start.getEpochSecond() * 1_000_000_000L + start.getNano(),
-                    Math.round(Double.parseDouble(text(fields, "window_seconds")) * 1e9),
-                    Integer.parseInt(text(fields, "routes")), Integer.parseInt(text(fields, "users")),
-                    Double.parseDouble(text(fields, "correlated_logs")), Double.parseDouble(text(fields, "error_share")),
-                    Integer.parseInt(text(fields, "block_rows")), Integer.parseInt(text(fields, "probes")));
-        } catch (RuntimeException e) {
-            throw new IOException("manifest arguments are not a corpus spec: " + e.getMessage(), e);
+    /** Unix nanoseconds as an ISO-8601 instant. */
+    static final class IsoInstant extends StdConverter<Long, String> {
+        @Override
+        public String convert(Long unixNano) {
+            return Instant.ofEpochSecond(0, unixNano).toString();
         }
     }
 
-    private static String text(Map<String, Object> fields, String name) throws IOException {
-        Object value = fields.get(name);
-        if (!(value instanceof String s)) {
-            throw new IOException("manifest arguments lack \"" + name + "\"");
+    /** An ISO-8601 instant as Unix nanoseconds. */
+    static final class UnixNano extends StdConverter<String, Long> {
+        @Override
+        public Long convert(String iso) {
+            Instant start = Instant.parse(iso);
+            return start.getEpochSecond() * 1_000_000_000L + start.getNano();
         }
-        return s;
+    }
+
+    /** Nanoseconds as seconds. */
+    static final class Seconds extends StdConverter<Long, Double> {
+        @Override
+        public Double convert(Long nanos) {
+            return nanos / 1e9;
+        }
+    }
+
+    /** Seconds as nanoseconds, rounded. */
+    static final class Nanos extends StdConverter<Double, Long> {
+        @Override
+        public Long convert(Double seconds) {
+            return Math.round(seconds * 1e9);
+        }
     }
 
     private static void require(boolean ok, String message) {

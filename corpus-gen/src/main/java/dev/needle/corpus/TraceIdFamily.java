@@ -1,5 +1,6 @@
 package dev.needle.corpus;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -41,6 +42,7 @@ public enum TraceIdFamily {
     }
 
     /** The family's name on the command line and in the manifest. */
+    @JsonValue
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -1,5 +1,6 @@
 package dev.needle.bench.fpr;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import dev.needle.corpus.TraceIdFamily;
 import dev.needle.sidecar.AttributeHash;
 import dev.needle.sidecar.KeyMix;
@@ -28,6 +29,7 @@ public enum FprFamily {
     }
 
     /** The family's name in tables, JSON and chart legends: the trace-id family's label, or {@code attr}. */
+    @JsonValue
     public String label() {
         return traceIds == null ? "attr" : traceIds.label();
     }

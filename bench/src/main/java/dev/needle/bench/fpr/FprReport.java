@@ -1,11 +1,9 @@
 package dev.needle.bench.fpr;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 
-/** Renders the false-positive sweep as a Markdown table and as JSON. */
+/** Renders the false-positive sweep as a Markdown table (its JSON is {@link FprPoint}'s own). */
 public final class FprReport {
 
     private FprReport() {
@@ -30,40 +28,6 @@ public final class FprReport {
                     p.optimalK(), percent(p.theoryAtOptimalK())));
         }
         return out.toString();
-    }
-
-    /**
-     * Writes the points as one JSON array at the generator's position, so that a caller can put it
-     * under any field of its own document. Rates are fractions, not percentages.
-     */
-    public static void writeJson(JsonGenerator json, List<FprPoint> points) throws IOException {
-        json.writeStartArray();
-        for (FprPoint p : points) {
-            json.writeStartObject();
-            json.writeStringField("family", p.family().label());
-            json.writeNumberField("bitsPerKey", p.bitsPerKey());
-            json.writeNumberField("k", p.k());
-            json.writeNumberField("bits", p.bits());
-            json.writeNumberField("keys", p.keys());
-            json.writeNumberField("probes", p.probes());
-            json.writeNumberField("theory", p.theory());
-            json.writeNumberField("ratioStandardDeviation", p.ratioStandardDeviation());
-            writeMeasured(json, "mixed", p.mixedFalsePositives(), p.mixedRate(), p.mixedRatio());
-            writeMeasured(json, "unmixed", p.unmixedFalsePositives(), p.unmixedRate(), p.unmixedRatio());
-            json.writeNumberField("optimalK", p.optimalK());
-            json.writeNumberField("theoryAtOptimalK", p.theoryAtOptimalK());
-            json.writeEndObject();
-        }
-        json.writeEndArray();
-    }
-
-    private static void writeMeasured(JsonGenerator json, String name, long falsePositives, double rate, double ratio)
-            throws IOException {
-        json.writeObjectFieldStart(name);
-        json.writeNumberField("falsePositives", falsePositives);
-        json.writeNumberField("rate", rate);
-        json.writeNumberField("ratio", ratio);
-        json.writeEndObject();
     }
 
     /** Three significant digits, as a percentage: 0.819%, 0.0700%, 100%. */

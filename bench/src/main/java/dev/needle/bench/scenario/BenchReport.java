@@ -1,12 +1,22 @@
 package dev.needle.bench.scenario;
 
-import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonSerializable;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import com.fasterxml.jackson.databind.jsontype.TypeSerializer;
 import dev.needle.bench.StoreFacts;
 import dev.needle.bench.chart.Svg;
 import dev.needle.bench.fpr.FprChart;
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprReport;
+import dev.needle.bench.peer.DuckDbPeer;
+import dev.needle.blocks.json.StrictJson;
 import dev.needle.query.engine.Explain;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,8 +24,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -24,6 +36,8 @@ import java.util.Optional;
  * false-positive sweep, and the sections other parts add (the DuckDB peer, ingest).
  */
 public final class BenchReport {
+
+    private static final ObjectWriter JSON = StrictJson.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writer();
 
     /** A section another part of the run adds: its Markdown and its JSON. */
     public record Section(String title, String jsonField, String markdown, JsonWriter json) {
@@ -176,83 +190,74 @@ public final class BenchReport {
     }
 
     private void writeJson(OutputStream out) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
-            g.useDefaultPrettyPrinter();
-            g.writeStartObject();
-            g.writeStringField("corpus", corpus);
-            g.writeStringField("date", date);
-            g.writeStringField("header", header);
-            g.writeArrayFieldStart("store");
-            for (StoreFacts f : List.of(spans, logs)) {
-                g.writeStartObject();
-                g.writeStringField("signal", f.signal().dirName());
-                g.writeNumberField("blocks", f.blocks());
-                g.writeNumberField("rows", f.rows());
-                g.writeNumberField("data_bytes", f.dataBytes());
-                g.writeNumberField("trace_idx_bytes", f.traceIdxBytes());
-                g.writeNumberField("attr_idx_bytes", f.attrIdxBytes());
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            g.writeArrayFieldStart("scenarios");
-            for (Measurement m : warm) {
-                Explain.Totals t = m.totals();
-                g.writeStartObject();
-                g.writeStringField("scenario", m.scenario().name());
-                g.writeStringField("target", m.scenario().target());
-                g.writeStringField("mechanisms", m.setting().label());
-                g.writeNumberField("found", m.answer().records());
-                g.writeStringField("answer", m.answer().digest());
-                g.writeNumberField("listed", t.listed());
-                g.writeNumberField("pruned_by_time", t.prunedByTime());
-                g.writeNumberField("pruned_by_trace_idx", t.prunedByTraceIdx());
-                g.writeNumberField("pruned_by_attr_idx", t.prunedByAttrIdx());
-                g.writeNumberField("pruned_by_zone_maps", t.prunedByZoneMaps());
-                g.writeNumberField("skipped_by_limit", t.skippedByLimit());
-                g.writeNumberField("opened", t.opened());
-                g.writeNumberField("opened_for_nothing", t.openedForNothing());
-                g.writeNumberField("rows_scanned", t.rowsScanned());
-                g.writeNumberField("bytes_to_decide", t.bytesToDecide());
-                g.writeNumberField("bytes_read", t.bytesRead());
-                g.writeNumberField("warm_runs", m.iterations());
-                g.writeNumberField("warm_p50_ms", m.warmP50Millis());
-                g.writeNumberField("warm_p99_ms", m.warmP99Millis());
-                Optional<ColdRun> c = coldOf(m);
-                if (c.isPresent()) {
-                    g.writeNumberField("cold_jvm_start_ms", c.get().jvmStartMillis());
-                    g.writeNumberField("cold_first_query_ms", c.get().firstQueryMillis());
-                }
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            g.writeFieldName("false_positives");
-            FprReport.writeJson(g, fpr);
-            g.writeArrayFieldStart("duckdb");
-            for (PeerRunner.PeerResult r : peer) {
-                var plan = r.plan();
-                g.writeStartObject();
-                g.writeStringField("scenario", r.scenario().name());
-                g.writeNumberField("found", r.answer().records());
-                g.writeNumberField("row_groups", plan.rowGroups());
-                g.writeNumberField("pruned_by_time", plan.prunedByTime());
-                g.writeNumberField("pruned_by_statistics", plan.prunedByStatistics());
-                g.writeNumberField("pruned_by_bloom", plan.prunedByBloom());
-                g.writeNumberField("row_groups_read", plan.scanned());
-                g.writeNumberField("row_groups_read_for_nothing", plan.scannedForNothing());
-                g.writeNumberField("rows_in_read_groups", plan.rowsInScanned());
-                g.writeNumberField("warm_p50_ms", r.warm().p50Nanos() / 1e6);
-                g.writeNumberField("warm_p99_ms", r.warm().p99Nanos() / 1e6);
-                g.writeNumberField("cold_open_ms", r.cold().open().p50Nanos() / 1e6);
-                g.writeNumberField("cold_first_query_ms", r.cold().firstQuery().p50Nanos() / 1e6);
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-            for (Section s : sections) {
-                g.writeFieldName(s.jsonField());
-                s.json().write(g);
-            }
-            g.writeEndObject();
-            g.writeRaw('\n');
+        List<StoreRow> store = List.of(StoreRow.of(spans), StoreRow.of(logs));
+        List<ScenarioRow> scenarios = warm.stream().map(m -> ScenarioRow.of(m, coldOf(m))).toList();
+        List<DuckDbRow> duckdb = peer.stream().map(DuckDbRow::of).toList();
+        Map<String, SectionJson> extra = new LinkedHashMap<>();
+        for (Section s : sections) {
+            extra.put(s.jsonField(), new SectionJson(s.json()));
+        }
+        out.write(JSON.writeValueAsBytes(new Document(corpus, date, header, store, scenarios, fpr, duckdb, extra)));
+        out.write('\n');
+    }
+
+    /** The .json file: the run, the store, every measurement, then the sections other parts add. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private record Document(String corpus, String date, String header, List<StoreRow> store, List<ScenarioRow> scenarios,
+                            List<FprPoint> falsePositives, List<DuckDbRow> duckdb,
+                            @JsonAnyGetter Map<String, SectionJson> sections) {
+    }
+
+    /** One signal's blocks. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private record StoreRow(String signal, int blocks, long rows, long dataBytes, long traceIdxBytes, long attrIdxBytes) {
+        static StoreRow of(StoreFacts f) {
+            return new StoreRow(f.signal().dirName(), f.blocks(), f.rows(), f.dataBytes(), f.traceIdxBytes(), f.attrIdxBytes());
+        }
+    }
+
+    /** One scenario under one setting: what the engine did, and how long it took warm and (when run) cold. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private record ScenarioRow(String scenario, String target, String mechanisms, int found, String answer, int listed,
+                               int prunedByTime, int prunedByTraceIdx, int prunedByAttrIdx, int prunedByZoneMaps,
+                               int skippedByLimit, int opened, int openedForNothing, long rowsScanned, long bytesToDecide,
+                               long bytesRead, int warmRuns, double warmP50Ms, double warmP99Ms,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Double coldJvmStartMs,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Double coldFirstQueryMs) {
+        static ScenarioRow of(Measurement m, Optional<ColdRun> cold) {
+            Explain.Totals t = m.totals();
+            return new ScenarioRow(m.scenario().name(), m.scenario().target(), m.setting().label(), m.answer().records(),
+                    m.answer().digest(), t.listed(), t.prunedByTime(), t.prunedByTraceIdx(), t.prunedByAttrIdx(),
+                    t.prunedByZoneMaps(), t.skippedByLimit(), t.opened(), t.openedForNothing(), t.rowsScanned(),
+                    t.bytesToDecide(), t.bytesRead(), m.iterations(), m.warmP50Millis(), m.warmP99Millis(),
+                    cold.map(ColdRun::jvmStartMillis).orElse(null), cold.map(ColdRun::firstQueryMillis).orElse(null));
+        }
+    }
+
+    /** One scenario through DuckDB: its row groups and latencies. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    private record DuckDbRow(String scenario, int found, long rowGroups, long prunedByTime, long prunedByStatistics,
+                             long prunedByBloom, long rowGroupsRead, long rowGroupsReadForNothing, long rowsInReadGroups,
+                             double warmP50Ms, double warmP99Ms, double coldOpenMs, double coldFirstQueryMs) {
+        static DuckDbRow of(PeerRunner.PeerResult r) {
+            DuckDbPeer.Plan plan = r.plan();
+            return new DuckDbRow(r.scenario().name(), r.answer().records(), plan.rowGroups(), plan.prunedByTime(),
+                    plan.prunedByStatistics(), plan.prunedByBloom(), plan.scanned(), plan.scannedForNothing(),
+                    plan.rowsInScanned(), r.warm().p50Nanos() / 1e6, r.warm().p99Nanos() / 1e6,
+                    r.cold().open().p50Nanos() / 1e6, r.cold().firstQuery().p50Nanos() / 1e6);
+        }
+    }
+
+    /** A section's JSON, written by the section's own writer where the document puts it. */
+    private record SectionJson(JsonWriter writer) implements JsonSerializable {
+        @Override
+        public void serialize(JsonGenerator g, SerializerProvider provider) throws IOException {
+            writer.write(g);
+        }
+
+        @Override
+        public void serializeWithType(JsonGenerator g, SerializerProvider provider, TypeSerializer types) throws IOException {
+            serialize(g, provider);
         }
     }
 

@@ -1,11 +1,16 @@
 package dev.needle.bench.scenario;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.needle.blocks.json.StrictJson;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -18,6 +23,30 @@ import java.util.Locale;
  * {@link Scenario#target()}.
  */
 public final class ColdQuery {
+
+    private static final ObjectMapper JSON = StrictJson.requiringEveryField().build();
+
+    /**
+     * The line the process prints, and {@link ScenarioRunner} reads.
+     *
+     * @param jvmStartMs JVM start to main, in milliseconds
+     * @param queryMs    opening the store and answering, in milliseconds
+     * @param records    how many records the answer holds
+     * @param digest     the answer's digest
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Result(double jvmStartMs, double queryMs, int records, String digest) {
+
+        /** The result {@code line} holds. */
+        static Result parse(String line) throws IOException {
+            return JSON.readValue(line, Result.class);
+        }
+
+        /** The answer the process found. */
+        AnswerDigest answer() {
+            return new AnswerDigest(records, digest);
+        }
+    }
 
     private ColdQuery() {
     }
@@ -39,7 +68,12 @@ public final class ColdQuery {
             outcome = Lookups.run(engine, TenantId.of(args[1]), s, Setting.valueOf(args[2]).mechanisms());
         }
         double queryMillis = (System.nanoTime() - start) / 1e6;
-        System.out.printf(Locale.ROOT, "{\"jvm_start_ms\": %.3f, \"query_ms\": %.3f, \"records\": %d, \"digest\": \"%s\"}%n",
-                jvmStartMillis, queryMillis, outcome.answer().records(), outcome.answer().digest());
+        System.out.println(JSON.writeValueAsString(new Result(microseconds(jvmStartMillis), microseconds(queryMillis),
+                outcome.answer().records(), outcome.answer().digest())));
+    }
+
+    /** Milliseconds to the microsecond: finer is noise. */
+    private static double microseconds(double millis) {
+        return Math.round(millis * 1000) / 1000.0;
     }
 }

@@ -7,5 +7,5 @@ package dev.needle.bench.scenario;
  * @param jvmStartMillis   JVM start to main
  * @param firstQueryMillis opening the engine and answering the first query
  */
-public record ColdRun(Scenario scenario, Setting setting, double jvmStartMillis, double firstQueryMillis, Answer answer) {
+public record ColdRun(Scenario scenario, Setting setting, double jvmStartMillis, double firstQueryMillis, AnswerDigest answer) {
 }

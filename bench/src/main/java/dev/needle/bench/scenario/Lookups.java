@@ -21,7 +21,7 @@ final class Lookups {
     }
 
     /** One run's result. */
-    record Outcome(Answer answer, Explain plan, boolean partial) {
+    record Outcome(AnswerDigest answer, Explain plan, boolean partial) {
     }
 
     static Outcome run(QueryEngine engine, TenantId tenant, Scenario s, Mechanisms mechanisms) throws IOException {
@@ -29,17 +29,17 @@ final class Lookups {
             return switch (s.kind()) {
                 case TRACE -> {
                     TraceResult r = engine.trace(tenant, s.traceId(), s.range(), mechanisms, false);
-                    yield new Outcome(Answer.ofSpans(r.spans()), r.spanPlan(), r.partial());
+                    yield new Outcome(AnswerDigest.ofSpans(r.spans()), r.spanPlan(), r.partial());
                 }
                 case SPANS -> {
                     SearchResult<dev.needle.blocks.model.SpanRecord> r = engine.searchSpans(tenant,
                             QueryParser.parse(s.query(), Signal.SPANS), s.range(), LIMIT, mechanisms);
-                    yield new Outcome(Answer.ofSpans(r.records()), r.plan(), r.partial());
+                    yield new Outcome(AnswerDigest.ofSpans(r.records()), r.plan(), r.partial());
                 }
                 case LOGS -> {
                     SearchResult<dev.needle.blocks.model.LogRecord> r = engine.searchLogs(tenant,
                             QueryParser.parse(s.query(), Signal.LOGS), s.range(), LIMIT, mechanisms);
-                    yield new Outcome(Answer.ofLogs(r.records()), r.plan(), r.partial());
+                    yield new Outcome(AnswerDigest.ofLogs(r.records()), r.plan(), r.partial());
                 }
             };
         } catch (QueryParseException e) {

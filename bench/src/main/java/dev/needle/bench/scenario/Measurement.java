@@ -10,6 +10,6 @@ import dev.needle.query.engine.Explain;
  * @param warmP50Millis median warm latency
  * @param warmP99Millis 99th-percentile warm latency
  */
-public record Measurement(Scenario scenario, Setting setting, Answer answer, Explain.Totals totals, int iterations,
+public record Measurement(Scenario scenario, Setting setting, AnswerDigest answer, Explain.Totals totals, int iterations,
                           double warmP50Millis, double warmP99Millis) {
 }

@@ -35,7 +35,7 @@ import java.util.function.Consumer;
 public final class PeerRunner {
 
     /** What DuckDB did for one scenario. */
-    public record PeerResult(Scenario scenario, Answer answer, DuckDbPeer.Plan plan, DuckDbPeer.Timing warm,
+    public record PeerResult(Scenario scenario, AnswerDigest answer, DuckDbPeer.Plan plan, DuckDbPeer.Timing warm,
                              DuckDbPeer.Cold cold) {
     }
 
@@ -103,7 +103,7 @@ public final class PeerRunner {
                         continue;
                     }
                     progress.accept("DuckDB: " + s.name());
-                    Answer answer = answer(signal, peer.run(lookup));
+                    AnswerDigest answer = answer(signal, peer.run(lookup));
                     if (!answer.equals(m.answer())) {
                         throw new ScenarioRunner.WrongAnswerException(s.name() + ": DuckDB answered " + answer
                                 + ", needle " + m.answer());
@@ -145,10 +145,10 @@ public final class PeerRunner {
                 : new Lookup.AttributeEquals(AttributeColumn.of(p.scope(), p.key(), p.type()), p.value(), s.range(), Lookups.LIMIT);
     }
 
-    private static Answer answer(Signal signal, DuckDbPeer.Answer answer) {
-        return Answer.of(answer.rows().stream().map(r -> signal == Signal.SPANS
-                ? Answer.spanIdentity(r.traceId().hex(), r.spanId().hex())
-                : Answer.logIdentity(r.timeUnixNano(), r.traceId().hex(), r.spanId().hex())).toList());
+    private static AnswerDigest answer(Signal signal, DuckDbPeer.Answer answer) {
+        return AnswerDigest.of(answer.rows().stream().map(r -> signal == Signal.SPANS
+                ? AnswerDigest.spanIdentity(r.traceId().hex(), r.spanId().hex())
+                : AnswerDigest.logIdentity(r.timeUnixNano(), r.traceId().hex(), r.spanId().hex())).toList());
     }
 
     /** The attributes flattened into columns: every key the manifest names for the signal. */

@@ -1,8 +1,6 @@
 package dev.needle.bench.scenario;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.JacksonException;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
@@ -11,9 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
@@ -61,7 +57,7 @@ public final class ScenarioRunner {
         try (QueryEngine engine = new QueryEngine(FsBlockStore.readOnly(data), HeadSource.EMPTY, SIDECAR_CACHE_BYTES,
                 options.threads())) {
             for (Scenario s : scenarios) {
-                Answer reference = null;
+                AnswerDigest reference = null;
                 for (Setting setting : settings) {
                     progress.accept(s.name() + " / " + setting.label());
                     Lookups.Outcome first = Lookups.run(engine, tenant, s, setting.mechanisms());
@@ -99,7 +95,7 @@ public final class ScenarioRunner {
     }
 
     /** The scenario's first query in a fresh JVM, run by {@link ColdQuery}; its answer must match {@code expected}. */
-    public ColdRun cold(Scenario s, Setting setting, Answer expected) throws IOException, InterruptedException {
+    public ColdRun cold(Scenario s, Setting setting, AnswerDigest expected) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 ColdQuery.class.getName(), data.toString(), tenant.value(), setting.name(),
@@ -114,23 +110,17 @@ public final class ScenarioRunner {
         } finally {
             process.destroyForcibly();
         }
-        Map<String, String> fields = new HashMap<>();
-        try (JsonParser p = new JsonFactory().createParser(output)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException("cold query printed no JSON object: " + output);
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                p.nextToken();
-                fields.put(name, p.getText());
-            }
+        ColdQuery.Result result;
+        try {
+            result = ColdQuery.Result.parse(output);
+        } catch (JacksonException e) {
+            throw new IOException("cold query of " + s.name() + " printed no result: " + output, e);
         }
-        Answer answer = new Answer(Integer.parseInt(fields.get("records")), fields.get("digest"));
+        AnswerDigest answer = result.answer();
         if (!answer.equals(expected)) {
             throw new WrongAnswerException(s.name() + ": a fresh process answered " + answer + ", the warm one " + expected);
         }
-        return new ColdRun(s, setting, Double.parseDouble(fields.get("jvm_start_ms")),
-                Double.parseDouble(fields.get("query_ms")), answer);
+        return new ColdRun(s, setting, result.jvmStartMs(), result.queryMs(), answer);
     }
 
     private static void check(Scenario s, Setting setting, Lookups.Outcome outcome) {

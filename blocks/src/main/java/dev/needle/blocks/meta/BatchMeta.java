@@ -1,12 +1,15 @@
 package dev.needle.blocks.meta;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import dev.needle.blocks.model.Bytes;
 
 /**
  * One record batch of a block: its row range and its zone maps, each a minimum and maximum over
  * the batch's own rows. A null minimum and maximum mean that no row of the batch has the field
  * (every trace id empty, every severity number 0) or that the field is not the signal's:
- * durations are for spans, severities for logs.
+ * durations are for spans, severities for logs. In meta.json a null field is left out.
  *
  * @param index             the batch's position in {@code data.arrow}, from 0
  * @param firstRow          the block row of the batch's first row
@@ -22,20 +25,21 @@ import dev.needle.blocks.model.Bytes;
  * @param maxSeverity       logs: the largest severity number other than 0, or null
  * @param severityNullCount logs: the number of rows whose severity number is 0; spans: null
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record BatchMeta(
         int index,
         long firstRow,
         int rows,
         long minTimeUnixNano,
         long maxTimeUnixNano,
-        Bytes minTraceId,
-        Bytes maxTraceId,
+        @JsonSetter(nulls = Nulls.SET) Bytes minTraceId,
+        @JsonSetter(nulls = Nulls.SET) Bytes maxTraceId,
         int traceIdNullCount,
-        Long minDurationNano,
-        Long maxDurationNano,
-        Integer minSeverity,
-        Integer maxSeverity,
-        Integer severityNullCount) {
+        @JsonSetter(nulls = Nulls.SET) Long minDurationNano,
+        @JsonSetter(nulls = Nulls.SET) Long maxDurationNano,
+        @JsonSetter(nulls = Nulls.SET) Integer minSeverity,
+        @JsonSetter(nulls = Nulls.SET) Integer maxSeverity,
+        @JsonSetter(nulls = Nulls.SET) Integer severityNullCount) {
 
     /** Checks every fact that a reader relies on to skip the batch; a violation is an {@link IllegalArgumentException}. */
     public BatchMeta {

@@ -1,29 +1,40 @@
 package dev.needle.blocks.meta;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import dev.needle.blocks.json.StrictJson;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
- * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, with Jackson's
- * streaming parser and generator. A block of three spans in one batch:
+ * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, with
+ * jackson-databind over the records (whose components name the fields) and the strict settings of
+ * {@link StrictJson}. A block of three spans in one batch:
  *
  * <pre>{@code
  * {
@@ -69,12 +80,11 @@ import java.util.Objects;
  * changes meaning, and a reader refuses versions newer than {@link BlockMeta#WRITER_VERSION_CURRENT}.
  * Everything else that is wrong — not JSON, a duplicate, missing, null or mistyped required field,
  * a negative count, a minimum above its maximum, batches that do not cover the rows one after
- * another — is a {@link CorruptMetaException}, and nothing else is thrown: a reader then treats
- * the block as one without zone maps.
+ * another — is a {@link CorruptMetaException} whose message names the field, and nothing else is
+ * thrown: a reader then treats the block as one without zone maps. The bytes written are a
+ * contract too: the golden blocks' meta.json files pin them.
  */
 public final class BlockMetaJson {
-
-    private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
     // "key": value, one field a line, two spaces a level, "\n" on every platform: the bytes are the same everywhere.
     private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter(Separators.createDefaultInstance()
@@ -83,314 +93,226 @@ public final class BlockMetaJson {
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
 
+    private static final ObjectMapper MAPPER = StrictJson.requiringEveryField()
+            // A signal as its directory name, a trace id as lower-case hex.
+            .addModule(new SimpleModule("meta.json values")
+                    .addSerializer(Signal.class, new AsString<>(Signal.class, Signal::dirName))
+                    .addDeserializer(Signal.class, new FromString<>(Signal.class, "a string", BlockMetaJson::signal))
+                    .addSerializer(Bytes.class, new AsString<>(Bytes.class, Bytes::hex))
+                    .addDeserializer(Bytes.class, new FromString<>(Bytes.class, "a hex string", BlockMetaJson::hex)))
+            .build();
+    private static final ObjectWriter WRITER = MAPPER.writer(PRETTY);
+    // bind() looks past the object itself, to say so in meta.json's words.
+    private static final ObjectReader HEADER_READER = MAPPER.readerFor(Header.class)
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectReader META_READER = MAPPER.readerFor(BlockMeta.class)
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** The two fields read before the rest: a newer layout may lack what this one requires. */
+    private record Header(String format, int writerVersion) {
+    }
+
     private BlockMetaJson() {
     }
 
     /** The pretty-printed UTF-8 JSON of {@code meta}. */
     public static byte[] write(BlockMeta meta) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(512 + 384 * meta.batches().size());
-        try (JsonGenerator g = FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
-            g.setPrettyPrinter(PRETTY.createInstance());
-            g.writeStartObject();
-            g.writeStringField("format", BlockMeta.FORMAT);
-            g.writeNumberField("writerVersion", meta.writerVersion());
-            g.writeStringField("signal", meta.signal().dirName());
-            g.writeNumberField("rows", meta.rows());
-            g.writeNumberField("dataBytes", meta.dataBytes());
-            g.writeNumberField("minTimeUnixNano", meta.minTimeUnixNano());
-            g.writeNumberField("maxTimeUnixNano", meta.maxTimeUnixNano());
-            g.writeNumberField("distinctTraceIds", meta.distinctTraceIds());
-            g.writeNumberField("traceIdxBytes", meta.traceIdxBytes());
-            g.writeNumberField("attrIdxBytes", meta.attrIdxBytes());
-            g.writeNumberField("distinctAttributePairs", meta.distinctAttributePairs());
-            g.writeNumberField("createdUnixMillis", meta.createdUnixMillis());
-            g.writeArrayFieldStart("batches");
-            for (BatchMeta batch : meta.batches()) {
-                writeBatch(g, batch);
-            }
-            g.writeEndArray();
-            g.writeEndObject();
-        } catch (IOException e) {
-            // A ByteArrayOutputStream never fails; this would be a bug in the generator.
-            throw new UncheckedIOException("writing meta.json to memory failed", e);
+        try {
+            return WRITER.writeValueAsBytes(meta);
+        } catch (JsonProcessingException e) {
+            // Every field of a BlockMeta can be written; this would be a bug in the mapping.
+            throw new IllegalStateException("writing meta.json failed", e);
         }
-        return out.toByteArray();
-    }
-
-    private static void writeBatch(JsonGenerator g, BatchMeta batch) throws IOException {
-        g.writeStartObject();
-        g.writeNumberField("index", batch.index());
-        g.writeNumberField("firstRow", batch.firstRow());
-        g.writeNumberField("rows", batch.rows());
-        g.writeNumberField("minTimeUnixNano", batch.minTimeUnixNano());
-        g.writeNumberField("maxTimeUnixNano", batch.maxTimeUnixNano());
-        if (batch.minTraceId() != null) {
-            g.writeStringField("minTraceId", batch.minTraceId().hex());
-            g.writeStringField("maxTraceId", batch.maxTraceId().hex());
-        }
-        g.writeNumberField("traceIdNullCount", batch.traceIdNullCount());
-        if (batch.minDurationNano() != null) {
-            g.writeNumberField("minDurationNano", batch.minDurationNano());
-            g.writeNumberField("maxDurationNano", batch.maxDurationNano());
-        }
-        if (batch.minSeverity() != null) {
-            g.writeNumberField("minSeverity", batch.minSeverity());
-            g.writeNumberField("maxSeverity", batch.maxSeverity());
-        }
-        if (batch.severityNullCount() != null) {
-            g.writeNumberField("severityNullCount", batch.severityNullCount());
-        }
-        g.writeEndObject();
     }
 
     /** Parses a meta.json; anything wrong with it is a {@link CorruptMetaException} naming the problem. */
     public static BlockMeta read(byte[] json) throws CorruptMetaException {
         Objects.requireNonNull(json, "json");
-        Fields top;
-        try (JsonParser p = FACTORY.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new CorruptMetaException("meta.json does not start with a JSON object");
-            }
-            top = readObject(p, "", true);
-            if (p.nextToken() != null) {
-                throw new CorruptMetaException("content after the closing brace" + at(p.currentLocation()));
+        Header header = bind(json, HEADER_READER);
+        if (!BlockMeta.FORMAT.equals(header.format())) {
+            throw new CorruptMetaException("format is \"" + abbreviate(header.format()) + "\", expected \""
+                    + BlockMeta.FORMAT + "\"");
+        }
+        if (header.writerVersion() > BlockMeta.WRITER_VERSION_CURRENT) {
+            throw new CorruptMetaException("writerVersion " + header.writerVersion() + " is newer than this reader ("
+                    + BlockMeta.WRITER_VERSION_CURRENT + ")");
+        }
+        return bind(json, META_READER);
+    }
+
+    /** The object {@code json} holds, bound by {@code reader}; nothing may follow it. */
+    private static <T> T bind(byte[] json, ObjectReader reader) throws CorruptMetaException {
+        try (JsonParser p = MAPPER.createParser(json)) {
+            try {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    throw new CorruptMetaException("meta.json does not start with a JSON object");
+                }
+                T value = reader.readValue(p);
+                if (p.nextToken() != null) {
+                    throw new CorruptMetaException("content after the closing brace" + at(p.currentLocation()));
+                }
+                return value;
+            } catch (JacksonException e) {
+                throw corrupt(e, p);
             }
         } catch (CorruptMetaException e) {
             throw e;
-        } catch (JsonProcessingException e) {
-            throw new CorruptMetaException("not valid JSON: " + e.getOriginalMessage() + at(e.getLocation()), e);
         } catch (IOException e) {
-            // A parser over a byte array does no I/O; kept so that nothing but CorruptMetaException escapes.
+            // Bytes that are not UTF-8; a parser over a byte array does no other I/O.
             throw new CorruptMetaException("not valid JSON: " + e.getMessage(), e);
         }
-        return toBlockMeta(top);
     }
 
-    private static BlockMeta toBlockMeta(Fields top) throws CorruptMetaException {
-        String format = top.string("format");
-        if (!BlockMeta.FORMAT.equals(format)) {
-            throw new CorruptMetaException("format is \"" + abbreviate(format) + "\", expected \"" + BlockMeta.FORMAT + "\"");
+    /** What {@code e} says is wrong, in the words of the format; {@code p} is still where it failed. */
+    private static CorruptMetaException corrupt(JacksonException e, JsonParser p) {
+        JacksonException root = e;
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof CorruptMetaException found) {
+                return found;
+            }
+            if (cause instanceof JacksonException jackson) {
+                root = jackson;
+            }
         }
-        // Checked before the other fields: a newer layout may lack what this one requires.
-        int writerVersion = top.intValue("writerVersion");
-        if (writerVersion > BlockMeta.WRITER_VERSION_CURRENT) {
-            throw new CorruptMetaException("writerVersion " + writerVersion + " is newer than this reader ("
-                    + BlockMeta.WRITER_VERSION_CURRENT + ")");
+        JsonToken token = p.currentToken();
+        String where = e instanceof JsonMappingException m ? StrictJson.where(m) : where(p.getParsingContext());
+        if (root instanceof InputCoercionException) {
+            return new CorruptMetaException(isBigInteger(p)
+                    ? "field " + where + " should be an integer, found " + found(p)
+                    : "field " + where + " (" + text(p) + ") does not fit in 32 bits", e);
         }
-        Signal signal = signal(top.string("signal"));
-        List<BatchMeta> batches = new ArrayList<>();
-        for (Fields batch : top.batches()) {
-            batches.add(toBatchMeta(batch));
+        if (!(root instanceof JsonMappingException mapping)) {
+            // The parser's own refusals: a duplicate, or not JSON at all.
+            return new CorruptMetaException(root.getOriginalMessage().startsWith("Duplicate field")
+                    ? "duplicate field " + where
+                    : "not valid JSON: " + root.getOriginalMessage() + at(root.getLocation()), e);
         }
+        if (mapping instanceof ValueInstantiationException && mapping.getCause() instanceof IllegalArgumentException invalid) {
+            return new CorruptMetaException(where.isEmpty() ? invalid.getMessage() : where + ": " + invalid.getMessage(), e);
+        }
+        if (token == JsonToken.END_OBJECT) {
+            return new CorruptMetaException("missing field " + where, e);
+        }
+        if (token == JsonToken.VALUE_NULL) {
+            return new CorruptMetaException("field " + where + " is null", e);
+        }
+        if (mapping instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+            Class<?> type = mismatch.getTargetType();
+            if (type.isRecord()) {
+                return new CorruptMetaException(where + " is not an object", e);
+            }
+            return wrongType(where, Collection.class.isAssignableFrom(type) ? "an array of objects"
+                    : type == String.class ? "a string" : "an integer", p);
+        }
+        return new CorruptMetaException("field " + where + ": " + mapping.getOriginalMessage(), e);
+    }
+
+    private static CorruptMetaException wrongType(String where, String expected, JsonParser p) {
+        return new CorruptMetaException("field " + where + " should be " + expected + ", found " + found(p));
+    }
+
+    /** The value the parser is at, described for a message. */
+    private static String found(JsonParser p) {
+        JsonToken token = p.currentToken();
+        if (token == null) {
+            return "nothing";
+        }
+        return switch (token) {
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT -> isBigInteger(p) ? "an integer beyond 64 bits" : "an integer";
+            case VALUE_NUMBER_FLOAT -> "a decimal number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            default -> token.toString();
+        };
+    }
+
+    private static boolean isBigInteger(JsonParser p) {
         try {
-            return new BlockMeta(writerVersion, signal, top.longValue("rows"), top.longValue("dataBytes"),
-                    top.longValue("minTimeUnixNano"), top.longValue("maxTimeUnixNano"), top.intValue("distinctTraceIds"),
-                    top.longValue("traceIdxBytes"), top.longValue("attrIdxBytes"),
-                    top.longValue("distinctAttributePairs"), top.longValue("createdUnixMillis"), batches);
-        } catch (IllegalArgumentException e) {
-            throw new CorruptMetaException(e.getMessage(), e);
+            return p.currentToken() == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+        } catch (IOException e) {
+            return false;
         }
     }
 
-    private static BatchMeta toBatchMeta(Fields f) throws CorruptMetaException {
+    private static String text(JsonParser p) {
         try {
-            return new BatchMeta(f.intValue("index"), f.longValue("firstRow"), f.intValue("rows"),
-                    f.longValue("minTimeUnixNano"), f.longValue("maxTimeUnixNano"),
-                    f.optionalTraceId("minTraceId"), f.optionalTraceId("maxTraceId"), f.intValue("traceIdNullCount"),
-                    f.optionalLong("minDurationNano"), f.optionalLong("maxDurationNano"),
-                    f.optionalInt("minSeverity"), f.optionalInt("maxSeverity"), f.optionalInt("severityNullCount"));
-        } catch (IllegalArgumentException e) {
-            throw new CorruptMetaException(f.where + ": " + e.getMessage(), e);
+            return abbreviate(p.getText());
+        } catch (IOException e) {
+            return "?";
         }
     }
 
-    private static Signal signal(String name) throws CorruptMetaException {
+    /** The field the parser is at, in the form of {@link StrictJson#where}. */
+    private static String where(JsonStreamContext context) {
+        if (context == null || context.inRoot()) {
+            return "";
+        }
+        String parent = where(context.getParent());
+        if (context.inArray()) {
+            return parent + "[" + context.getCurrentIndex() + "]";
+        }
+        return parent.isEmpty() ? context.getCurrentName() : parent + "." + context.getCurrentName();
+    }
+
+    private static Signal signal(String where, String name) throws CorruptMetaException {
         for (Signal signal : Signal.values()) {
             if (signal.dirName().equals(name)) {
                 return signal;
             }
         }
-        throw new CorruptMetaException("signal is \"" + abbreviate(name) + "\", expected \"spans\" or \"logs\"");
+        throw new CorruptMetaException("field " + where + " is \"" + abbreviate(name) + "\", expected \"spans\" or \"logs\"");
     }
 
-    /** Reads the fields of the object whose START_OBJECT was just read, through its END_OBJECT. */
-    private static Fields readObject(JsonParser p, String where, boolean withBatches) throws IOException {
-        Fields fields = new Fields(where);
-        for (JsonToken t = next(p); t != JsonToken.END_OBJECT; t = next(p)) {
-            if (t != JsonToken.FIELD_NAME) {
-                throw new CorruptMetaException("expected a field name, found " + t + at(p.currentLocation()));
-            }
-            String name = p.currentName();
-            JsonToken value = next(p);
-            if (withBatches && name.equals("batches") && value == JsonToken.START_ARRAY) {
-                fields.put(name, readBatches(p));
-            } else {
-                fields.put(name, scalar(p, value));
-            }
-        }
-        return fields;
-    }
-
-    private static Batches readBatches(JsonParser p) throws IOException {
-        List<Fields> batches = new ArrayList<>();
-        for (JsonToken t = next(p); t != JsonToken.END_ARRAY; t = next(p)) {
-            String where = "batches[" + batches.size() + "]";
-            if (t != JsonToken.START_OBJECT) {
-                throw new CorruptMetaException(where + " is not an object");
-            }
-            batches.add(readObject(p, where, false));
-        }
-        return new Batches(batches);
-    }
-
-    /** The value of a field other than the batches: what a getter needs to check its type, containers skipped. */
-    private static Object scalar(JsonParser p, JsonToken t) throws IOException {
-        switch (t) {
-            case VALUE_STRING:
-                return p.getText();
-            case VALUE_NUMBER_INT:
-                return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                        ? new Other("an integer beyond 64 bits") : (Object) p.getLongValue();
-            case VALUE_NUMBER_FLOAT:
-                return new Other("a decimal number");
-            case VALUE_TRUE:
-            case VALUE_FALSE:
-                return new Other("a boolean");
-            case VALUE_NULL:
-                return Other.NULL;
-            case START_OBJECT:
-                p.skipChildren();
-                return new Other("an object");
-            case START_ARRAY:
-                p.skipChildren();
-                return new Other("an array");
-            default:
-                throw new CorruptMetaException("unexpected " + t + at(p.currentLocation()));
+    private static Bytes hex(String where, String hex) throws CorruptMetaException {
+        try {
+            return Bytes.fromHex(hex);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptMetaException("field " + where + " is not hex: \"" + abbreviate(hex) + "\"", e);
         }
     }
 
-    /** The next token; the end of the input inside the root object is a corruption, not a null. */
-    private static JsonToken next(JsonParser p) throws IOException {
-        JsonToken t = p.nextToken();
-        if (t == null) {
-            throw new CorruptMetaException("meta.json ends inside its object");
-        }
-        return t;
+    /** Parses a field's string; a bad one is a {@link CorruptMetaException} naming the field. */
+    @FunctionalInterface
+    private interface StringParser<T> {
+        T parse(String where, String text) throws CorruptMetaException;
     }
 
-    /** A value that no field of this format can take, described for the message. */
-    private record Other(String description) {
-        static final Other NULL = new Other("null");
+    /** A value that meta.json holds as a string. */
+    private static final class AsString<T> extends StdSerializer<T> {
+        private final Function<T, String> format;
+
+        AsString(Class<T> type, Function<T, String> format) {
+            super(type);
+            this.format = format;
+        }
+
+        @Override
+        public void serialize(T value, JsonGenerator g, SerializerProvider provider) throws IOException {
+            g.writeString(format.apply(value));
+        }
     }
 
-    /** The parsed batch objects. */
-    private record Batches(List<Fields> list) {
-    }
+    /** A value read from a string; any other JSON value is the wrong type. */
+    private static final class FromString<T> extends StdDeserializer<T> {
+        private final String expected;
+        private final StringParser<T> parser;
 
-    /** One object's fields by name, with getters that check presence and type. */
-    private static final class Fields {
-        private final String where;
-        private final Map<String, Object> values = new HashMap<>();
-
-        Fields(String where) {
-            this.where = where;
+        FromString(Class<T> type, String expected, StringParser<T> parser) {
+            super(type);
+            this.expected = expected;
+            this.parser = parser;
         }
 
-        void put(String name, Object value) throws CorruptMetaException {
-            if (values.putIfAbsent(name, value) != null) {
-                throw new CorruptMetaException("duplicate field " + path(name));
+        @Override
+        public T deserialize(JsonParser p, DeserializationContext context) throws IOException {
+            String where = where(p.getParsingContext());
+            if (p.currentToken() != JsonToken.VALUE_STRING) {
+                throw wrongType(where, expected, p);
             }
-        }
-
-        private String path(String name) {
-            return where.isEmpty() ? name : where + "." + name;
-        }
-
-        /** The value, or null when the field is absent or JSON null. */
-        private Object optional(String name) {
-            Object value = values.get(name);
-            return value == Other.NULL ? null : value;
-        }
-
-        private Object require(String name) throws CorruptMetaException {
-            Object value = values.get(name);
-            if (value == null) {
-                throw new CorruptMetaException("missing field " + path(name));
-            }
-            if (value == Other.NULL) {
-                throw new CorruptMetaException("field " + path(name) + " is null");
-            }
-            return value;
-        }
-
-        private CorruptMetaException wrongType(String name, String expected, Object value) {
-            String found = value instanceof Other other ? other.description()
-                    : value instanceof Batches ? "an array" : value instanceof String ? "a string" : "an integer";
-            return new CorruptMetaException("field " + path(name) + " should be " + expected + ", found " + found);
-        }
-
-        private long toLong(String name, Object value) throws CorruptMetaException {
-            if (value instanceof Long l) {
-                return l;
-            }
-            throw wrongType(name, "an integer", value);
-        }
-
-        private int toInt(String name, Object value) throws CorruptMetaException {
-            long l = toLong(name, value);
-            if (l != (int) l) {
-                throw new CorruptMetaException("field " + path(name) + " (" + l + ") does not fit in 32 bits");
-            }
-            return (int) l;
-        }
-
-        long longValue(String name) throws CorruptMetaException {
-            return toLong(name, require(name));
-        }
-
-        int intValue(String name) throws CorruptMetaException {
-            return toInt(name, require(name));
-        }
-
-        String string(String name) throws CorruptMetaException {
-            Object value = require(name);
-            if (value instanceof String s) {
-                return s;
-            }
-            throw wrongType(name, "a string", value);
-        }
-
-        List<Fields> batches() throws CorruptMetaException {
-            Object value = require("batches");
-            if (value instanceof Batches b) {
-                return b.list();
-            }
-            throw wrongType("batches", "an array of objects", value);
-        }
-
-        Long optionalLong(String name) throws CorruptMetaException {
-            Object value = optional(name);
-            return value == null ? null : toLong(name, value);
-        }
-
-        Integer optionalInt(String name) throws CorruptMetaException {
-            Object value = optional(name);
-            return value == null ? null : toInt(name, value);
-        }
-
-        Bytes optionalTraceId(String name) throws CorruptMetaException {
-            Object value = optional(name);
-            if (value == null) {
-                return null;
-            }
-            if (!(value instanceof String hex)) {
-                throw wrongType(name, "a hex string", value);
-            }
-            try {
-                return Bytes.fromHex(hex);
-            } catch (IllegalArgumentException e) {
-                throw new CorruptMetaException("field " + path(name) + " is not hex: \"" + abbreviate(hex) + "\"", e);
-            }
+            return parser.parse(where, p.getText());
         }
     }
 

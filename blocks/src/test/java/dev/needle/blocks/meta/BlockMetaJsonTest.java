@@ -1,12 +1,16 @@
 package dev.needle.blocks.meta;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,8 +22,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * meta.json pinned by hand-written golden texts, read back exactly, tolerant of fields it does
- * not know, and answering {@link CorruptMetaException} — never anything else — for every kind of
+ * meta.json pinned by hand-written golden texts and by the golden blocks' files, read back exactly,
+ * tolerant of fields it does not know, and answering {@link CorruptMetaException} — never anything else — for every kind of
  * corruption, every truncation and random damage.
  */
 class BlockMetaJsonTest {
@@ -150,6 +154,42 @@ class BlockMetaJsonTest {
     @MethodSource("goldens")
     void read_goldenText(BlockMeta meta, String json) throws CorruptMetaException {
         assertEquals(meta, BlockMetaJson.read(utf8(json)));
+    }
+
+    private static final Path GOLDEN = Path.of("src/test/resources/golden/data/single-tenant");
+    private static final long T0 = 1_764_446_100_123_456_789L;
+
+    /** The golden blocks' meta.json files (writer version 1, never regenerated) and the values they hold. */
+    static Stream<Arguments> goldenFiles() {
+        Bytes shortId = Bytes.fromHex("00000000000000003d2f8e1b9c7a6e55");
+        Bytes third = Bytes.fromHex("6a1f2b3c0123456789abcdef01234567");
+        BlockMeta spans = new BlockMeta(1, Signal.SPANS, 20, 23274, T0, T0 + 19_000_000, 3, 24, 48, 22, 1795986997254L,
+                List.of(new BatchMeta(0, 0, 8, T0, T0 + 17_000_000, shortId, TRACE_B, 0, 250_000L, 4_500_000L, null, null, null),
+                        new BatchMeta(1, 8, 8, T0 + 1_000_000, T0 + 18_000_000, TRACE_B, third, 0, 500_000L, 4_750_000L,
+                                null, null, null),
+                        new BatchMeta(2, 16, 4, T0 + 10_000_000, T0 + 19_000_000, third, third, 0, 2_750_000L, 5_000_000L,
+                                null, null, null)));
+        BlockMeta logs = new BlockMeta(1, Signal.LOGS, 10, 13194, T0, T0 + 18_000_000, 1, 24, 48, 17, 1795986997296L,
+                List.of(new BatchMeta(0, 0, 8, T0, T0 + 14_000_000, TRACE_B, TRACE_B, 4, null, null, 9, 16, 1),
+                        new BatchMeta(1, 8, 2, T0 + 16_000_000, T0 + 18_000_000, TRACE_B, TRACE_B, 1, null, null, 17, 18, 0)));
+        return Stream.of(
+                Arguments.of(spans, GOLDEN.resolve("spans/20251129T195500.123Z_20251129T195500.143Z_golden/meta.json")),
+                Arguments.of(logs, GOLDEN.resolve("logs/20251129T195500.123Z_20251129T195500.142Z_golden/meta.json")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldenFiles")
+    void write_goldenBlockMeta_isTheGoldenFileByteForByte(BlockMeta meta, Path file) throws IOException {
+        byte[] golden = Files.readAllBytes(file);
+        byte[] written = BlockMetaJson.write(meta);
+        assertEquals(new String(golden, StandardCharsets.UTF_8), new String(written, StandardCharsets.UTF_8));
+        assertArrayEquals(golden, written);
+    }
+
+    @ParameterizedTest
+    @MethodSource("goldenFiles")
+    void read_goldenFile_givesItsValues(BlockMeta meta, Path file) throws IOException {
+        assertEquals(meta, BlockMetaJson.read(Files.readAllBytes(file)));
     }
 
     @Test

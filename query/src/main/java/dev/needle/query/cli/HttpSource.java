@@ -12,6 +12,7 @@ import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.query.engine.BlockDecision;
 import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.ExplainFormat;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.ql.Expr;
@@ -266,15 +267,7 @@ final class HttpSource implements Source {
                     }
                     case "status" -> status = p.getValueAsString();
                     case "message" -> message = p.getValueAsString();
-                    case "explain" -> {
-                        if (value == JsonToken.START_ARRAY) {
-                            while (p.nextToken() == JsonToken.START_OBJECT) {
-                                plans.add(ExplainJson.read(p));
-                            }
-                        } else {
-                            plans.add(ExplainJson.read(p));
-                        }
-                    }
+                    case "explain" -> plans.addAll(ExplainFormat.read(copy(p)));
                     default -> p.skipChildren();
                 }
             }

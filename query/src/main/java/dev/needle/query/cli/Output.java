@@ -31,11 +31,8 @@ final class Output {
                     g.writeStringField("message", String.join("; ", answer.problems()));
                 }
                 if (!answer.plans().isEmpty()) {
-                    g.writeArrayFieldStart("explain");
-                    for (Explain plan : answer.plans()) {
-                        ExplainFormat.write(plan, g);
-                    }
-                    g.writeEndArray();
+                    g.writeFieldName("explain");
+                    ExplainFormat.write(answer.plans(), g);
                 }
                 g.writeEndObject();
             }

@@ -1,8 +1,14 @@
 package dev.needle.query.engine;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.JsonValue;
+import com.fasterxml.jackson.annotation.Nulls;
+
 /**
  * What the plan did with one block, and why: the step that decided, the reason in words, and what
- * reading cost.
+ * reading cost. In EXPLAIN's JSON the block and the step are required; a missing reason is empty,
+ * a missing count 0, and a null {@code failedOpen} is left out.
  *
  * @param block          the block's name
  * @param decidedBy      the step that decided: the last one to run
@@ -17,11 +23,11 @@ package dev.needle.query.engine;
  * @param bytesRead      every byte read for this block
  */
 public record BlockDecision(
-        String block,
-        Step decidedBy,
+        @JsonSetter(nulls = Nulls.FAIL) String block,
+        @JsonSetter(nulls = Nulls.FAIL) Step decidedBy,
         boolean pruned,
-        String reason,
-        String failedOpen,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) String reason,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String failedOpen,
         int batchesRead,
         int batchesSkipped,
         long rowsScanned,
@@ -52,7 +58,8 @@ public record BlockDecision(
             this.label = label;
         }
 
-        /** The lower-case name used in EXPLAIN output and metrics. */
+        /** The lower-case name used in EXPLAIN output (its JSON too) and metrics. */
+        @JsonValue
         public String label() {
             return label;
         }

@@ -1,11 +1,17 @@
 package dev.needle.query.engine;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The plan of one lookup over one signal, block by block, with its totals.
+ * The plan of one lookup over one signal, block by block, with its totals. Its JSON (written and
+ * read by {@link ExplainFormat}) is {@code signal}, {@code mechanisms}, {@code totals} and
+ * {@code blocks}; the head counts are written among the totals.
  *
  * @param signal     spans or logs
  * @param mechanisms the mechanisms the lookup was allowed
@@ -13,19 +19,39 @@ import java.util.TreeMap;
  * @param headRows   unpublished records scanned in the ingest head
  * @param headMatched unpublished records that matched
  */
-public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> blocks, long headRows, long headMatched) {
+@JsonPropertyOrder({"signal", "mechanisms", "totals", "blocks"})
+public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> blocks, @JsonIgnore long headRows,
+                      @JsonIgnore long headMatched) {
 
     public Explain {
         blocks = List.copyOf(blocks);
     }
 
-    /** The totals of an EXPLAIN. */
-    public record Totals(int listed, int prunedByTime, int prunedByTraceIdx, int prunedByAttrIdx, int prunedByZoneMaps,
-                         int skippedByLimit, int opened, int openedForNothing, int errors, Map<String, Integer> failedOpen,
-                         long rowsScanned, long matched, long bytesToDecide, long bytesRead) {
+    /**
+     * A plan from its JSON. The totals are not read but summed again from the blocks; a part an
+     * older server left out is empty (no blocks, no head records), its mechanisms all on.
+     */
+    @JsonCreator
+    static Explain fromJson(@JsonProperty("signal") String signal, @JsonProperty("mechanisms") Mechanisms mechanisms,
+                            @JsonProperty("blocks") List<BlockDecision> blocks, @JsonProperty("totals") Totals totals) {
+        return new Explain(signal == null ? "" : signal, mechanisms == null ? Mechanisms.ALL : mechanisms,
+                blocks == null ? List.of() : blocks, totals == null ? 0 : totals.headRows(),
+                totals == null ? 0 : totals.headMatched());
+    }
+
+    /** The totals of an EXPLAIN, with the head's counts. */
+    @JsonPropertyOrder({"blocksListed", "prunedByTime", "prunedByTraceIdx", "prunedByAttrIdx", "prunedByZoneMaps",
+        "skippedByLimit", "opened", "openedForNothing", "unreadable", "failedOpen", "rowsScanned", "matched", "bytesRead",
+        "bytesToDecide", "headRecords", "headMatched"})
+    public record Totals(@JsonProperty("blocksListed") int listed, int prunedByTime, int prunedByTraceIdx,
+                         int prunedByAttrIdx, int prunedByZoneMaps, int skippedByLimit, int opened, int openedForNothing,
+                         @JsonProperty("unreadable") int errors, Map<String, Integer> failedOpen, long rowsScanned,
+                         long matched, long bytesToDecide, long bytesRead, @JsonProperty("headRecords") long headRows,
+                         long headMatched) {
     }
 
     /** Sums the decisions. */
+    @JsonProperty("totals")
     public Totals totals() {
         int time = 0;
         int traceIdx = 0;
@@ -65,6 +91,6 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
             read += d.bytesRead();
         }
         return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, limit, opened, forNothing, errors, failedOpen,
-                rows, matched, decide, read);
+                rows, matched, decide, read, headRows, headMatched);
     }
 }

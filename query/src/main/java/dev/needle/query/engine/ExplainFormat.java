@@ -1,11 +1,27 @@
 package dev.needle.query.engine;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import dev.needle.blocks.json.StrictJson;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
-/** Writes an {@link Explain} as a human table or as JSON. */
+/**
+ * Writes an {@link Explain} as a human table, and plans as JSON that it reads back too: the
+ * records' components name the fields, and this one mapper binds them both ways.
+ */
 public final class ExplainFormat {
+
+    private static final ObjectMapper MAPPER = StrictJson.builder().build();
+    private static final ObjectWriter WRITER = MAPPER.writer();
+    private static final ObjectReader READER = MAPPER.readerForListOf(Explain.class)
+            .with(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY);
 
     private ExplainFormat() {
     }
@@ -46,58 +62,29 @@ public final class ExplainFormat {
         return out.toString();
     }
 
-    /** The plan as one JSON object. */
-    public static void write(Explain plan, JsonGenerator json) throws IOException {
-        Explain.Totals t = plan.totals();
-        json.writeStartObject();
-        json.writeStringField("signal", plan.signal());
-        json.writeObjectFieldStart("mechanisms");
-        json.writeBooleanField("time", plan.mechanisms().time());
-        json.writeBooleanField("traceIdx", plan.mechanisms().traceIdx());
-        json.writeBooleanField("attrIdx", plan.mechanisms().attrIdx());
-        json.writeBooleanField("zoneMaps", plan.mechanisms().zoneMaps());
-        json.writeEndObject();
-        json.writeObjectFieldStart("totals");
-        json.writeNumberField("blocksListed", t.listed());
-        json.writeNumberField("prunedByTime", t.prunedByTime());
-        json.writeNumberField("prunedByTraceIdx", t.prunedByTraceIdx());
-        json.writeNumberField("prunedByAttrIdx", t.prunedByAttrIdx());
-        json.writeNumberField("prunedByZoneMaps", t.prunedByZoneMaps());
-        json.writeNumberField("skippedByLimit", t.skippedByLimit());
-        json.writeNumberField("opened", t.opened());
-        json.writeNumberField("openedForNothing", t.openedForNothing());
-        json.writeNumberField("unreadable", t.errors());
-        json.writeObjectFieldStart("failedOpen");
-        for (Map.Entry<String, Integer> e : t.failedOpen().entrySet()) {
-            json.writeNumberField(e.getKey(), e.getValue());
-        }
-        json.writeEndObject();
-        json.writeNumberField("rowsScanned", t.rowsScanned());
-        json.writeNumberField("matched", t.matched());
-        json.writeNumberField("bytesRead", t.bytesRead());
-        json.writeNumberField("bytesToDecide", t.bytesToDecide());
-        json.writeNumberField("headRecords", plan.headRows());
-        json.writeNumberField("headMatched", plan.headMatched());
-        json.writeEndObject();
-        json.writeArrayFieldStart("blocks");
-        for (BlockDecision d : plan.blocks()) {
-            json.writeStartObject();
-            json.writeStringField("block", d.block());
-            json.writeStringField("decidedBy", d.decidedBy().label());
-            json.writeBooleanField("pruned", d.pruned());
-            json.writeStringField("reason", d.reason());
-            if (d.failedOpen() != null) {
-                json.writeStringField("failedOpen", d.failedOpen());
+    /** Writes the plans as one JSON array where {@code json} is. */
+    public static void write(List<Explain> plans, JsonGenerator json) throws IOException {
+        WRITER.writeValue(json, plans);
+    }
+
+    /**
+     * Reads what {@link #write} wrote (or one plan on its own), so that a server's EXPLAIN prints as
+     * the same table as a local one. Fields a newer server adds are skipped.
+     */
+    public static List<Explain> read(byte[] json) throws IOException {
+        try {
+            return READER.readValue(json);
+        } catch (InvalidFormatException e) {
+            if (e.getTargetType() == BlockDecision.Step.class) {
+                throw new IOException("EXPLAIN names an unknown step \"" + e.getValue() + "\" at " + StrictJson.where(e), e);
             }
-            json.writeNumberField("batchesRead", d.batchesRead());
-            json.writeNumberField("batchesSkipped", d.batchesSkipped());
-            json.writeNumberField("rowsScanned", d.rowsScanned());
-            json.writeNumberField("matched", d.matched());
-            json.writeNumberField("bytesToDecide", d.bytesToDecide());
-            json.writeNumberField("bytesRead", d.bytesRead());
-            json.writeEndObject();
+            throw notExplain(e);
+        } catch (JsonMappingException e) {
+            throw notExplain(e);
         }
-        json.writeEndArray();
-        json.writeEndObject();
+    }
+
+    private static IOException notExplain(JsonMappingException e) {
+        return new IOException("EXPLAIN at " + StrictJson.where(e) + " is not what needle writes: " + e.getOriginalMessage(), e);
     }
 }

@@ -44,12 +44,12 @@ final class LogsEndpoint {
         long started = System.nanoTime();
         SearchResult<LogRecord> result = engine.searchLogs(tenant, expr, range, limit, mechanisms);
         metrics.record(QueryMetrics.Kind.LOGS, System.nanoTime() - started, List.of(result.plan()));
-        return Json.object(200, g -> {
+        return JsonReplies.object(200, g -> {
             g.writeObjectFieldStart("logs");
             OtlpJson.writeResourceLogs(g, result.records());
             g.writeEndObject();
-            Json.status(g, result.problems());
-            Json.explain(g, explain, List.of(result.plan()));
+            JsonReplies.status(g, result.problems());
+            JsonReplies.explain(g, explain, List.of(result.plan()));
         });
     }
 }

@@ -69,11 +69,11 @@ public final class QueryApi extends Handler.Abstract {
         try {
             return route(request);
         } catch (ApiException e) {
-            return Json.error(e.status(), e.getMessage());
+            return JsonReplies.error(e.status(), e.getMessage());
         } catch (Exception e) {
             // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
             LOG.error("query failed: {}", request.getHttpURI(), e);
-            return Json.error(500, "internal error: " + e);
+            return JsonReplies.error(500, "internal error: " + e);
         }
     }
 

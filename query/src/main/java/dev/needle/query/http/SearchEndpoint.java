@@ -85,7 +85,7 @@ final class SearchEndpoint {
         metrics.record(QueryMetrics.Kind.SEARCH, System.nanoTime() - started, List.of(result.plan()));
         List<Found> traces = traces(result.records(), limit);
         Explain.Totals totals = result.plan().totals();
-        return Json.object(200, g -> {
+        return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("traces");
             for (Found t : traces) {
                 writeTrace(g, t);
@@ -98,8 +98,8 @@ final class SearchEndpoint {
             g.writeStringField("inspectedBytes", Long.toString(totals.bytesRead()));
             g.writeNumberField("skippedBlocks", totals.listed() - totals.opened());
             g.writeEndObject();
-            Json.statusIfPartial(g, result.problems());
-            Json.explain(g, explain, List.of(result.plan()));
+            JsonReplies.statusIfPartial(g, result.problems());
+            JsonReplies.explain(g, explain, List.of(result.plan()));
         });
     }
 

@@ -59,17 +59,17 @@ final class TraceEndpoint {
         if (notFound) {
             return notFound(id, explain, result);
         }
-        return Json.object(200, g -> {
+        return JsonReplies.object(200, g -> {
             g.writeObjectFieldStart("trace");
             OtlpJson.writeResourceSpans(g, result.spans());
             g.writeEndObject();
-            Json.status(g, result.problems());
+            JsonReplies.status(g, result.problems());
             if (withLogs) {
                 g.writeObjectFieldStart("logs");
                 OtlpJson.writeResourceLogs(g, result.logs());
                 g.writeEndObject();
             }
-            Json.explain(g, explain, plans(result));
+            JsonReplies.explain(g, explain, plans(result));
         });
     }
 
@@ -91,10 +91,10 @@ final class TraceEndpoint {
         if (notFound) {
             return notFound(id, explain, result);
         }
-        return Json.object(200, g -> {
+        return JsonReplies.object(200, g -> {
             OtlpJson.writeResourceSpans(g, result.spans());
-            Json.statusIfPartial(g, result.problems());
-            Json.explain(g, explain, plans(result));
+            JsonReplies.statusIfPartial(g, result.problems());
+            JsonReplies.explain(g, explain, plans(result));
         });
     }
 
@@ -114,9 +114,9 @@ final class TraceEndpoint {
 
     /** A 404 that still carries the plan when asked for it: why nothing was found is worth seeing. */
     private static ApiReply notFound(Bytes id, boolean explain, TraceResult result) {
-        return Json.object(404, g -> {
+        return JsonReplies.object(404, g -> {
             g.writeStringField("error", "trace " + id.hex() + " not found");
-            Json.explain(g, explain, plans(result));
+            JsonReplies.explain(g, explain, plans(result));
         });
     }
 
@@ -136,7 +136,7 @@ final class TraceEndpoint {
         out.writeByteArray(TRACE_FIELD, trace);
         if (result.partial()) {
             out.writeEnum(STATUS_FIELD, PARTIAL);
-            out.writeString(MESSAGE_FIELD, Json.partialMessage(result.problems()));
+            out.writeString(MESSAGE_FIELD, JsonReplies.partialMessage(result.problems()));
         }
         out.flush();
         return bytes.toByteArray();

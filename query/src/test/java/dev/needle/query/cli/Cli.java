@@ -9,13 +9,13 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.ExplainFormat;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -89,14 +89,7 @@ final class Cli {
     }
 
     static List<Explain> plans(String json) throws IOException {
-        List<Explain> plans = new ArrayList<>();
-        try (JsonParser p = JSON.createParser(field(json, "explain"))) {
-            p.nextToken();
-            while (p.nextToken() == JsonToken.START_OBJECT) {
-                plans.add(ExplainJson.read(p));
-            }
-        }
-        return plans;
+        return ExplainFormat.read(field(json, "explain"));
     }
 
     /** The "N opened" of the first EXPLAIN totals line in a human output. */

@@ -78,7 +78,7 @@ public final class InspectSidecarCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             facts.put("probes", answers);
-            out.println(Json.write(facts));
+            out.println(InspectJson.write(facts));
         } else {
             facts.forEach((k, v) -> out.printf("%-22s %s%n", k.replace('_', ' '), v));
             for (Map<String, Object> a : answers) {

@@ -15,15 +15,15 @@ import java.util.List;
  * @param records how many records were found
  * @param digest  SHA-256 over the sorted identities
  */
-public record Answer(int records, String digest) {
+public record AnswerDigest(int records, String digest) {
 
     /** The answer made of spans, identified by trace and span id. */
-    public static Answer ofSpans(List<SpanRecord> spans) {
+    public static AnswerDigest ofSpans(List<SpanRecord> spans) {
         return of(spans.stream().map(s -> spanIdentity(s.traceId().hex(), s.spanId().hex())).toList());
     }
 
     /** The answer made of log records, identified by event time, trace and span id (what the peer returns too). */
-    public static Answer ofLogs(List<LogRecord> logs) {
+    public static AnswerDigest ofLogs(List<LogRecord> logs) {
         return of(logs.stream().map(r -> logIdentity(r.eventTimeUnixNano(), r.traceId().hex(), r.spanId().hex())).toList());
     }
 
@@ -38,14 +38,14 @@ public record Answer(int records, String digest) {
     }
 
     /** The answer made of these identities, in any order. */
-    public static Answer of(List<String> identities) {
+    public static AnswerDigest of(List<String> identities) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             identities.stream().sorted().forEach(id -> {
                 sha.update(id.getBytes(StandardCharsets.UTF_8));
                 sha.update((byte) '\n');
             });
-            return new Answer(identities.size(), HexFormat.of().formatHex(sha.digest(), 0, 8));
+            return new AnswerDigest(identities.size(), HexFormat.of().formatHex(sha.digest(), 0, 8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }

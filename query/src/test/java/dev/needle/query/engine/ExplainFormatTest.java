@@ -1,23 +1,19 @@
-package dev.needle.query.cli;
+package dev.needle.query.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import dev.needle.query.engine.BlockDecision;
 import dev.needle.query.engine.BlockDecision.Step;
-import dev.needle.query.engine.Explain;
-import dev.needle.query.engine.ExplainFormat;
-import dev.needle.query.engine.Mechanisms;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A server's EXPLAIN reads back into the plan it was written from. */
-final class ExplainJsonTest {
+final class ExplainFormatTest {
 
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -52,15 +48,16 @@ final class ExplainJsonTest {
     private static Explain roundTrip(Explain plan) throws IOException {
         StringWriter text = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(text)) {
-            ExplainFormat.write(plan, g);
+            ExplainFormat.write(List.of(plan), g);
         }
-        return read(text.toString());
+        List<Explain> plans = ExplainFormat.read(text.toString().getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, plans.size());
+        return plans.get(0);
     }
 
     private static Explain read(String json) throws IOException {
-        try (JsonParser p = JSON.createParser(json)) {
-            p.nextToken();
-            return ExplainJson.read(p);
-        }
+        List<Explain> plans = ExplainFormat.read(json.getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, plans.size());
+        return plans.get(0);
     }
 }

@@ -10,7 +10,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /** JSON replies: one object per response, written with Jackson's streaming generator. */
-final class Json {
+final class JsonReplies {
 
     private static final JsonFactory FACTORY = new JsonFactory();
 
@@ -19,7 +19,7 @@ final class Json {
         void write(JsonGenerator g) throws IOException;
     }
 
-    private Json() {
+    private JsonReplies() {
     }
 
     /** A reply whose body is one object holding what {@code fields} writes. */
@@ -70,10 +70,7 @@ final class Json {
         if (!explain) {
             return;
         }
-        g.writeArrayFieldStart("explain");
-        for (Explain plan : plans) {
-            ExplainFormat.write(plan, g);
-        }
-        g.writeEndArray();
+        g.writeFieldName("explain");
+        ExplainFormat.write(plans, g);
     }
 }

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Writes the flat maps, lists, strings and numbers of the inspect output as JSON. */
-final class Json {
+final class InspectJson {
 
-    private Json() {
+    private InspectJson() {
     }
 
     static String write(Object value) {
