@@ -1,5 +1,6 @@
 package dev.needle.bench;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.codec.CorruptValueException;
@@ -148,7 +149,7 @@ public class CompressionBenchmark {
                 }
             }
         }
-        Path data = store.blockDir(block.ref()).resolve(BlockReader.DATA);
+        Path data = store.blockDir(block.ref()).resolve(BlockLayout.DATA);
         System.out.printf("%n  %s: data.arrow %d bytes, %.1f bytes/span, %d batches%n  stored bytes per column: %s%n",
                 codec, block.meta().dataBytes(), (double) block.meta().dataBytes() / SPANS, block.meta().batches().size(),
                 columnBytes(data, allocator));
@@ -296,7 +297,7 @@ public class CompressionBenchmark {
     static WrittenBlock compressAllBut(FsBlockStore store, WrittenBlock block, Set<String> raw, BufferAllocator allocator)
             throws IOException {
         Path blockDir = store.blockDir(block.ref());
-        Path data = blockDir.resolve(BlockReader.DATA);
+        Path data = blockDir.resolve(BlockLayout.DATA);
         Path rewritten = blockDir.resolve("data.arrow.rewrite");
         List<Boolean> compress = new ArrayList<>();
         for (Field field : SpanColumns.SCHEMA.getFields()) {
@@ -325,7 +326,7 @@ public class CompressionBenchmark {
         BlockMeta meta = new BlockMeta(m.writerVersion(), m.signal(), m.rows(), Files.size(data), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(), m.batches());
-        Files.write(blockDir.resolve(BlockReader.META), BlockMetaJson.write(meta));
+        Files.write(blockDir.resolve(BlockLayout.META), BlockMetaJson.write(meta));
         return new WrittenBlock(block.ref(), meta);
     }
 

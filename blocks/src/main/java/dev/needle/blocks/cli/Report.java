@@ -2,6 +2,7 @@ package dev.needle.blocks.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.CorruptMetaException;
@@ -51,7 +52,7 @@ final class Report {
 
     /** Reads {@code blockDir}/meta.json on its own, without data.arrow; never throws. */
     static MetaRead readMeta(Path blockDir) {
-        Path file = blockDir.resolve(BlockReader.META);
+        Path file = blockDir.resolve(BlockLayout.META);
         try {
             if (Files.size(file) > MAX_META_BYTES) {
                 return new MetaRead(null, "meta.json is larger than " + MAX_META_BYTES + " bytes");

@@ -1,5 +1,6 @@
 package dev.needle.blocks.read;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BlockMeta;
@@ -8,7 +9,6 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
-import dev.needle.blocks.write.BlockWriter;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;
@@ -23,10 +23,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flatbuf.BodyCompression;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
-import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.ArrowBuf;
@@ -74,8 +72,7 @@ public final class BlockReader implements AutoCloseable {
     /** A batch's message header lists a few dozen nodes and buffers: far below this. */
     private static final int MAX_BATCH_METADATA = 1 << 20;
     /** The one codec needle writes; the codec itself is stateless. */
-    private static final CompressionCodec ZSTD =
-            CommonsCompressionFactory.INSTANCE.createCodec(CompressionUtil.CodecType.ZSTD);
+    private static final CompressionCodec ZSTD = BlockLayout.CODECS.createCodec(BlockLayout.CODEC);
     /**
      * A decompressed buffer may exceed what its node needs by at most this rounding (Arrow Java
      * writes exactly what is needed; other writers pad to 8 or 64 bytes).
@@ -252,8 +249,8 @@ public final class BlockReader implements AutoCloseable {
         VectorSchemaRoot root = null;
         try {
             long rows = header.length();
-            if (rows < 1 || rows > BlockWriter.MAX_BATCH_ROWS) {
-                throw corrupt(batch, "has " + rows + " rows, expected 1.." + BlockWriter.MAX_BATCH_ROWS);
+            if (rows < 1 || rows > BlockLayout.MAX_BATCH_ROWS) {
+                throw corrupt(batch, "has " + rows + " rows, expected 1.." + BlockLayout.MAX_BATCH_ROWS);
             }
             if (meta != null && meta.batches().get(batch).rows() != rows) {
                 throw corrupt(batch, "has " + rows + " rows, meta.json says " + meta.batches().get(batch).rows());
@@ -509,10 +506,11 @@ public final class BlockReader implements AutoCloseable {
             }
             RecordBatch header = (RecordBatch) message.getMessage().header(new RecordBatch());
             BodyCompression compression = header.compression();
-            if (compression != null && (compression.codec() != CompressionType.ZSTD
+            if (compression != null && (compression.codec() != BlockLayout.CODEC.getType()
                     || compression.method() != BodyCompressionMethod.BUFFER)) {
                 throw corrupt(batch, "is compressed with codec " + compression.codec() + ", method "
-                        + compression.method() + "; needle writes only ZSTD (" + CompressionType.ZSTD + "), method BUFFER ("
+                        + compression.method() + "; needle writes only " + BlockLayout.CODEC + " ("
+                        + BlockLayout.CODEC.getType() + "), method BUFFER ("
                         + BodyCompressionMethod.BUFFER + ")");
             }
             if (header.nodesLength() != totalNodes || header.buffersLength() != totalBuffers) {

@@ -3,6 +3,7 @@ package dev.needle.blocks.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
@@ -85,7 +86,7 @@ class TraceLookupBytesTest {
     @Test
     void lookUpTrace_notOnABatchBoundary_readsOneBatchTraceIdColumnThenThatBatch() throws IOException {
         // A trace whose ten rows sit in the middle of batch 17.
-        int rank = (17 * BlockWriter.MAX_BATCH_ROWS + 4_000) / SPANS_PER_TRACE;
+        int rank = (17 * BlockLayout.MAX_BATCH_ROWS + 4_000) / SPANS_PER_TRACE;
         Bytes traceId = sorted.get(rank * SPANS_PER_TRACE).traceId();
         List<SpanRecord> expected = spansOf(traceId);
         assertEquals(SPANS_PER_TRACE, expected.size());
@@ -94,7 +95,7 @@ class TraceLookupBytesTest {
             long opened = reader.bytesRead();
             BlockMeta meta = reader.meta().orElseThrow(() -> new AssertionError(reader.metaProblem()));
             assertEquals(SPANS, meta.rows());
-            assertEquals((SPANS + BlockWriter.MAX_BATCH_ROWS - 1) / BlockWriter.MAX_BATCH_ROWS, reader.batchCount());
+            assertEquals((SPANS + BlockLayout.MAX_BATCH_ROWS - 1) / BlockLayout.MAX_BATCH_ROWS, reader.batchCount());
 
             List<Integer> candidates = candidateBatches(meta, traceId);
             assertEquals(List.of(17), candidates, "zone maps must pick exactly the one batch holding the trace");
@@ -133,7 +134,7 @@ class TraceLookupBytesTest {
                 long before = fresh.bytesRead();
                 try (VectorSchemaRoot all = fresh.readAll(batch)) {
                     wholeBatch = fresh.bytesRead() - before;
-                    assertEquals(BlockWriter.MAX_BATCH_ROWS, all.getRowCount());
+                    assertEquals(BlockLayout.MAX_BATCH_ROWS, all.getRowCount());
                 }
             }
             long wholeBlock;
@@ -158,7 +159,7 @@ class TraceLookupBytesTest {
                     reader.batchCount(), wholeBlock, reader.bytesRead());
 
             int batchRows = meta.batches().get(batch).rows();
-            assertEquals(BlockWriter.MAX_BATCH_ROWS, batchRows);
+            assertEquals(BlockLayout.MAX_BATCH_ROWS, batchRows);
             assertTrue(columnBytes >= batchRows * 16L, "read " + columnBytes + " bytes, less than the ids themselves");
             assertTrue(columnBytes < 200_000, "read " + columnBytes + " bytes for one batch's trace-id column");
             assertTrue(columnBytes * 50 < meta.dataBytes(), columnBytes + " of " + meta.dataBytes() + " bytes");
@@ -173,11 +174,11 @@ class TraceLookupBytesTest {
     @Test
     void lookUpTrace_straddlingABatchBoundary_zoneMapsPickBothBatchesAndAllSpansAreFound() throws IOException {
         // The trace whose rows run from the end of batch 3 into batch 4 (rows 32,760..32,769).
-        int firstRow = 4 * BlockWriter.MAX_BATCH_ROWS - 3;
+        int firstRow = 4 * BlockLayout.MAX_BATCH_ROWS - 3;
         Bytes traceId = sorted.get(firstRow).traceId();
         List<SpanRecord> expected = spansOf(traceId);
         int start = sorted.indexOf(expected.get(0));
-        assertTrue(start / BlockWriter.MAX_BATCH_ROWS != (start + SPANS_PER_TRACE - 1) / BlockWriter.MAX_BATCH_ROWS,
+        assertTrue(start / BlockLayout.MAX_BATCH_ROWS != (start + SPANS_PER_TRACE - 1) / BlockLayout.MAX_BATCH_ROWS,
                 "the chosen trace must straddle a boundary");
 
         try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {

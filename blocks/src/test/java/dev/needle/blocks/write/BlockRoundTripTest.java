@@ -3,6 +3,7 @@ package dev.needle.blocks.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
@@ -117,7 +118,7 @@ class BlockRoundTripTest {
             // 8192 trace ids of 16 bytes, their validity bits, and the batch's message header.
             assertTrue(oneColumn < 8192 * 16 + 64 * 1024, "read " + oneColumn + " bytes for one column");
             assertTrue(oneColumn * 20 < block.meta().dataBytes(), oneColumn + " of " + block.meta().dataBytes());
-            assertTrue(first.rows() == BlockWriter.MAX_BATCH_ROWS);
+            assertTrue(first.rows() == BlockLayout.MAX_BATCH_ROWS);
         }
     }
 
@@ -129,7 +130,7 @@ class BlockRoundTripTest {
         WrittenBlock zstd = new BlockWriter(store, allocator, options.withCodec(Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
         assertTrue(zstd.meta().dataBytes() * 2 < plain.meta().dataBytes(),
                 "ZSTD " + zstd.meta().dataBytes() + " bytes, uncompressed " + plain.meta().dataBytes());
-        assertEquals(Files.size(store.blockDir(zstd.ref()).resolve(BlockReader.DATA)), zstd.meta().dataBytes());
+        assertEquals(Files.size(store.blockDir(zstd.ref()).resolve(BlockLayout.DATA)), zstd.meta().dataBytes());
 
         List<List<String>> subsets = new ArrayList<>();
         for (var field : SpanColumns.SCHEMA.getFields()) {
