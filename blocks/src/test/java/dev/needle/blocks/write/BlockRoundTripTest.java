@@ -11,9 +11,7 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.read.TraceLookup;
 import dev.needle.blocks.write.BlockWriter.Codec;
 import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.blocks.store.FsBlockStore;
@@ -172,20 +170,6 @@ class BlockRoundTripTest {
                 assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
             }
             return reader.bytesRead() - opened;
-        }
-    }
-
-    @Test
-    void traceLookup_zstdBlock_findsEverySpanOfTheTrace() throws IOException {
-        List<SpanRecord> spans = new RandomRecords(6).spans(4_000);
-        WrittenBlock block = new BlockWriter(store, allocator, new Options(500, Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
-        Bytes traceId = spans.get(17).traceId();
-        List<SpanRecord> expected = new ArrayList<>(spans.stream().filter(s -> s.traceId().equals(traceId)).toList());
-        expected.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
-        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
-            assertTrue(expected.size() > 1);
-            // The writer's sort is stable, like this one: block order is start time, then arrival.
-            assertEquals(expected, TraceLookup.spans(reader, traceId));
         }
     }
 }
