@@ -14,6 +14,8 @@ public final class BlockLayout {
     public static final String DATA = "data.arrow";
     /** Name of the block's metadata file. */
     public static final String META = "meta.json";
+    /** The largest meta.json a reader reads: a block's holds a few hundred bytes per batch. */
+    public static final long MAX_META_BYTES = 64L << 20;
     /** The most rows in one record batch. */
     public static final int MAX_BATCH_ROWS = 8192;
     /** The one codec a compressed record batch may name, with Arrow's BUFFER method (ZSTD, level 3). */

@@ -6,7 +6,6 @@ import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.CorruptMetaException;
-import dev.needle.blocks.read.BlockReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -25,9 +24,6 @@ import java.util.Map;
  * same; and the facts of a block's files that both subcommands read.
  */
 final class Report {
-
-    /** The same bound {@link BlockReader} puts on meta.json. */
-    private static final long MAX_META_BYTES = 64L << 20;
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
@@ -54,8 +50,8 @@ final class Report {
     static MetaRead readMeta(Path blockDir) {
         Path file = blockDir.resolve(BlockLayout.META);
         try {
-            if (Files.size(file) > MAX_META_BYTES) {
-                return new MetaRead(null, "meta.json is larger than " + MAX_META_BYTES + " bytes");
+            if (Files.size(file) > BlockLayout.MAX_META_BYTES) {
+                return new MetaRead(null, "meta.json is larger than " + BlockLayout.MAX_META_BYTES + " bytes");
             }
             return new MetaRead(BlockMetaJson.read(Files.readAllBytes(file)), null);
         } catch (NoSuchFileException e) {

@@ -44,8 +44,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class BlockReader implements AutoCloseable {
 
-    private static final long MAX_META_BYTES = 64L << 20;
-
     private final BlockRef block;
     private final BlockStore store;
     private final CountingChannel data;
@@ -77,10 +75,10 @@ public final class BlockReader implements AutoCloseable {
         String metaProblem = null;
         long metaBytes = 0;
         try (InputStream in = Channels.newInputStream(store.open(block, BlockLayout.META))) {
-            byte[] json = in.readNBytes((int) MAX_META_BYTES + 1);
+            byte[] json = in.readNBytes((int) BlockLayout.MAX_META_BYTES + 1);
             metaBytes = json.length;
-            if (json.length > MAX_META_BYTES) {
-                metaProblem = "meta.json is larger than " + MAX_META_BYTES + " bytes";
+            if (json.length > BlockLayout.MAX_META_BYTES) {
+                metaProblem = "meta.json is larger than " + BlockLayout.MAX_META_BYTES + " bytes";
             } else {
                 meta = BlockMetaJson.read(json);
             }
