@@ -32,8 +32,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Opening reads meta.json and the Arrow file's footer. {@link #read} then reads one batch's
  * message header and only the byte ranges of the columns asked for ({@link BatchReader}), so
- * looking up a trace reads one batch's trace-id column, then the rest of that batch only if it
- * matched. A missing or corrupt data.arrow is a {@link CorruptBlockException} naming the block; a
+ * looking up a trace reads one batch's trace-id column, then that whole batch only if it matched. A missing or corrupt data.arrow is a {@link CorruptBlockException} naming the block; a
  * corrupt meta.json only means "no zone maps".
  *
  * <p>Batches may be uncompressed or ZSTD-compressed (Arrow's BUFFER method: each buffer is an
