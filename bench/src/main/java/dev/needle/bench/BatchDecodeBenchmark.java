@@ -1,5 +1,6 @@
 package dev.needle.bench;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.model.Bytes;
@@ -64,7 +65,7 @@ import org.openjdk.jmh.annotations.Warmup;
 // Not final: JMH generates subclasses of benchmark and @State classes.
 public class BatchDecodeBenchmark {
 
-    static final int ROWS = BlockWriter.MAX_BATCH_ROWS;
+    static final int ROWS = BlockLayout.MAX_BATCH_ROWS;
     private static final Set<String> TRACE_ID_ONLY = Set.of(SpanColumns.TRACE_ID);
     private static final VarHandle LE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 

@@ -1,5 +1,6 @@
 package dev.needle.bench;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Signal;
@@ -86,7 +87,7 @@ public class EqualityScanBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws IOException, QueryParseException {
         List<SpanRecord> spans = new ArrayList<>(BatchDecodeBenchmark.sortedAsWritten(BenchSpans.generate(SPANS, 7)));
-        for (int row = 0; row < BlockWriter.MAX_BATCH_ROWS; row += PLANT_EVERY) {
+        for (int row = 0; row < BlockLayout.MAX_BATCH_ROWS; row += PLANT_EVERY) {
             spans.set(row, planted(spans.get(row)));
         }
         for (SpanRecord s : spans) {

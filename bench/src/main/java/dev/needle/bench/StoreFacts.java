@@ -1,9 +1,9 @@
 package dev.needle.bench;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -26,7 +26,7 @@ public record StoreFacts(Signal signal, int blocks, long rows, long dataBytes, l
         long traceIdx = 0;
         long attrIdx = 0;
         for (BlockRef ref : store.list(tenant, signal)) {
-            BlockMeta meta = BlockMetaJson.read(Files.readAllBytes(store.blockDir(ref).resolve(BlockReader.META)));
+            BlockMeta meta = BlockMetaJson.read(Files.readAllBytes(store.blockDir(ref).resolve(BlockLayout.META)));
             blocks++;
             rows += meta.rows();
             dataBytes += meta.dataBytes();

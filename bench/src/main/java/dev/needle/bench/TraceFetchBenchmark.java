@@ -1,13 +1,12 @@
 package dev.needle.bench;
 
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.read.TraceLookup;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
+import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.TraceResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +21,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -29,10 +29,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Fetching every span of one trace from a 300,000-span block: the batch picked by the trace-id zone
- * maps, its trace-id column read, then the rest of that batch. {@code cold} opens a new reader each
- * time (meta.json and the Arrow footer are read again; the OS page cache stays warm); {@code warm}
- * reuses one. The teardown prints the bytes read per lookup.
+ * Fetching every span of one trace from a store of one 300,000-span block ({@code -p blockSpans=N}
+ * for another size) through {@link QueryEngine#trace}, as the server runs it: the store listed,
+ * the block's TRACE_IDX probed (read once, then cached), the block opened (meta.json and the Arrow
+ * footer read), the batch picked by the trace-id zone maps, its trace-id column read, then that
+ * whole batch and the trace's rows decoded. The OS page cache stays warm. The teardown prints the
+ * bytes read per lookup; every lookup checks it returned exactly the trace's spans.
  *
  * <p>Run: {@code ./needle bench jmh TraceFetch -f 1 -wi 3 -i 5}.
  */
@@ -45,75 +47,44 @@ import org.openjdk.jmh.annotations.Warmup;
 // Not final: JMH generates subclasses of benchmark and @State classes.
 public class TraceFetchBenchmark {
 
-    private static final int TRACES_PROBED = 256;
+    /** The spans in the block; only the setup's time and the block's batch count depend on it. */
+    @Param({"300000"})
+    public int blockSpans;
 
     private Path dir;
-    private BufferAllocator allocator;
-    private FsBlockStore store;
     private WrittenBlock block;
-    private BlockReader warmReader;
-    private Bytes[] traceIds;
-    private int next;
-    private long lookups;
-    private long bytes;
+    private TraceFetch fetch;
 
-    /** Writes one 300,000-span block and picks the traces to fetch. */
+    /** Writes the block and starts an engine over it. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        List<SpanRecord> spans = BenchSpans.generate(BlockWriteBenchmark.SPANS, 7);
+        List<SpanRecord> spans = BenchSpans.generate(blockSpans, 7);
         dir = Files.createTempDirectory("needle-bench-fetch");
-        allocator = new RootAllocator();
-        store = new FsBlockStore(dir);
-        block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
-        warmReader = BlockReader.open(store, block.ref(), allocator);
-        traceIds = new Bytes[TRACES_PROBED];
-        for (int i = 0; i < TRACES_PROBED; i++) {
-            traceIds[i] = spans.get(i * (spans.size() / TRACES_PROBED)).traceId();
+        FsBlockStore store = new FsBlockStore(dir);
+        // The engine has its own allocator; the writer's is closed once the block is published.
+        try (BufferAllocator allocator = new RootAllocator()) {
+            block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
         }
+        fetch = new TraceFetch(store, spans);
     }
 
-    /** One lookup through a reader that stays open. */
+    /** One trace looked up. */
     @Benchmark
-    public List<SpanRecord> warm() throws IOException {
-        return fetch(warmReader);
-    }
-
-    /** One lookup through a freshly opened reader. */
-    @Benchmark
-    public List<SpanRecord> cold() throws IOException {
-        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
-            long before = reader.bytesRead();
-            List<SpanRecord> found = fetch(reader);
-            bytes += before;
-            return found;
-        }
-    }
-
-    private List<SpanRecord> fetch(BlockReader reader) throws IOException {
-        Bytes id = traceIds[next++ & (TRACES_PROBED - 1)];
-        long before = reader.bytesRead();
-        List<SpanRecord> found = TraceLookup.spans(reader, id);
-        Verify.that(found.size() == BenchSpans.SPANS_PER_TRACE, "trace %s: %d spans, expected %d", id, found.size(),
-                BenchSpans.SPANS_PER_TRACE);
-        bytes += reader.bytesRead() - before;
-        lookups++;
-        return found;
+    public TraceResult trace() throws IOException {
+        return fetch.next();
     }
 
     /** Prints the bytes read per lookup in this iteration. */
     @TearDown(Level.Iteration)
     public void report() {
-        System.out.printf("%n  %.0f bytes read per lookup (block: %d bytes, %d batches)%n",
-                (double) bytes / Math.max(1, lookups), block.meta().dataBytes(), block.meta().batches().size());
-        bytes = 0;
-        lookups = 0;
+        System.out.printf("%n  %.0f bytes read per lookup (block: %d bytes, %d batches)%n", fetch.bytesPerFetch(),
+                block.meta().dataBytes(), block.meta().batches().size());
     }
 
-    /** Closes the reader and deletes the block. */
+    /** Stops the engine and deletes the block. */
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        warmReader.close();
-        allocator.close();
+        fetch.close();
         BlockWriteBenchmark.deleteTree(dir);
     }
 }

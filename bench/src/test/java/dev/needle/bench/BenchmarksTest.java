@@ -5,9 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.query.engine.SearchResult;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.annotations.Param;
 
 /**
@@ -133,6 +142,35 @@ final class BenchmarksTest {
                     () -> EqualityScanBenchmark.check(benchmark.routeQuery, route, found + 1));
         } finally {
             benchmark.tearDown();
+        }
+    }
+
+    /** Every probed trace once, over a block of three batches and a bit: the lookup is alike in any block. */
+    @Test
+    void traceFetch_everyProbedTrace_passesItsChecks() throws Exception {
+        TraceFetchBenchmark benchmark = new TraceFetchBenchmark();
+        benchmark.blockSpans = 3 * BlockLayout.MAX_BATCH_ROWS + 1000;
+        benchmark.setUp();
+        try {
+            for (int i = 0; i < TraceFetch.TRACES_PROBED; i++) {
+                assertFalse(benchmark.trace().spans().isEmpty());
+            }
+            benchmark.report();
+        } finally {
+            benchmark.tearDown();
+        }
+    }
+
+    @Test
+    void traceFetch_blockMissingASpanOfTheTrace_failsInvocation(@TempDir Path dir) throws Exception {
+        List<SpanRecord> spans = BenchSpans.generate(2_560, 7);
+        FsBlockStore store = new FsBlockStore(dir);
+        try (BufferAllocator allocator = new RootAllocator()) {
+            // The first trace fetched is the first span's, which is left out of the block.
+            new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans.subList(1, spans.size()));
+        }
+        try (TraceFetch fetch = new TraceFetch(store, spans)) {
+            assertThrows(IllegalStateException.class, fetch::next);
         }
     }
 

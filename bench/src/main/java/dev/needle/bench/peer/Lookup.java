@@ -36,7 +36,7 @@ public sealed interface Lookup {
      * @param range  the event times to keep
      * @param limit  the newest {@code limit} records, or all of them when 0
      */
-    record AttributeEquals(AttributeColumn column, AnyValue value, TimeRange range, int limit) implements Lookup {
+    record AttributeEquals(FlattenedAttribute column, AnyValue value, TimeRange range, int limit) implements Lookup {
         public AttributeEquals {
             Objects.requireNonNull(range, "range");
             if (limit < 0) {
@@ -64,7 +64,7 @@ public sealed interface Lookup {
     }
 
     /** Every record whose {@code column} equals {@code value}, at any time. */
-    static Lookup attribute(AttributeColumn column, AnyValue value) {
+    static Lookup attribute(FlattenedAttribute column, AnyValue value) {
         return new AttributeEquals(column, value, TimeRange.ALL, 0);
     }
 }

@@ -152,11 +152,11 @@ public final class ParquetExport {
         }
     }
 
-    private final List<AttributeColumn> columns;
+    private final List<FlattenedAttribute> columns;
     private final Options options;
 
     /** An exporter that flattens {@code columns} and writes with {@code options}. */
-    public ParquetExport(List<AttributeColumn> columns, Options options) {
+    public ParquetExport(List<FlattenedAttribute> columns, Options options) {
         this.columns = List.copyOf(columns);
         this.options = options;
     }
@@ -299,8 +299,8 @@ public final class ParquetExport {
 
     private long appendAttributes(DuckDBAppender a, List<KeyValue> resource, List<KeyValue> own) throws SQLException {
         long mismatches = 0;
-        for (AttributeColumn column : columns) {
-            AnyValue value = column.find(column.source() == AttributeColumn.Source.RESOURCE ? resource : own);
+        for (FlattenedAttribute column : columns) {
+            AnyValue value = column.find(column.source() == FlattenedAttribute.Source.RESOURCE ? resource : own);
             if (value == null) {
                 a.appendNull();
             } else if (!column.type().holds(value)) {

@@ -33,7 +33,7 @@ final class PeerSchema {
     }
 
     /** {@code CREATE TABLE} for the fixed columns of {@code signal} followed by {@code columns}. */
-    static String createTable(String table, Signal signal, List<AttributeColumn> columns) {
+    static String createTable(String table, Signal signal, List<FlattenedAttribute> columns) {
         List<String> fixed = signal == Signal.SPANS ? SPAN_COLUMNS : LOG_COLUMNS;
         Set<String> names = new HashSet<>();
         StringBuilder sql = new StringBuilder("CREATE TABLE ").append(table).append(" (");
@@ -41,7 +41,7 @@ final class PeerSchema {
             names.add(column.substring(0, column.indexOf(' ')));
             sql.append(column).append(", ");
         }
-        for (AttributeColumn column : columns) {
+        for (FlattenedAttribute column : columns) {
             if (!names.add(column.columnName())) {
                 throw new IllegalArgumentException("two columns would be named " + column.columnName() + ": " + column);
             }
@@ -52,10 +52,11 @@ final class PeerSchema {
     }
 
     /** Which sources a signal's records carry: resource and span attributes, or resource and log attributes. */
-    static void checkSources(Signal signal, List<AttributeColumn> columns) {
-        AttributeColumn.Source own = signal == Signal.SPANS ? AttributeColumn.Source.SPAN : AttributeColumn.Source.LOG;
-        for (AttributeColumn column : columns) {
-            if (column.source() != AttributeColumn.Source.RESOURCE && column.source() != own) {
+    static void checkSources(Signal signal, List<FlattenedAttribute> columns) {
+        FlattenedAttribute.Source own = signal == Signal.SPANS
+                ? FlattenedAttribute.Source.SPAN : FlattenedAttribute.Source.LOG;
+        for (FlattenedAttribute column : columns) {
+            if (column.source() != FlattenedAttribute.Source.RESOURCE && column.source() != own) {
                 throw new IllegalArgumentException(signal.dirName() + " have no " + column.source() + " attributes: " + column);
             }
         }

@@ -1,6 +1,6 @@
 package dev.needle.bench.scenario;
 
-import dev.needle.bench.peer.AttributeColumn;
+import dev.needle.bench.peer.FlattenedAttribute;
 import dev.needle.bench.peer.DuckDbPeer;
 import dev.needle.bench.peer.Lookup;
 import dev.needle.bench.peer.ParquetExport;
@@ -142,7 +142,8 @@ public final class PeerRunner {
         }
         Manifest.AttributeProbe p = s.equality();
         return p == null ? null
-                : new Lookup.AttributeEquals(AttributeColumn.of(p.scope(), p.key(), p.type()), p.value(), s.range(), Lookups.LIMIT);
+                : new Lookup.AttributeEquals(FlattenedAttribute.of(p.scope(), p.key(), p.type()), p.value(), s.range(),
+                        Lookups.LIMIT);
     }
 
     private static AnswerDigest answer(Signal signal, DuckDbPeer.Answer answer) {
@@ -152,12 +153,12 @@ public final class PeerRunner {
     }
 
     /** The attributes flattened into columns: every key the manifest names for the signal. */
-    private List<AttributeColumn> columns(Signal signal) {
-        Set<AttributeColumn> columns = new LinkedHashSet<>();
+    private List<FlattenedAttribute> columns(Signal signal) {
+        Set<FlattenedAttribute> columns = new LinkedHashSet<>();
         for (List<Manifest.AttributeProbe> probes : List.of(manifest.presentAttributes(), manifest.absentAttributes())) {
             for (Manifest.AttributeProbe p : probes) {
                 if (p.signal().equals(signal.dirName())) {
-                    columns.add(AttributeColumn.of(p.scope(), p.key(), p.type()));
+                    columns.add(FlattenedAttribute.of(p.scope(), p.key(), p.type()));
                 }
             }
         }

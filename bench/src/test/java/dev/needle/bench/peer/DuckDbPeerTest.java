@@ -25,12 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 class DuckDbPeerTest {
 
-    static final AttributeColumn ROUTE = PeerCorpus.SPAN_COLUMNS.get(2);
-    static final AttributeColumn STATUS = PeerCorpus.SPAN_COLUMNS.get(3);
-    static final AttributeColumn RATIO = PeerCorpus.SPAN_COLUMNS.get(4);
-    static final AttributeColumn ERROR = PeerCorpus.SPAN_COLUMNS.get(5);
-    static final AttributeColumn USER = PeerCorpus.SPAN_COLUMNS.get(6);
-    static final AttributeColumn SERVICE = PeerCorpus.SPAN_COLUMNS.get(0);
+    static final FlattenedAttribute ROUTE = PeerCorpus.SPAN_COLUMNS.get(2);
+    static final FlattenedAttribute STATUS = PeerCorpus.SPAN_COLUMNS.get(3);
+    static final FlattenedAttribute RATIO = PeerCorpus.SPAN_COLUMNS.get(4);
+    static final FlattenedAttribute ERROR = PeerCorpus.SPAN_COLUMNS.get(5);
+    static final FlattenedAttribute USER = PeerCorpus.SPAN_COLUMNS.get(6);
+    static final FlattenedAttribute SERVICE = PeerCorpus.SPAN_COLUMNS.get(0);
 
     @TempDir
     static Path tmp;
@@ -161,7 +161,7 @@ class DuckDbPeerTest {
         DuckDbPeer.Answer trace = logPeer.run(Lookup.trace(correlated.traceId()));
         assertEquals(Set.of(new DuckDbPeer.RowKey(correlated.traceId(), correlated.spanId(), correlated.eventTimeUnixNano())),
                 new HashSet<>(trace.rows()));
-        AttributeColumn user = PeerCorpus.LOG_COLUMNS.get(1);
+        FlattenedAttribute user = PeerCorpus.LOG_COLUMNS.get(1);
         KeyValue kv = logs.get(2000).attributes().get(0);
         DuckDbPeer.Answer answer = logPeer.run(Lookup.attribute(user, kv.value()));
         Set<DuckDbPeer.RowKey> expected = new HashSet<>();

@@ -24,18 +24,18 @@ final class PeerCorpus {
     static final double[] RATIOS = {1.0, 0.5, 0.25};
     static final long START = 1_764_446_100_000_000_000L;
 
-    static final List<AttributeColumn> SPAN_COLUMNS = List.of(
-            AttributeColumn.of("resource", "service.name", "string"),
-            AttributeColumn.of("resource", "k8s.pod.name", "string"),
-            AttributeColumn.of("span", "http.route", "string"),
-            AttributeColumn.of("span", "http.response.status_code", "int"),
-            AttributeColumn.of("span", "sampling.ratio", "double"),
-            AttributeColumn.of("span", "error", "bool"),
-            AttributeColumn.of("span", "user.id", "string"));
+    static final List<FlattenedAttribute> SPAN_COLUMNS = List.of(
+            FlattenedAttribute.of("resource", "service.name", "string"),
+            FlattenedAttribute.of("resource", "k8s.pod.name", "string"),
+            FlattenedAttribute.of("span", "http.route", "string"),
+            FlattenedAttribute.of("span", "http.response.status_code", "int"),
+            FlattenedAttribute.of("span", "sampling.ratio", "double"),
+            FlattenedAttribute.of("span", "error", "bool"),
+            FlattenedAttribute.of("span", "user.id", "string"));
 
-    static final List<AttributeColumn> LOG_COLUMNS = List.of(
-            AttributeColumn.of("resource", "service.name", "string"),
-            AttributeColumn.of("log", "user.id", "string"));
+    static final List<FlattenedAttribute> LOG_COLUMNS = List.of(
+            FlattenedAttribute.of("resource", "service.name", "string"),
+            FlattenedAttribute.of("log", "user.id", "string"));
 
     private PeerCorpus() {
     }

@@ -1,5 +1,6 @@
 package dev.needle.blocks.cli;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.index.IndexedPairs;
@@ -132,7 +133,7 @@ final class InspectBlockCommand implements Callable<Integer> {
             meta = read.meta();
             metaProblem = read.problem();
         }
-        long dataBytes = Report.size(blockDir.resolve(BlockReader.DATA));
+        long dataBytes = Report.size(blockDir.resolve(BlockLayout.DATA));
 
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("block", ref.name().toString());

@@ -1,7 +1,7 @@
 package dev.needle.blocks.cli;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -98,10 +98,10 @@ final class InspectStoreCommand implements Callable<Integer> {
             } else {
                 problems.add(ref + ": " + read.problem());
             }
-            if (!Files.exists(dir.resolve(BlockReader.DATA))) {
+            if (!Files.exists(dir.resolve(BlockLayout.DATA))) {
                 problems.add(ref + ": data.arrow is missing");
             }
-            dataBytes += Report.size(dir.resolve(BlockReader.DATA));
+            dataBytes += Report.size(dir.resolve(BlockLayout.DATA));
             traceIdxBytes += Report.size(dir.resolve(BloomSidecar.TRACE_IDX));
             attrIdxBytes += Report.size(dir.resolve(BloomSidecar.ATTR_IDX));
         }

@@ -2,10 +2,10 @@ package dev.needle.blocks.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.CorruptMetaException;
-import dev.needle.blocks.read.BlockReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -24,9 +24,6 @@ import java.util.Map;
  * same; and the facts of a block's files that both subcommands read.
  */
 final class Report {
-
-    /** The same bound {@link BlockReader} puts on meta.json. */
-    private static final long MAX_META_BYTES = 64L << 20;
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
@@ -51,10 +48,10 @@ final class Report {
 
     /** Reads {@code blockDir}/meta.json on its own, without data.arrow; never throws. */
     static MetaRead readMeta(Path blockDir) {
-        Path file = blockDir.resolve(BlockReader.META);
+        Path file = blockDir.resolve(BlockLayout.META);
         try {
-            if (Files.size(file) > MAX_META_BYTES) {
-                return new MetaRead(null, "meta.json is larger than " + MAX_META_BYTES + " bytes");
+            if (Files.size(file) > BlockLayout.MAX_META_BYTES) {
+                return new MetaRead(null, "meta.json is larger than " + BlockLayout.MAX_META_BYTES + " bytes");
             }
             return new MetaRead(BlockMetaJson.read(Files.readAllBytes(file)), null);
         } catch (NoSuchFileException e) {

@@ -14,6 +14,11 @@ public final class CorruptBlockException extends IOException {
         this.block = block;
     }
 
+    /** A problem with record batch {@code batch} of {@code block}: "block B: batch N {@code problem}". */
+    static CorruptBlockException inBatch(BlockRef block, int batch, String problem) {
+        return new CorruptBlockException(block, "batch " + batch + " " + problem, null);
+    }
+
     /** The block that could not be read. */
     public BlockRef block() {
         return block;

@@ -1,5 +1,6 @@
 package dev.needle.blocks.write;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.index.IndexedPairs;
@@ -9,7 +10,6 @@ import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.PendingBlock;
@@ -28,16 +28,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
- * time), writes {@code data.arrow} in batches of at most {@value #MAX_BATCH_ROWS} rows, then
+ * time), writes {@code data.arrow} in batches of at most {@value BlockLayout#MAX_BATCH_ROWS} rows, then
  * {@code TRACE_IDX}, {@code ATTR_IDX} and {@code meta.json}, and publishes the block atomically
  * under a name that holds its time range.
  *
@@ -45,9 +43,6 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
  * docs/COMPRESSION.md has the measurements behind that default.
  */
 public final class BlockWriter {
-
-    /** The most rows in one record batch. */
-    public static final int MAX_BATCH_ROWS = 8192;
 
     /** The order of a spans block's rows: by trace id, so that a trace's rows are together, then by start time. */
     public static final Comparator<SpanRecord> SPAN_ORDER = Comparator.comparing(SpanRecord::traceId)
@@ -76,18 +71,19 @@ public final class BlockWriter {
     /**
      * A writer's choices.
      *
-     * @param batchRows rows per record batch, 1..{@value BlockWriter#MAX_BATCH_ROWS}; small batches suit tests
+     * @param batchRows rows per record batch, 1..{@value BlockLayout#MAX_BATCH_ROWS}; small batches suit tests
      * @param codec     the compression of every record batch
      */
     public record Options(int batchRows, Codec codec) {
 
-        /** {@value BlockWriter#MAX_BATCH_ROWS} rows per batch, uncompressed. */
-        public static final Options DEFAULT = new Options(MAX_BATCH_ROWS, Codec.NONE);
+        /** {@value BlockLayout#MAX_BATCH_ROWS} rows per batch, uncompressed. */
+        public static final Options DEFAULT = new Options(BlockLayout.MAX_BATCH_ROWS, Codec.NONE);
 
         /** Checks the batch size and the codec. */
         public Options {
-            if (batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
-                throw new IllegalArgumentException("batchRows (" + batchRows + ") must be in 1.." + MAX_BATCH_ROWS);
+            if (batchRows < 1 || batchRows > BlockLayout.MAX_BATCH_ROWS) {
+                throw new IllegalArgumentException("batchRows (" + batchRows + ") must be in 1.."
+                        + BlockLayout.MAX_BATCH_ROWS);
             }
             if (codec == null) {
                 throw new IllegalArgumentException("codec must not be null");
@@ -105,12 +101,15 @@ public final class BlockWriter {
         }
     }
 
-    /** A writer with batches of {@value #MAX_BATCH_ROWS} rows, uncompressed. */
+    /** A writer with batches of {@value BlockLayout#MAX_BATCH_ROWS} rows, uncompressed. */
     public BlockWriter(BlockStore store, BufferAllocator allocator) {
         this(store, allocator, Options.DEFAULT);
     }
 
-    /** A writer with batches of {@code batchRows} rows (1..{@value #MAX_BATCH_ROWS}), uncompressed; small batches suit tests. */
+    /**
+     * A writer with batches of {@code batchRows} rows (1..{@value BlockLayout#MAX_BATCH_ROWS}), uncompressed; small
+     * batches suit tests.
+     */
     public BlockWriter(BlockStore store, BufferAllocator allocator, int batchRows) {
         this(store, allocator, Options.DEFAULT.withBatchRows(batchRows));
     }
@@ -234,7 +233,7 @@ public final class BlockWriter {
         try (PendingBlock pending = store.create(tenant, signal)) {
             List<BatchMeta> batches = new ArrayList<>();
             long dataBytes;
-            try (CountingStream out = new CountingStream(pending.create(BlockReader.DATA));
+            try (CountingStream out = new CountingStream(pending.create(BlockLayout.DATA));
                  VectorSchemaRoot root = rows.newRoot();
                  ArrowFileWriter arrow = newArrowWriter(root, Channels.newChannel(out))) {
                 arrow.start();
@@ -260,7 +259,7 @@ public final class BlockWriter {
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
                     minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrIdx.distinctKeys(),
                     clock.millis(), batches);
-            try (OutputStream out = pending.create(BlockReader.META)) {
+            try (OutputStream out = pending.create(BlockLayout.META)) {
                 out.write(BlockMetaJson.write(meta));
             }
             return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta);
@@ -272,7 +271,7 @@ public final class BlockWriter {
             // The plain constructor, so that uncompressed files stay byte for byte what they were.
             case NONE -> new ArrowFileWriter(root, null, channel);
             case ZSTD -> new ArrowFileWriter(root, null, channel, null, IpcOption.DEFAULT,
-                    CommonsCompressionFactory.INSTANCE, CompressionUtil.CodecType.ZSTD);
+                    BlockLayout.CODECS, BlockLayout.CODEC);
         };
     }
 

@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.read.TraceLookup;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -112,16 +110,6 @@ class GoldenBlockTest {
             assertTrue(attrIdx.mayHoldDoubles());
             assertFalse(attrIdx.mayContain(AttributeHash.ofString("resource.service.name", "payment")),
                     "a four-word filter of ~25 pairs rules this absent value out; if not, pick another");
-        }
-    }
-
-    @Test
-    void traceLookup_onGoldenBlocks_findsSpansAndCorrelatedLogs() throws IOException {
-        Bytes trace = Bytes.fromHex("4bf92f3577b34da6a3ce929d0e0e4736");
-        try (BlockReader spans = BlockReader.open(store, only(Signal.SPANS), allocator);
-             BlockReader logs = BlockReader.open(store, only(Signal.LOGS), allocator)) {
-            assertEquals(7, TraceLookup.spans(spans, trace).size());
-            assertEquals(5, TraceLookup.logs(logs, trace).size());
         }
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
@@ -802,11 +803,11 @@ class CorruptBlockTest {
     }
 
     private Path data(BlockRef ref) {
-        return store.blockDir(ref).resolve(BlockReader.DATA);
+        return store.blockDir(ref).resolve(BlockLayout.DATA);
     }
 
     private Path meta(BlockRef ref) {
-        return store.blockDir(ref).resolve(BlockReader.META);
+        return store.blockDir(ref).resolve(BlockLayout.META);
     }
 
     private BlockReader openOrFail(BlockRef ref, String what) {

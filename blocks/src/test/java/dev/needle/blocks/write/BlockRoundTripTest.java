@@ -3,6 +3,7 @@ package dev.needle.blocks.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
@@ -10,9 +11,7 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.read.TraceLookup;
 import dev.needle.blocks.write.BlockWriter.Codec;
 import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.blocks.store.FsBlockStore;
@@ -117,7 +116,7 @@ class BlockRoundTripTest {
             // 8192 trace ids of 16 bytes, their validity bits, and the batch's message header.
             assertTrue(oneColumn < 8192 * 16 + 64 * 1024, "read " + oneColumn + " bytes for one column");
             assertTrue(oneColumn * 20 < block.meta().dataBytes(), oneColumn + " of " + block.meta().dataBytes());
-            assertTrue(first.rows() == BlockWriter.MAX_BATCH_ROWS);
+            assertTrue(first.rows() == BlockLayout.MAX_BATCH_ROWS);
         }
     }
 
@@ -129,7 +128,7 @@ class BlockRoundTripTest {
         WrittenBlock zstd = new BlockWriter(store, allocator, options.withCodec(Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
         assertTrue(zstd.meta().dataBytes() * 2 < plain.meta().dataBytes(),
                 "ZSTD " + zstd.meta().dataBytes() + " bytes, uncompressed " + plain.meta().dataBytes());
-        assertEquals(Files.size(store.blockDir(zstd.ref()).resolve(BlockReader.DATA)), zstd.meta().dataBytes());
+        assertEquals(Files.size(store.blockDir(zstd.ref()).resolve(BlockLayout.DATA)), zstd.meta().dataBytes());
 
         List<List<String>> subsets = new ArrayList<>();
         for (var field : SpanColumns.SCHEMA.getFields()) {
@@ -171,20 +170,6 @@ class BlockRoundTripTest {
                 assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
             }
             return reader.bytesRead() - opened;
-        }
-    }
-
-    @Test
-    void traceLookup_zstdBlock_findsEverySpanOfTheTrace() throws IOException {
-        List<SpanRecord> spans = new RandomRecords(6).spans(4_000);
-        WrittenBlock block = new BlockWriter(store, allocator, new Options(500, Codec.ZSTD)).writeSpans(TenantId.DEFAULT, spans);
-        Bytes traceId = spans.get(17).traceId();
-        List<SpanRecord> expected = new ArrayList<>(spans.stream().filter(s -> s.traceId().equals(traceId)).toList());
-        expected.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
-        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
-            assertTrue(expected.size() > 1);
-            // The writer's sort is stable, like this one: block order is start time, then arrival.
-            assertEquals(expected, TraceLookup.spans(reader, traceId));
         }
     }
 }

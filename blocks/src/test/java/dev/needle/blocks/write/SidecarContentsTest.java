@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
@@ -81,7 +82,7 @@ class SidecarContentsTest {
     static Stream<Arguments> seedsAndBatchSizes() {
         List<Arguments> out = new ArrayList<>();
         for (long seed : new long[] {11, 12, 13}) {
-            for (int batchRows : new int[] {1, 37, 500, BlockWriter.MAX_BATCH_ROWS}) {
+            for (int batchRows : new int[] {1, 37, 500, BlockLayout.MAX_BATCH_ROWS}) {
                 out.add(Arguments.of(seed, batchRows));
             }
         }

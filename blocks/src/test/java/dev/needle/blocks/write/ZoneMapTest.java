@@ -3,6 +3,7 @@ package dev.needle.blocks.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
@@ -62,7 +63,7 @@ class ZoneMapTest {
     static Stream<Arguments> seedsAndBatchSizes() {
         List<Arguments> out = new ArrayList<>();
         for (long seed : new long[] {41, 42, 43}) {
-            for (int batchRows : new int[] {1, 10, 333, BlockWriter.MAX_BATCH_ROWS}) {
+            for (int batchRows : new int[] {1, 10, 333, BlockLayout.MAX_BATCH_ROWS}) {
                 out.add(Arguments.of(seed, batchRows));
             }
         }

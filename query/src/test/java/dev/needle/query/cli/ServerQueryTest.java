@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.query.cli.Cli.Run;
 import dev.needle.query.engine.HeadSource;
@@ -145,7 +145,7 @@ final class ServerQueryTest {
     @Test
     void url_unreadableBlock_exits3NamingIt(@TempDir Path own) throws Exception {
         Fixture f = Fixture.write(own);
-        try (FileChannel ch = FileChannel.open(FsBlockStore.readOnly(own).blockDir(f.treeBlock).resolve(BlockReader.DATA),
+        try (FileChannel ch = FileChannel.open(FsBlockStore.readOnly(own).blockDir(f.treeBlock).resolve(BlockLayout.DATA),
                 StandardOpenOption.WRITE)) {
             ch.truncate(ch.size() / 2);
         }

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.query.cli.Cli.Run;
 import java.io.IOException;
@@ -179,7 +179,7 @@ final class TraceCommandTest {
     @Test
     void trace_truncatedDataArrow_exits3NamingTheBlock(@TempDir Path own) throws IOException {
         Fixture f = Fixture.write(own);
-        Path file = FsBlockStore.readOnly(own).blockDir(f.treeBlock).resolve(BlockReader.DATA);
+        Path file = FsBlockStore.readOnly(own).blockDir(f.treeBlock).resolve(BlockLayout.DATA);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
             ch.truncate(ch.size() / 2);
         }

@@ -10,6 +10,9 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.BlockWriter.Codec;
+import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -82,6 +85,23 @@ class TraceLookupTest {
                 assertEquals(expectedSpans, result.spans(), id + " " + m);
                 assertEquals(expectedLogs, result.logs(), id + " " + m);
                 assertFalse(result.partial());
+            }
+        }
+    }
+
+    @Test
+    void trace_zstdBlock_findsEverySpanOfTheTrace() throws IOException {
+        FsBlockStore zstd = new FsBlockStore(dir.resolve("zstd"));
+        new BlockWriter(zstd, allocator, new Options(500, Codec.ZSTD)).writeSpans(TENANT, corpus.spans);
+        try (QueryEngine zstdEngine = new QueryEngine(zstd, HeadSource.EMPTY, 1 << 20, 2)) {
+            SplittableRandom random = new SplittableRandom(6);
+            for (int i = 0; i < 12; i++) {
+                Bytes id = corpus.traceIds.get(random.nextInt(corpus.traceIds.size()));
+                List<SpanRecord> expected = corpus.spans.stream().filter(s -> s.traceId().equals(id))
+                        .sorted(Comparator.comparingLong(SpanRecord::startTimeUnixNano)).toList();
+                TraceResult result = zstdEngine.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+                assertFalse(result.partial(), result.problems().toString());
+                assertEquals(expected, result.spans(), id.toString());
             }
         }
     }

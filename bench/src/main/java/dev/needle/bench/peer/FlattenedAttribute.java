@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param key    the attribute key, for example {@code service.name}
  * @param type   the column's type; a value of another type is written as NULL and counted
  */
-public record AttributeColumn(Source source, String key, Type type) {
+public record FlattenedAttribute(Source source, String key, Type type) {
 
     /** Where a flattened attribute is looked up. */
     public enum Source {
@@ -65,7 +65,7 @@ public record AttributeColumn(Source source, String key, Type type) {
         }
     }
 
-    public AttributeColumn {
+    public FlattenedAttribute {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(type, "type");
         if (key == null || key.isEmpty()) {
@@ -74,8 +74,8 @@ public record AttributeColumn(Source source, String key, Type type) {
     }
 
     /** A column named as the corpus manifest names its attributes: {@code ("span", "http.route", "string")}. */
-    public static AttributeColumn of(String source, String key, String type) {
-        return new AttributeColumn(Source.of(source), key, Type.of(type));
+    public static FlattenedAttribute of(String source, String key, String type) {
+        return new FlattenedAttribute(Source.of(source), key, Type.of(type));
     }
 
     /** The column's SQL name: the source, then the key with every character other than a letter or digit as '_'. */

@@ -1,0 +1,224 @@
+package dev.needle.blocks.read;
+
+import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.store.BlockRef;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.arrow.flatbuf.BodyCompression;
+import org.apache.arrow.flatbuf.BodyCompressionMethod;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.ValueVectorUtility;
+
+/**
+ * Reads chosen columns of one record batch of data.arrow: the batch's message header, checked
+ * against the footer and the schema, then one byte range per run of the chosen columns' buffers,
+ * which a {@link BufferChecker} checks before they are loaded. Every byte of a batch is read here.
+ */
+final class BatchReader {
+
+    /** A batch's message header lists a few dozen nodes and buffers: far below this. */
+    private static final int MAX_BATCH_METADATA = 1 << 20;
+
+    private final BlockRef block;
+    private final BufferAllocator allocator;
+    private final CountingChannel data;
+    private final List<ArrowBlock> batches;
+    private final Schema schema;
+    private final List<String> columnNames;
+    private final BlockMeta meta;
+    private final int totalNodes;
+    private final int totalBuffers;
+
+    /**
+     * A reader of the {@code batches} the footer of {@code data} lists, whose columns are
+     * {@code schema}'s; {@code meta}, when not null, must agree with each batch's row count.
+     */
+    BatchReader(BlockRef block, BufferAllocator allocator, CountingChannel data, List<ArrowBlock> batches,
+                Schema schema, BlockMeta meta) {
+        this.block = block;
+        this.allocator = allocator;
+        this.data = data;
+        this.batches = batches;
+        this.schema = schema;
+        this.columnNames = schema.getFields().stream().map(Field::getName).toList();
+        this.meta = meta;
+        this.totalNodes = schema.getFields().stream().mapToInt(BatchReader::countNodes).sum();
+        this.totalBuffers = schema.getFields().stream().mapToInt(BatchReader::countBuffers).sum();
+    }
+
+    /** The number of record batches. */
+    int batchCount() {
+        return batches.size();
+    }
+
+    /** Every column name, in schema order. */
+    List<String> columnNames() {
+        return columnNames;
+    }
+
+    /**
+     * Reads only the named columns of batch {@code batch}, in schema order; the caller closes the
+     * root. Every length and offset is checked before memory is sized from it, and the loaded
+     * vectors are validated, so a corrupt file gives a {@link CorruptBlockException}, never a
+     * wrong-sized allocation.
+     */
+    VectorSchemaRoot read(int batch, Collection<String> columns) throws CorruptBlockException {
+        if (!columnNames.containsAll(columns)) {
+            throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
+        }
+        ArrowBlock arrowBlock = batches.get(batch);
+        RecordBatch header = readHeader(batch, arrowBlock);
+        long bodyStart = arrowBlock.getOffset() + arrowBlock.getMetadataLength();
+        List<ArrowBuf> owned = new ArrayList<>();
+        VectorSchemaRoot root = null;
+        try {
+            long rows = header.length();
+            if (rows < 1 || rows > BlockLayout.MAX_BATCH_ROWS) {
+                throw corrupt(batch, "has " + rows + " rows, expected 1.." + BlockLayout.MAX_BATCH_ROWS);
+            }
+            if (meta != null && meta.batches().get(batch).rows() != rows) {
+                throw corrupt(batch, "has " + rows + " rows, meta.json says " + meta.batches().get(batch).rows());
+            }
+            BufferChecker checker = new BufferChecker(block, batch, header, arrowBlock.getBodyLength(), allocator);
+            List<Field> chosen = new ArrayList<>();
+            int node = 0;
+            int buffer = 0;
+            for (Field field : schema.getFields()) {
+                if (header.nodes(node).length() != rows) {
+                    throw corrupt(batch, "column " + field.getName() + " has " + header.nodes(node).length()
+                            + " values for " + rows + " rows");
+                }
+                if (columns.contains(field.getName())) {
+                    chosen.add(field);
+                    checker.add(field, node, buffer);
+                }
+                node += countNodes(field);
+                buffer += countBuffers(field);
+            }
+            List<ArrowBuf> buffers = checker.checkContents(readRanges(checker.plans(), bodyStart, owned), owned);
+            root = VectorSchemaRoot.create(new Schema(chosen), allocator);
+            try (ArrowRecordBatch recordBatch = new ArrowRecordBatch((int) rows, checker.nodes(), buffers)) {
+                new VectorLoader(root).load(recordBatch);
+            }
+            ValueVectorUtility.validateFull(root);
+            VectorSchemaRoot loaded = root;
+            root = null;
+            return loaded;
+        } catch (CorruptBlockException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new CorruptBlockException(block, "cannot read batch " + batch + ": " + e, e);
+        } finally {
+            if (root != null) {
+                root.close();
+            }
+            owned.forEach(ArrowBuf::close);
+        }
+    }
+
+    /** Reads the byte ranges, one read per run of adjacent ranges: a column's buffers are contiguous. */
+    private List<ArrowBuf> readRanges(List<BufferChecker.BufferPlan> ranges, long bodyStart, List<ArrowBuf> owned)
+            throws IOException {
+        List<ArrowBuf> buffers = new ArrayList<>(ranges.size());
+        int i = 0;
+        while (i < ranges.size()) {
+            int j = i;
+            long start = ranges.get(i).offset();
+            long end = start + ranges.get(i).size();
+            while (j + 1 < ranges.size() && ranges.get(j + 1).offset() >= end && ranges.get(j + 1).offset() - end < 64) {
+                j++;
+                end = ranges.get(j).offset() + ranges.get(j).size();
+            }
+            ArrowBuf run = allocator.buffer(Math.max(1, end - start));
+            owned.add(run);
+            readFully(run.nioBuffer(0, (int) (end - start)), bodyStart + start);
+            for (int k = i; k <= j; k++) {
+                buffers.add(run.slice(ranges.get(k).offset() - start, ranges.get(k).size()));
+            }
+            i = j + 1;
+        }
+        return buffers;
+    }
+
+    private RecordBatch readHeader(int batch, ArrowBlock arrowBlock) throws CorruptBlockException {
+        try {
+            long fileSize = data.size();
+            int metadataLength = arrowBlock.getMetadataLength();
+            if (arrowBlock.getOffset() < 0 || metadataLength < 8 || metadataLength > MAX_BATCH_METADATA
+                    || arrowBlock.getBodyLength() < 0
+                    || arrowBlock.getOffset() + metadataLength + arrowBlock.getBodyLength() > fileSize) {
+                throw corrupt(batch, "the footer places it outside the file");
+            }
+            // MessageSerializer sizes its buffer from this prefix: check it against the footer first.
+            ByteBuffer prefix = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+            readFully(prefix, arrowBlock.getOffset());
+            int continuation = prefix.getInt(0);
+            int length = prefix.getInt(4);
+            if (continuation != MessageSerializer.IPC_CONTINUATION_TOKEN || length < 1 || length > metadataLength - 8) {
+                throw corrupt(batch, "has a bad message prefix");
+            }
+            data.position(arrowBlock.getOffset());
+            MessageMetadataResult message = MessageSerializer.readMessage(new ReadChannel(data));
+            if (message == null || message.getMessage().headerType() != MessageHeader.RecordBatch) {
+                throw corrupt(batch, "does not start with a record batch message");
+            }
+            RecordBatch header = (RecordBatch) message.getMessage().header(new RecordBatch());
+            BodyCompression compression = header.compression();
+            if (compression != null && (compression.codec() != BlockLayout.CODEC.getType()
+                    || compression.method() != BodyCompressionMethod.BUFFER)) {
+                throw corrupt(batch, "is compressed with codec " + compression.codec() + ", method "
+                        + compression.method() + "; needle writes only " + BlockLayout.CODEC + " ("
+                        + BlockLayout.CODEC.getType() + "), method BUFFER (" + BodyCompressionMethod.BUFFER + ")");
+            }
+            if (header.nodesLength() != totalNodes || header.buffersLength() != totalBuffers) {
+                throw corrupt(batch, "has " + header.nodesLength() + " nodes and " + header.buffersLength()
+                        + " buffers, the schema needs " + totalNodes + " and " + totalBuffers);
+            }
+            return header;
+        } catch (CorruptBlockException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new CorruptBlockException(block, "cannot read the header of batch " + batch + ": " + e, e);
+        }
+    }
+
+    private CorruptBlockException corrupt(int batch, String problem) {
+        return CorruptBlockException.inBatch(block, batch, problem);
+    }
+
+    private void readFully(ByteBuffer target, long position) throws IOException {
+        data.position(position);
+        while (target.hasRemaining()) {
+            if (data.read(target) < 0) {
+                throw new IOException("data.arrow ends inside a batch");
+            }
+        }
+    }
+
+    private static int countNodes(Field field) {
+        return 1 + field.getChildren().stream().mapToInt(BatchReader::countNodes).sum();
+    }
+
+    private static int countBuffers(Field field) {
+        return TypeLayout.getTypeBufferCount(field.getType())
+                + field.getChildren().stream().mapToInt(BatchReader::countBuffers).sum();
+    }
+}
