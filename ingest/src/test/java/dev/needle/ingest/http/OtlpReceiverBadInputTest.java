@@ -191,8 +191,8 @@ class OtlpReceiverBadInputTest {
         String ok = "\"5\"";
         String str = "{\"stringValue\":\"v\"}";
         check("an 8 MB span name", Signal.SPANS, JSON, null, spans(span.formatted(quoted(8 << 20), ok, "\"k\"", str)));
-        check("a 25 MB string value", Signal.SPANS, JSON, null,
-                spans(span.formatted("\"n\"", ok, "\"k\"", "{\"stringValue\":" + quoted(25 << 20) + "}")));
+        check("a 15 MB string value", Signal.SPANS, JSON, null,
+                spans(span.formatted("\"n\"", ok, "\"k\"", "{\"stringValue\":" + quoted(15 << 20) + "}")));
         check("a 1 MB attribute key", Signal.SPANS, JSON, null,
                 spans(span.formatted("\"n\"", ok, quoted(1 << 20), str)));
         check("a 1 MB trace id", Signal.SPANS, JSON, null,
