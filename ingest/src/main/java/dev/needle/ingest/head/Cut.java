@@ -36,9 +36,13 @@ public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapByte
     /** A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows} rows. */
     static Cut of(long maxSequence, Map<TenantId, List<SpanRecord>> spans, Map<TenantId, List<LogRecord>> logs,
                   int blockRows, long rows, long heapBytes) {
+        // A chunk's share of the cut's heap, by rows: walking every record again would hold the head's lock.
+        double heapPerRow = rows == 0 ? 0 : (double) heapBytes / rows;
         List<Chunk> chunks = new ArrayList<>();
-        spans.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows, Records.Spans::of, chunks));
-        logs.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows, Records.Logs::of, chunks));
+        spans.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows,
+                list -> new Records.Spans(list, Math.round(heapPerRow * list.size())), chunks));
+        logs.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows,
+                list -> new Records.Logs(list, Math.round(heapPerRow * list.size())), chunks));
         return new Cut(maxSequence, List.copyOf(chunks), rows, heapBytes);
     }
 
