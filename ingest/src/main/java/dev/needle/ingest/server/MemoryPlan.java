@@ -35,7 +35,8 @@ record MemoryPlan(long heapBytes, long headBytes, long sidecarCacheBytes, long d
                     Units.formatBytes(sidecarCacheBytes), Units.formatBytes(maxRequestBytes), Units.formatBytes(needed),
                     DecodeBudget.EXPANSION));
         }
-        return new MemoryPlan(heapBytes, headBytes, sidecarCacheBytes, decode);
+        // Whole MiB, so that the log states it in the unit the limits are given in.
+        return new MemoryPlan(heapBytes, headBytes, sidecarCacheBytes, decode & -(1L << 20));
     }
 
     /** One line for the log. */

@@ -66,8 +66,6 @@ public final class NeedleServer implements Closeable {
     static final String QUERY = "query";
 
     private static final Logger LOG = LoggerFactory.getLogger(NeedleServer.class);
-    /** Decoded sidecars kept in memory by the query engine. */
-    private static final long SIDECAR_CACHE_BYTES = 64L << 20;
     /** How long a request waits for room to decode before it is answered 503. */
     private static final long DECODE_WAIT_MILLIS = 10_000;
     /** How long a graceful stop waits for requests in flight. */
@@ -195,7 +193,7 @@ public final class NeedleServer implements Closeable {
         NeedleServer s = new NeedleServer(config);
         try {
             s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
-                    SIDECAR_CACHE_BYTES, config.maxRequestBytes());
+                    QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES, config.maxRequestBytes());
             s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
             s.listen();
             s.recover();
@@ -233,7 +231,7 @@ public final class NeedleServer implements Closeable {
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
-        engine = new QueryEngine(store, pipeline.head(), SIDECAR_CACHE_BYTES,
+        engine = new QueryEngine(store, pipeline.head(), QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
                 Math.max(2, Runtime.getRuntime().availableProcessors()));
         LOG.info(memory.describe());
         otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),

@@ -26,9 +26,6 @@ import java.util.List;
  */
 final class LocalSource implements Source {
 
-    /** Decoded sidecars kept while one command runs; a command reads each sidecar about once. */
-    private static final long SIDECAR_CACHE_BYTES = 64L << 20;
-
     private final FsBlockStore store;
     private final QueryEngine engine;
     private final PrintWriter err;
@@ -43,7 +40,7 @@ final class LocalSource implements Source {
                     + ": give --data DIR (the directory ./needle serve writes), or --url URL to ask a running server");
         }
         this.store = FsBlockStore.readOnly(root);
-        this.engine = new QueryEngine(store, HeadSource.EMPTY, SIDECAR_CACHE_BYTES,
+        this.engine = new QueryEngine(store, HeadSource.EMPTY, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
                 Math.max(1, Runtime.getRuntime().availableProcessors()));
         this.err = err;
     }

@@ -36,6 +36,9 @@ import org.apache.arrow.memory.RootAllocator;
  */
 public final class QueryEngine implements AutoCloseable {
 
+    /** The sidecar cache of the server and the CLI: both sidecars of some 700 span blocks of 300,000 rows. */
+    public static final long DEFAULT_SIDECAR_CACHE_BYTES = 64L << 20;
+
     private final BlockStore store;
     private final HeadSource head;
     private final SidecarCache cache;

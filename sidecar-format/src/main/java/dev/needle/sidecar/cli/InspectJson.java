@@ -1,65 +1,53 @@
 package dev.needle.sidecar.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
-/** Writes the flat maps, lists, strings and numbers of the inspect output as JSON. */
+/** Writes the flat maps, lists, strings and numbers of the inspect output as JSON, in the maps' order. */
 final class InspectJson {
+
+    private static final JsonFactory FACTORY = new JsonFactory();
 
     private InspectJson() {
     }
 
     static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        append(out, value);
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = FACTORY.createGenerator(out)) {
+            write(json, value);
+        } catch (IOException e) {
+            throw new UncheckedIOException("a StringWriter does not fail", e);
+        }
         return out.toString();
     }
 
-    private static void append(StringBuilder out, Object value) {
+    private static void write(JsonGenerator json, Object value) throws IOException {
         if (value instanceof Map<?, ?> map) {
-            out.append('{');
-            String sep = "";
+            json.writeStartObject();
             for (Map.Entry<?, ?> e : map.entrySet()) {
-                out.append(sep);
-                quote(out, e.getKey().toString());
-                out.append(':');
-                append(out, e.getValue());
-                sep = ",";
+                json.writeFieldName(e.getKey().toString());
+                write(json, e.getValue());
             }
-            out.append('}');
+            json.writeEndObject();
         } else if (value instanceof List<?> list) {
-            out.append('[');
-            for (int i = 0; i < list.size(); i++) {
-                out.append(i == 0 ? "" : ",");
-                append(out, list.get(i));
+            json.writeStartArray();
+            for (Object item : list) {
+                write(json, item);
             }
-            out.append(']');
-        } else if (value instanceof Number || value instanceof Boolean) {
-            out.append(value);
+            json.writeEndArray();
+        } else if (value instanceof Integer || value instanceof Long) {
+            json.writeNumber(((Number) value).longValue());
+        } else if (value instanceof Number n) {
+            json.writeNumber(n.doubleValue());
+        } else if (value instanceof Boolean b) {
+            json.writeBoolean(b);
         } else {
-            quote(out, String.valueOf(value));
+            json.writeString(String.valueOf(value));
         }
-    }
-
-    private static void quote(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 }
