@@ -300,7 +300,11 @@ public final class NeedleServer implements Closeable {
         }
         closed = true;
         ready = false;
-        LOG.info("shutting down: no new requests; finishing those in flight");
+        // A server refused at start (heap, lock, ports) never served: it only says why, not that it stops.
+        boolean served = server.isRunning();
+        if (served) {
+            LOG.info("shutting down: no new requests; finishing those in flight");
+        }
         try {
             server.stop();
         } catch (Exception e) {
@@ -321,6 +325,8 @@ public final class NeedleServer implements Closeable {
                 lock.close();
             }
         }
-        LOG.info("stopped");
+        if (served) {
+            LOG.info("stopped");
+        }
     }
 }
