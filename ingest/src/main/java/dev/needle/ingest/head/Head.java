@@ -1,5 +1,6 @@
 package dev.needle.ingest.head;
 
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
@@ -9,16 +10,20 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Records acknowledged but not yet in a published block: the active part, which takes new
  * records, and the cuts being published, which stay visible to queries until their blocks are
- * listed by the store (the contract {@link HeadSource} states).
+ * listed by the store (the contract {@link HeadSource} states). The active part is indexed by
+ * trace id, so that a trace lookup takes its records without copying or scanning the head.
  */
 public final class Head implements HeadSource {
 
     private Map<TenantId, List<SpanRecord>> spans = new HashMap<>();
     private Map<TenantId, List<LogRecord>> logs = new HashMap<>();
+    private Map<TenantId, Map<Bytes, List<SpanRecord>>> spansByTrace = new HashMap<>();
+    private Map<TenantId, Map<Bytes, List<LogRecord>>> logsByTrace = new HashMap<>();
     private long rows;
     private long bytes;
     private long heapBytes;
@@ -32,14 +37,25 @@ public final class Head implements HeadSource {
         if (rows == 0) {
             firstAddNanos = System.nanoTime();
         }
+        long indexBytes = 0;
         if (records instanceof Records.Spans s) {
             spans.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(s.list());
+            Map<Bytes, List<SpanRecord>> byTrace = spansByTrace.computeIfAbsent(entry.tenant(), t -> new HashMap<>());
+            for (SpanRecord span : s.list()) {
+                indexBytes += index(byTrace, span.traceId(), span);
+            }
         } else if (records instanceof Records.Logs l) {
             logs.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(l.list());
+            Map<Bytes, List<LogRecord>> byTrace = logsByTrace.computeIfAbsent(entry.tenant(), t -> new HashMap<>());
+            for (LogRecord log : l.list()) {
+                if (log.traceId().length() > 0) {
+                    indexBytes += index(byTrace, log.traceId(), log);
+                }
+            }
         }
         rows += records.size();
         bytes += entry.payload().length;
-        heapBytes += records.heapBytes();
+        heapBytes += records.heapBytes() + indexBytes;
         maxSequence = Math.max(maxSequence, entry.sequence());
     }
 
@@ -56,10 +72,25 @@ public final class Head implements HeadSource {
         publishingHeapBytes += heapBytes;
         spans = new HashMap<>();
         logs = new HashMap<>();
+        spansByTrace = new HashMap<>();
+        logsByTrace = new HashMap<>();
         rows = 0;
         bytes = 0;
         heapBytes = 0;
         return cut;
+    }
+
+    /** Adds {@code record} to its trace's list; returns the heap the index took for it. */
+    private static <R> long index(Map<Bytes, List<R>> byTrace, Bytes traceId, R record) {
+        List<R> trace = byTrace.get(traceId);
+        long bytes = HeapEstimate.INDEX_ENTRY;
+        if (trace == null) {
+            trace = new ArrayList<>(1);
+            byTrace.put(traceId, trace);
+            bytes += HeapEstimate.INDEX_KEY;
+        }
+        trace.add(record);
+        return bytes;
     }
 
     /** Forgets a cut whose blocks are published and listed. */
@@ -106,29 +137,51 @@ public final class Head implements HeadSource {
 
     @Override
     public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
-        List<Part<SpanRecord>> out = new ArrayList<>();
-        for (Cut c : publishing) {
-            for (Cut.Chunk chunk : c.chunks()) {
-                if (chunk.tenant().equals(tenant) && chunk.records() instanceof Records.Spans s) {
-                    out.add(new Part<>(chunk.blockId(), s.list()));
-                }
-            }
-        }
+        List<Part<SpanRecord>> out = publishingParts(tenant, Records.Spans.class, Records.Spans::list);
         out.add(new Part<>(null, List.copyOf(spans.getOrDefault(tenant, List.of()))));
         return out;
     }
 
     @Override
+    public synchronized List<Part<SpanRecord>> traceSpanParts(TenantId tenant, Bytes traceId) {
+        List<Part<SpanRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Spans.class, Records.Spans::list),
+                s -> s.traceId().equals(traceId));
+        List<SpanRecord> active = spansByTrace.getOrDefault(tenant, Map.of()).get(traceId);
+        if (active != null) {
+            out.add(new Part<>(null, List.copyOf(active)));
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized List<Part<LogRecord>> traceLogParts(TenantId tenant, Bytes traceId) {
+        List<Part<LogRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Logs.class, Records.Logs::list),
+                r -> r.traceId().equals(traceId));
+        List<LogRecord> active = logsByTrace.getOrDefault(tenant, Map.of()).get(traceId);
+        if (active != null) {
+            out.add(new Part<>(null, List.copyOf(active)));
+        }
+        return out;
+    }
+
+    @Override
     public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
-        List<Part<LogRecord>> out = new ArrayList<>();
+        List<Part<LogRecord>> out = publishingParts(tenant, Records.Logs.class, Records.Logs::list);
+        out.add(new Part<>(null, List.copyOf(logs.getOrDefault(tenant, List.of()))));
+        return out;
+    }
+
+    /** The tenant's chunks of {@code kind} in the cuts being published, each as the part of its block. */
+    private <K extends Records, R> List<Part<R>> publishingParts(TenantId tenant, Class<K> kind,
+                                                                 Function<K, List<R>> records) {
+        List<Part<R>> out = new ArrayList<>();
         for (Cut c : publishing) {
             for (Cut.Chunk chunk : c.chunks()) {
-                if (chunk.tenant().equals(tenant) && chunk.records() instanceof Records.Logs l) {
-                    out.add(new Part<>(chunk.blockId(), l.list()));
+                if (chunk.tenant().equals(tenant) && kind.isInstance(chunk.records())) {
+                    out.add(new Part<>(chunk.blockId(), records.apply(kind.cast(chunk.records()))));
                 }
             }
         }
-        out.add(new Part<>(null, List.copyOf(logs.getOrDefault(tenant, List.of()))));
         return out;
     }
 }

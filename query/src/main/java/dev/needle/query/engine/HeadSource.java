@@ -1,10 +1,12 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The records acknowledged by ingest but not yet in a published block, which every query scans.
@@ -45,6 +47,28 @@ public interface HeadSource {
 
     /** A snapshot of the tenant's unpublished log records. */
     List<Part<LogRecord>> logParts(TenantId tenant);
+
+    /** A snapshot of the tenant's unpublished spans of one trace, by origin; a head may index them to answer without a scan. */
+    default List<Part<SpanRecord>> traceSpanParts(TenantId tenant, Bytes traceId) {
+        return filter(spanParts(tenant), s -> s.traceId().equals(traceId));
+    }
+
+    /** A snapshot of the tenant's unpublished log records of one trace, by origin. */
+    default List<Part<LogRecord>> traceLogParts(TenantId tenant, Bytes traceId) {
+        return filter(logParts(tenant), r -> r.traceId().equals(traceId));
+    }
+
+    /** The parts with only their records that satisfy {@code keep}; parts left empty are dropped. */
+    static <R> List<Part<R>> filter(List<Part<R>> parts, Predicate<R> keep) {
+        List<Part<R>> out = new ArrayList<>();
+        for (Part<R> part : parts) {
+            List<R> kept = part.records().stream().filter(keep).toList();
+            if (!kept.isEmpty()) {
+                out.add(new Part<>(part.blockId(), kept));
+            }
+        }
+        return out;
+    }
 
     /** Every unpublished span of the tenant, whatever its part. */
     default List<SpanRecord> spans(TenantId tenant) {

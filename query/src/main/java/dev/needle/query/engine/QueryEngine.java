@@ -77,11 +77,11 @@ public final class QueryEngine implements AutoCloseable {
         }
         List<String> problems = new ArrayList<>();
         Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, TraceTarget.spans(traceId, range), range, mechanisms,
-                head.spanParts(tenant), s -> s.traceId().equals(traceId) && range.contains(s.startTimeUnixNano()),
+                head.traceSpanParts(tenant, traceId), s -> range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano, Found.spans(), problems);
         Lookup<LogRecord> logs = withLogs
-                ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms, head.logParts(tenant),
-                        r -> r.traceId().equals(traceId) && range.contains(r.eventTimeUnixNano()),
+                ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
+                        head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
                         LogRecord::eventTimeUnixNano, Found.logs(), problems)
                 : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
