@@ -133,8 +133,9 @@ public final class NeedleServer implements Closeable {
     private final RecoveryGate queryGate = new RecoveryGate();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final IngestMetrics ingestMetrics = new IngestMetrics(registry);
-    private final ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "needle-retention");
+    /** Prepares the query engine at start (sidecars, warm-up), then runs retention every minute. */
+    private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "needle-background");
         t.setDaemon(true);
         return t;
     });
@@ -237,12 +238,27 @@ public final class NeedleServer implements Closeable {
         otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
                 new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
         queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
+        background.execute(this::prepareQueries);
         if (config.retention() != null) {
-            retention.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
+            background.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
             LOG.info("retention: blocks older than {} are deleted, checked every minute",
                     Units.formatDuration(config.retention()));
         }
         ready = true;
+    }
+
+    private void prepareQueries() {
+        long started = System.nanoTime();
+        try {
+            int held = engine.preloadSidecars();
+            engine.warmUp();
+            LOG.info("query: {} sidecars read into the cache ({} MiB) and the read path warmed up in {} ms", held,
+                    engine.sidecarCache().bytes() >> 20, (System.nanoTime() - started) / 1_000_000);
+        } catch (IOException | RuntimeException e) {
+            // Only the first queries are slower: each reads the sidecars it needs.
+            LOG.warn("query: preparing for queries failed ({}); queries read the sidecars they need themselves",
+                    e.toString());
+        }
     }
 
     private void applyRetention() {
@@ -310,7 +326,7 @@ public final class NeedleServer implements Closeable {
         } catch (Exception e) {
             LOG.error("stopping the HTTP server failed; publishing the head all the same", e);
         }
-        retention.shutdownNow();
+        background.shutdownNow();
         try {
             if (pipeline != null) {
                 LOG.info("shutting down: publishing the head ({} records)", pipeline.head().rows());

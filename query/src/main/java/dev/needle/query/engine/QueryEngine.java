@@ -4,10 +4,12 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
+import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -67,6 +69,54 @@ public final class QueryEngine implements AutoCloseable {
     /** The decoded-sidecar cache, for metrics. */
     public SidecarCache sidecarCache() {
         return cache;
+    }
+
+    /**
+     * Reads the sidecars of every tenant's blocks into the cache, newest blocks first, until it is
+     * full: a server calls this as it starts, so that its first queries do not read them one by one.
+     * Returns how many sidecars the cache then holds from this pass.
+     */
+    public int preloadSidecars() throws IOException {
+        List<BlockRef> blocks = new ArrayList<>();
+        for (TenantId tenant : store.tenants()) {
+            for (Signal signal : Signal.values()) {
+                blocks.addAll(store.list(tenant, signal));
+            }
+        }
+        blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        int held = 0;
+        for (BlockRef ref : blocks) {
+            for (String file : List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX)) {
+                if (!cache.preload(ref, file, () -> BlockReader.readSidecar(store, ref, file))) {
+                    return held;
+                }
+                held++;
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Looks up one trace of the newest span block, answer dropped, so that the first query a user
+     * sends finds the read path's classes loaded instead of paying for that. The trace is the
+     * smallest id of the block's first batch, which its meta.json names: finding it reads nothing.
+     */
+    public void warmUp() throws IOException {
+        for (TenantId tenant : store.tenants()) {
+            List<BlockRef> blocks = store.list(tenant, Signal.SPANS);
+            if (blocks.isEmpty()) {
+                continue;
+            }
+            Bytes traceId;
+            try (BlockReader reader = BlockReader.open(store, blocks.get(blocks.size() - 1), allocator)) {
+                traceId = reader.meta().filter(m -> !m.batches().isEmpty())
+                        .map(m -> m.batches().get(0).minTraceId()).orElse(null);
+            }
+            if (traceId != null) {
+                trace(tenant, traceId, TimeRange.ALL, Mechanisms.ALL, true);
+                return;
+            }
+        }
     }
 
     /** Every span of a trace, and its log records when {@code withLogs}. */

@@ -57,6 +57,36 @@ public final class SidecarCache {
         return loaded;
     }
 
+    /**
+     * Loads a sidecar into the cache ahead of any query, unless it is held already; evicts nothing.
+     * Returns false, without loading, once the cache is full.
+     */
+    boolean preload(BlockRef block, String file, Supplier<Sidecar> load) {
+        Key key = new Key(block, file);
+        synchronized (this) {
+            if (entries.containsKey(key)) {
+                return true;
+            }
+            if (bytes >= maxBytes) {
+                return false;
+            }
+        }
+        Sidecar loaded = load.get();
+        if (!loaded.isVerified()) {
+            // Not kept, as in get(): the query that needs it reads it again and scans around it.
+            return true;
+        }
+        synchronized (this) {
+            if (bytes + loaded.sizeInBytes() > maxBytes) {
+                return false;
+            }
+            if (entries.putIfAbsent(key, loaded) == null) {
+                bytes += loaded.sizeInBytes();
+            }
+            return true;
+        }
+    }
+
     /** Bytes held now. */
     public synchronized long bytes() {
         return bytes;
