@@ -16,7 +16,7 @@ import com.fasterxml.jackson.annotation.Nulls;
  * @param reason         why, in words ("TRACE_IDX rules the trace id out", "batch 3 matched 7 rows")
  * @param failedOpen     the label of a sidecar that could not be trusted (missing, crc, …), or null
  * @param batchesRead    record batches whose columns were read
- * @param batchesSkipped record batches ruled out by their zone maps
+ * @param batchesSkipped record batches ruled out by their zone maps, or left unread once a limit was met by newer rows
  * @param rowsScanned    rows whose predicate columns were read and tested
  * @param matched        rows that matched
  * @param bytesToDecide  bytes read before any batch: sidecar, meta.json, the Arrow footer

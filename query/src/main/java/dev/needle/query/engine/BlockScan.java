@@ -10,10 +10,10 @@ import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Runs the plan on one block: time range from the name, then the sidecar, then each batch's zone
@@ -36,7 +36,12 @@ final class BlockScan {
         this.cache = cache;
     }
 
-    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms) {
+    /**
+     * The records of block {@code ref} that {@code target} matches: all of them, or with a
+     * {@code limit} only the newest {@code limit} distinct ones (which is all a search keeps of a
+     * block), so that rows past them are never decoded.
+     */
+    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit) {
         String name = ref.name().toString();
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
@@ -64,14 +69,19 @@ final class BlockScan {
 
         try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
             long decideBytes = sidecarBytes + reader.bytesRead();
-            List<R> records = new ArrayList<>();
+            MatchedRows<R> matches = new MatchedRows<>(target, limit);
             int batchesRead = 0;
             int batchesSkipped = 0;
             long rows = 0;
             String lastSkip = null;
-            for (int b = 0; b < reader.batchCount(); b++) {
-                if (mechanisms.zoneMaps() && reader.meta().isPresent()) {
-                    BatchMeta batch = reader.meta().get().batches().get(b);
+            for (int b : batchOrder(reader, limit)) {
+                BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
+                if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
+                    batchesSkipped++;
+                    lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
+                    continue;
+                }
+                if (mechanisms.zoneMaps() && batch != null) {
                     String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
                             ? "its events lie outside the query's range" : target.ruledOutBy(batch);
                     if (skip != null) {
@@ -81,19 +91,16 @@ final class BlockScan {
                     }
                 }
                 batchesRead++;
-                RoaringBitmap matches;
-                try (VectorSchemaRoot columns = reader.read(b, target.predicateColumns())) {
+                try (VectorSchemaRoot columns = reader.read(b, matches.columns())) {
                     rows += columns.getRowCount();
-                    matches = target.matchingRows(columns);
+                    matches.add(b, columns);
                 }
-                if (!matches.isEmpty()) {
-                    try (VectorSchemaRoot batch = reader.readAll(b)) {
-                        Target.RowDecoder<R> decoder = target.decoder(batch);
-                        for (int row : matches) {
-                            records.add(decoder.decode(row));
-                        }
-                    }
-                }
+            }
+            List<R> records = matches.decode(reader);
+            if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
+                // The limit counted rows, and two of them are one record (a span sent twice): the
+                // newest rows are not the newest records. Rare enough to answer by reading every match.
+                return run(ref, target, range, mechanisms, Integer.MAX_VALUE);
             }
             long bytes = sidecarBytes + reader.bytesRead();
             if (batchesRead == 0 && reader.batchCount() > 0) {
@@ -101,9 +108,10 @@ final class BlockScan {
                         "every batch is ruled out by its zone maps (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
                         0, 0, decideBytes, bytes), List.of(), null);
             }
-            String reason = records.isEmpty()
+            String reason = matches.count() == 0
                     ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
-                    : records.size() + " matching rows";
+                    : matches.count() + " matching rows" + (records.size() < matches.count()
+                            ? ", the newest " + records.size() + " decoded" : "");
             if (reader.meta().isEmpty()) {
                 reason += "; no zone maps: " + reader.metaProblem();
             }
@@ -116,6 +124,28 @@ final class BlockScan {
         } catch (IOException e) {
             return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e);
         }
+    }
+
+    private static <R> boolean hasDuplicates(Target<R> target, List<R> records) {
+        Found<R> distinct = target.found();
+        distinct.addAll(records);
+        return distinct.records().size() < records.size();
+    }
+
+    /**
+     * The order to read batches in: as stored, or with a limit newest first (by their zone maps'
+     * latest time), so that the newest records are known before older batches are opened.
+     */
+    private static List<Integer> batchOrder(BlockReader reader, int limit) {
+        List<Integer> order = new ArrayList<>();
+        for (int b = 0; b < reader.batchCount(); b++) {
+            order.add(b);
+        }
+        if (limit != Integer.MAX_VALUE && reader.meta().isPresent()) {
+            List<BatchMeta> batches = reader.meta().get().batches();
+            order.sort(Comparator.comparingLong((Integer b) -> batches.get(b).maxTimeUnixNano()).reversed());
+        }
+        return order;
     }
 
     private static <R> Outcome<R> pruned(String name, Step step, String reason, String failedOpen, long bytes) {

@@ -128,11 +128,11 @@ public final class QueryEngine implements AutoCloseable {
         List<String> problems = new ArrayList<>();
         Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, TraceTarget.spans(traceId, range), range, mechanisms,
                 head.traceSpanParts(tenant, traceId), s -> range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano, Found.spans(), problems);
+                SpanRecord::startTimeUnixNano, problems);
         Lookup<LogRecord> logs = withLogs
                 ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
                         head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
-                        LogRecord::eventTimeUnixNano, Found.logs(), problems)
+                        LogRecord::eventTimeUnixNano, problems)
                 : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
@@ -143,7 +143,7 @@ public final class QueryEngine implements AutoCloseable {
                                                 Mechanisms mechanisms) throws IOException {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
                 head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano, Found.spans());
+                SpanRecord::startTimeUnixNano);
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
@@ -151,17 +151,18 @@ public final class QueryEngine implements AutoCloseable {
                                               Mechanisms mechanisms) throws IOException {
         return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range), range, limit, mechanisms,
                 head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()),
-                LogRecord::eventTimeUnixNano, Found.logs());
+                LogRecord::eventTimeUnixNano);
     }
 
     private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,
                                        Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
-                                       ToLongFunction<R> time, Found<R> found) throws IOException {
+                                       ToLongFunction<R> time) throws IOException {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
         List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         List<R> headRecords = unpublished(head, blocks);
+        Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {
@@ -187,7 +188,7 @@ public final class QueryEngine implements AutoCloseable {
                 break;
             }
             List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
-            List<BlockScan.Outcome<R>> outcomes = runAll(batch, ref -> scan.run(ref, target, range, mechanisms));
+            List<BlockScan.Outcome<R>> outcomes = runAll(batch, ref -> scan.run(ref, target, range, mechanisms, limit));
             for (int i = 0; i < outcomes.size(); i++) {
                 decisions.add(outcomes.get(i).decision());
                 found.addAll(outcomes.get(i).records());
@@ -231,9 +232,10 @@ public final class QueryEngine implements AutoCloseable {
 
     private <R> Lookup<R> lookup(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
                                  Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
-                                 ToLongFunction<R> time, Found<R> found, List<String> problems) throws IOException {
+                                 ToLongFunction<R> time, List<String> problems) throws IOException {
         List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         List<R> headRecords = unpublished(head, blocks);
+        Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {
@@ -243,7 +245,7 @@ public final class QueryEngine implements AutoCloseable {
         }
         blocks.sort(Comparator.reverseOrder());
         List<BlockDecision> decisions = new ArrayList<>();
-        for (BlockScan.Outcome<R> outcome : runAll(blocks, ref -> scan.run(ref, target, range, mechanisms))) {
+        for (BlockScan.Outcome<R> outcome : runAll(blocks, ref -> scan.run(ref, target, range, mechanisms, Integer.MAX_VALUE))) {
             decisions.add(outcome.decision());
             found.addAll(outcome.records());
             if (outcome.problem() != null) {

@@ -71,6 +71,11 @@ abstract class SearchTarget<R> implements Target<R> {
             public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
                 return new SpanColumns(batch)::read;
             }
+
+            @Override
+            public Found<SpanRecord> found() {
+                return Found.spans();
+            }
         };
     }
 
@@ -80,6 +85,11 @@ abstract class SearchTarget<R> implements Target<R> {
             @Override
             public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
                 return new LogColumns(batch)::read;
+            }
+
+            @Override
+            public Found<LogRecord> found() {
+                return Found.logs();
             }
         };
     }
@@ -193,6 +203,11 @@ abstract class SearchTarget<R> implements Target<R> {
             case GT -> max <= x ? "the maximum " + name + " " + max + " is not above " + x : null;
             case GE -> max < x ? "the maximum " + name + " " + max + " is below " + x : null;
         };
+    }
+
+    @Override
+    public String timeColumn() {
+        return layout.time();
     }
 
     @Override

@@ -34,6 +34,12 @@ interface Target<R> {
     /** The rows of a batch (holding the predicate columns) that match. */
     RoaringBitmap matchingRows(VectorSchemaRoot predicateColumns) throws CorruptValueException;
 
+    /** The column of each record's time: a span's start, a log record's event time. */
+    String timeColumn();
+
+    /** An empty set of found records of this target's signal, which holds each record once. */
+    Found<R> found();
+
     /** Binds a full batch for decoding matched rows. */
     RowDecoder<R> decoder(VectorSchemaRoot batch);
 

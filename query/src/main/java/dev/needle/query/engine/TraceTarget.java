@@ -39,6 +39,11 @@ abstract class TraceTarget<R> implements Target<R> {
             public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
                 return new SpanColumns(batch)::read;
             }
+
+            @Override
+            public Found<SpanRecord> found() {
+                return Found.spans();
+            }
         };
     }
 
@@ -48,6 +53,11 @@ abstract class TraceTarget<R> implements Target<R> {
             @Override
             public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
                 return new LogColumns(batch)::read;
+            }
+
+            @Override
+            public Found<LogRecord> found() {
+                return Found.logs();
             }
         };
     }
@@ -78,6 +88,11 @@ abstract class TraceTarget<R> implements Target<R> {
             return "its smallest trace id is larger";
         }
         return traceId.compareTo(batch.maxTraceId()) > 0 ? "its largest trace id is smaller" : null;
+    }
+
+    @Override
+    public String timeColumn() {
+        return timeColumn;
     }
 
     @Override
