@@ -147,7 +147,10 @@ final class BatchReader implements AutoCloseable {
         }
     }
 
-    /** Reads the byte ranges, one read per run of adjacent ranges: a column's buffers are contiguous. */
+    /**
+     * Reads the byte ranges, one read per run of adjacent ranges: a column's buffers are contiguous.
+     * From a checked batch they are slices of its copy, which the loaded vectors then share.
+     */
     private List<ArrowBuf> readRanges(SeekableByteChannel source, List<BufferChecker.BufferPlan> ranges, long bodyStart,
                                       List<ArrowBuf> owned) throws IOException {
         List<ArrowBuf> buffers = new ArrayList<>(ranges.size());
@@ -160,9 +163,14 @@ final class BatchReader implements AutoCloseable {
                 j++;
                 end = ranges.get(j).offset() + ranges.get(j).size();
             }
-            ArrowBuf run = allocator.buffer(Math.max(1, end - start));
-            owned.add(run);
-            readFully(source, run.nioBuffer(0, (int) (end - start)), bodyStart + start);
+            ArrowBuf run;
+            if (source instanceof VerifiedBatch checked) {
+                run = checked.slice(bodyStart + start, end - start);
+            } else {
+                run = allocator.buffer(Math.max(1, end - start));
+                owned.add(run);
+                readFully(source, run.nioBuffer(0, (int) (end - start)), bodyStart + start);
+            }
             for (int k = i; k <= j; k++) {
                 buffers.add(run.slice(ranges.get(k).offset() - start, ranges.get(k).size()));
             }

@@ -13,8 +13,10 @@ import org.apache.arrow.vector.ipc.message.ArrowBlock;
 /**
  * One record batch's whole IPC message, read from data.arrow into memory and checked against the
  * CRC-32C that meta.json holds for it, then served as a read-only channel at the file's own
- * positions: {@link BatchReader} reads the header and the column ranges from here exactly as from
- * the file, and every byte it sees has been checked. Outside the batch the channel is at its end.
+ * positions: {@link BatchReader} reads the header from here exactly as from the file, and takes
+ * the column ranges as slices of the copy, so every byte it sees has been checked. Outside the
+ * batch the channel is at its end. Closing releases the copy once the vectors loaded from its
+ * slices are closed too: they hold their own references.
  */
 final class VerifiedBatch implements SeekableByteChannel {
 
@@ -25,6 +27,7 @@ final class VerifiedBatch implements SeekableByteChannel {
     private final long offset;
     private final ArrowBuf bytes;
     private long position;
+    private boolean closed;
 
     private VerifiedBatch(int batch, long offset, ArrowBuf bytes) {
         this.batch = batch;
@@ -70,6 +73,14 @@ final class VerifiedBatch implements SeekableByteChannel {
         return batch;
     }
 
+    /** The {@code length} bytes at file position {@code position}, which lie in the batch, without copying. */
+    ArrowBuf slice(long position, long length) {
+        if (position < offset || position + length > offset + bytes.capacity()) {
+            throw new IndexOutOfBoundsException("bytes " + position + "..+" + length + " lie outside batch " + batch);
+        }
+        return bytes.slice(position - offset, length);
+    }
+
     @Override
     public int read(ByteBuffer dst) {
         long end = offset + bytes.capacity();
@@ -110,12 +121,15 @@ final class VerifiedBatch implements SeekableByteChannel {
 
     @Override
     public boolean isOpen() {
-        return bytes.getReferenceManager().getRefCount() > 0;
+        return !closed;
     }
 
-    /** Releases the bytes. */
+    /** Releases this reference to the copy. */
     @Override
     public void close() {
-        bytes.close();
+        if (!closed) {
+            closed = true;
+            bytes.close();
+        }
     }
 }
