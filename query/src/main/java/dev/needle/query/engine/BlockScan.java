@@ -105,7 +105,7 @@ final class BlockScan {
                     ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
                     : records.size() + " matching rows";
             if (reader.meta().isEmpty()) {
-                reason += "; no zone maps: " + reader.metaProblem();
+                reason += "; no zone maps or checksums: " + reader.metaProblem();
             }
             return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
                     batchesSkipped, rows, records.size(), decideBytes, bytes), records, null);
