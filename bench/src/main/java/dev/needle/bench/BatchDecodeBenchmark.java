@@ -47,7 +47,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link BlockReader#readAll} and every row decoded with {@link SpanColumns#read}, what a lookup
  * pays for each batch that holds a match. {@code traceId}: only the trace_id column read
  * ({@link BlockReader#read}) and its values taken straight from the vector, what a trace lookup
- * pays to test a batch. Throughput is rows per second on one thread.
+ * pays to test a batch. Throughput is rows per second on one thread. The block has a checksum per
+ * batch, and a reader keeps the last batch it read and checked: from the second invocation on, this
+ * times decoding from that copy, not reading ({@link ChecksumBenchmark} times the reads).
  *
  * <p>Run: {@code java -jar bench/target/benchmarks.jar BatchDecode -f 1 -wi 2 -i 3}
  * (or {@code ./needle bench jmh BatchDecode -f 1 -wi 2 -i 3}).

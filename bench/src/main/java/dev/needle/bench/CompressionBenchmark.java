@@ -4,6 +4,7 @@ import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.AnyValue;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.ArrowBuf;
@@ -288,6 +290,7 @@ public class CompressionBenchmark {
             }
         }
         CompressionCodec.Factory factory = new ColumnChoice(compress);
+        List<ArrowBlock> places;
         try (BlockReader reader = BlockReader.open(store, block.ref(), allocator);
              VectorSchemaRoot out = VectorSchemaRoot.create(SpanColumns.SCHEMA, allocator);
              FileChannel channel = FileChannel.open(rewritten, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -302,14 +305,31 @@ public class CompressionBenchmark {
                 arrow.writeBatch();
             }
             arrow.end();
+            places = List.copyOf(arrow.getRecordBlocks());
         }
         Files.move(rewritten, data, StandardCopyOption.REPLACE_EXISTING);
         BlockMeta m = block.meta();
         BlockMeta meta = new BlockMeta(m.writerVersion(), m.signal(), m.rows(), Files.size(data), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
-                m.distinctAttributePairs(), m.createdUnixMillis(), m.batches());
+                m.distinctAttributePairs(), m.createdUnixMillis(), withChecksums(m.batches(), data, places));
         Files.write(blockDir.resolve(BlockLayout.META), BlockMetaJson.write(meta));
         return new WrittenBlock(block.ref(), meta);
+    }
+
+    /** {@code batches} with the checksums of the batches of {@code data}, which its footer places at {@code places}. */
+    private static List<BatchMeta> withChecksums(List<BatchMeta> batches, Path data, List<ArrowBlock> places)
+            throws IOException {
+        List<BatchMeta> out = new ArrayList<>();
+        try (FileChannel channel = FileChannel.open(data, StandardOpenOption.READ)) {
+            for (BatchMeta batch : batches) {
+                ArrowBlock place = places.get(batch.index());
+                CRC32C crc = new CRC32C();
+                crc.update(channel.map(FileChannel.MapMode.READ_ONLY, place.getOffset(),
+                        place.getMetadataLength() + place.getBodyLength()));
+                out.add(batch.withCrc32c(crc.getValue()));
+            }
+        }
+        return out;
     }
 
     /**

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.annotation.Nulls;
 import dev.needle.blocks.model.Bytes;
 
 /**
- * One record batch of a block: its row range and its zone maps, each a minimum and maximum over
- * the batch's own rows. A null minimum and maximum mean that no row of the batch has the field
- * (every trace id empty, every severity number 0) or that the field is not the signal's:
- * durations are for spans, severities for logs. In meta.json a null field is left out.
+ * One record batch of a block: its row range, its zone maps, each a minimum and maximum over the
+ * batch's own rows, and from writer version 2 the checksum of its bytes. A null minimum and maximum
+ * mean that no row of the batch has the field (every trace id empty, every severity number 0) or
+ * that the field is not the signal's: durations are for spans, severities for logs. In meta.json a
+ * null field is left out.
  *
  * @param index             the batch's position in {@code data.arrow}, from 0
  * @param firstRow          the block row of the batch's first row
@@ -24,6 +25,8 @@ import dev.needle.blocks.model.Bytes;
  * @param minSeverity       logs: the smallest severity number other than 0 (unspecified), or null
  * @param maxSeverity       logs: the largest severity number other than 0, or null
  * @param severityNullCount logs: the number of rows whose severity number is 0; spans: null
+ * @param crc32c            the CRC-32C of the batch's IPC message in data.arrow, as an unsigned 32-bit
+ *                          value (see {@link BlockMetaJson}); null in a block of writer version 1
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record BatchMeta(
@@ -39,12 +42,19 @@ public record BatchMeta(
         @JsonSetter(nulls = Nulls.SET) Long maxDurationNano,
         @JsonSetter(nulls = Nulls.SET) Integer minSeverity,
         @JsonSetter(nulls = Nulls.SET) Integer maxSeverity,
-        @JsonSetter(nulls = Nulls.SET) Integer severityNullCount) {
+        @JsonSetter(nulls = Nulls.SET) Integer severityNullCount,
+        @JsonSetter(nulls = Nulls.SET) Long crc32c) {
+
+    /** The largest CRC-32C: the checksum is an unsigned 32-bit value. */
+    public static final long MAX_CRC32C = 0xFFFF_FFFFL;
 
     /** Checks every fact that a reader relies on to skip the batch; a violation is an {@link IllegalArgumentException}. */
     public BatchMeta {
         if (index < 0) {
             throw new IllegalArgumentException("index (" + index + ") must be >= 0");
+        }
+        if (crc32c != null && (crc32c < 0 || crc32c > MAX_CRC32C)) {
+            throw new IllegalArgumentException("crc32c (" + crc32c + ") must be an unsigned 32-bit value, 0.." + MAX_CRC32C);
         }
         if (rows < 1) {
             throw new IllegalArgumentException("rows (" + rows + ") must be >= 1");
@@ -96,6 +106,12 @@ public record BatchMeta(
                 throw new IllegalArgumentException("minSeverity (" + minSeverity + ") > maxSeverity (" + maxSeverity + ")");
             }
         }
+    }
+
+    /** This batch with checksum {@code crc32c} instead of its own: null for writer version 1. */
+    public BatchMeta withCrc32c(Long crc32c) {
+        return new BatchMeta(index, firstRow, rows, minTimeUnixNano, maxTimeUnixNano, minTraceId, maxTraceId,
+                traceIdNullCount, minDurationNano, maxDurationNano, minSeverity, maxSeverity, severityNullCount, crc32c);
     }
 
     /** The block row just past the batch's last row. */

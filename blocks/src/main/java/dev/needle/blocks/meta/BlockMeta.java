@@ -41,10 +41,12 @@ public record BlockMeta(
 
     /** The value of the {@code format} field, which tells a meta.json of needle's from any other JSON. */
     public static final String FORMAT = "needle-block";
-    /** The first layout of meta.json. */
+    /** The first layout of meta.json: zone maps, no checksums. */
     public static final int WRITER_VERSION_1 = 1;
+    /** Every batch has its {@link BatchMeta#crc32c}, which a reader checks before it trusts the batch's bytes. */
+    public static final int WRITER_VERSION_2 = 2;
     /** The version this code writes; it reads every version from 1 to this one. */
-    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_1;
+    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_2;
 
     /** Checks every fact that a reader relies on; a violation is an {@link IllegalArgumentException}. */
     public BlockMeta {
@@ -84,6 +86,10 @@ public record BlockMeta(
                         + batch.maxTimeUnixNano() + " is outside the block's " + minTimeUnixNano + ".." + maxTimeUnixNano);
             }
             checkSignalFields(signal, batch, where);
+            if (hasChecksums(writerVersion) != (batch.crc32c() != null)) {
+                throw new IllegalArgumentException(where + "a batch of writer version " + writerVersion
+                        + (batch.crc32c() == null ? " needs a crc32c" : " has no crc32c"));
+            }
             nextRow = batch.endRow();
         }
         if (nextRow != rows) {
@@ -95,6 +101,15 @@ public record BlockMeta(
     @JsonProperty("format")
     public String format() {
         return FORMAT;
+    }
+
+    /** Whether every batch has a {@link BatchMeta#crc32c} to check its bytes against: from writer version 2. */
+    public boolean hasChecksums() {
+        return hasChecksums(writerVersion);
+    }
+
+    private static boolean hasChecksums(int writerVersion) {
+        return writerVersion >= WRITER_VERSION_2;
     }
 
     private static void requireNonNegative(String name, long value) {

@@ -34,12 +34,12 @@ import java.util.function.Function;
 /**
  * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, with
  * jackson-databind over the records (whose components name the fields) and the strict settings of
- * {@link StrictJson}. A block of three spans in one batch:
+ * {@link StrictJson}. A block of three spans in one batch, as writer version 2 writes it:
  *
  * <pre>{@code
  * {
  *   "format": "needle-block",
- *   "writerVersion": 1,
+ *   "writerVersion": 2,
  *   "signal": "spans",
  *   "rows": 3,
  *   "dataBytes": 2048,
@@ -61,7 +61,8 @@ import java.util.function.Function;
  *       "maxTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
  *       "traceIdNullCount": 0,
  *       "minDurationNano": 1000,
- *       "maxDurationNano": 250000000
+ *       "maxDurationNano": 250000000,
+ *       "crc32c": 2417630513
  *     }
  *   ]
  * }
@@ -73,16 +74,32 @@ import java.util.function.Function;
  * {@code createdUnixMillis} milliseconds since the epoch, as JSON integers. A null field is left
  * out: {@code minTraceId}/{@code maxTraceId} when no row of the batch has a trace id,
  * {@code minDurationNano}/{@code maxDurationNano} in logs, {@code minSeverity}/{@code maxSeverity}
- * when every severity is unspecified, and {@code severityNullCount} in spans.
+ * when every severity is unspecified, {@code severityNullCount} in spans, and {@code crc32c} in
+ * version 1.
+ *
+ * <table>
+ *   <caption>Writer versions</caption>
+ *   <tr><th>writerVersion</th><th>batches[i].crc32c</th><th>a reader</th></tr>
+ *   <tr><td>1</td><td>absent (present: corrupt)</td><td>reads the batches unchecked</td></tr>
+ *   <tr><td>2</td><td>required, 0..4294967295</td><td>checks a batch's bytes against it before decoding</td></tr>
+ * </table>
+ *
+ * <p>{@code crc32c} is the CRC-32C ({@link java.util.zip.CRC32C}) of the batch's whole Arrow IPC
+ * message as data.arrow holds it: the {@code metadataLength + bodyLength} bytes at the offset the
+ * Arrow footer gives for the batch, that is the continuation marker, the metadata length, the
+ * flatbuffer metadata with its padding, then the body, written as an unsigned 32-bit JSON integer.
+ * meta.json does not repeat the offset and lengths: a footer that points elsewhere covers other
+ * bytes, whose checksum then differs. The data.arrow of version 2 is the same as version 1's.
  *
  * <p>Reading is forward compatible: unknown fields are ignored, so that a later writer may add
- * some without changing {@code writerVersion}; a writer changes it only when an existing field
- * changes meaning, and a reader refuses versions newer than {@link BlockMeta#WRITER_VERSION_CURRENT}.
- * Everything else that is wrong — not JSON, a duplicate, missing, null or mistyped required field,
- * a negative count, a minimum above its maximum, batches that do not cover the rows one after
- * another — is a {@link CorruptMetaException} whose message names the field, and nothing else is
- * thrown: a reader then treats the block as one without zone maps. The bytes written are a
- * contract too: the golden blocks' meta.json files pin them.
+ * some without changing {@code writerVersion}; a writer changes it when an existing field changes
+ * meaning or a new one becomes required, and a reader refuses versions newer than
+ * {@link BlockMeta#WRITER_VERSION_CURRENT}. Everything else that is wrong — not JSON, a duplicate,
+ * missing, null or mistyped required field, a negative count, a minimum above its maximum, batches
+ * that do not cover the rows one after another, a version-2 batch without its checksum — is a
+ * {@link CorruptMetaException} whose message names the field, and nothing else is thrown: a reader
+ * then treats the block as one without zone maps or checksums. The bytes written are a contract
+ * too: the golden blocks' meta.json files pin them.
  */
 public final class BlockMetaJson {
 

@@ -6,6 +6,7 @@ import dev.needle.blocks.store.BlockRef;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -31,8 +32,16 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * Reads chosen columns of one record batch of data.arrow: the batch's message header, checked
  * against the footer and the schema, then one byte range per run of the chosen columns' buffers,
  * which a {@link BufferChecker} checks before they are loaded. Every byte of a batch is read here.
+ *
+ * <p>When meta.json holds checksums (writer version 2), a batch is first read whole and checked
+ * against its CRC-32C ({@link VerifiedBatch}), and the header and column ranges are then read from
+ * that copy. One checksum covers the whole batch, so reading a single column of it costs the whole
+ * batch's bytes: a checksum per column would keep column reads small but would need a range per
+ * column in meta.json and leave the header and padding to be covered apart. The checked copy of
+ * the last batch is kept, so that the usual pattern — the predicate's columns, then every column
+ * of a batch that matched — reads and checks each batch once.
  */
-final class BatchReader {
+final class BatchReader implements AutoCloseable {
 
     /** A batch's message header lists a few dozen nodes and buffers: far below this. */
     private static final int MAX_BATCH_METADATA = 1 << 20;
@@ -46,10 +55,13 @@ final class BatchReader {
     private final BlockMeta meta;
     private final int totalNodes;
     private final int totalBuffers;
+    /** The last batch read and checked, or null; only with checksums. */
+    private VerifiedBatch verified;
 
     /**
      * A reader of the {@code batches} the footer of {@code data} lists, whose columns are
-     * {@code schema}'s; {@code meta}, when not null, must agree with each batch's row count.
+     * {@code schema}'s; {@code meta}, when not null, must agree with each batch's row count, and
+     * when it {@linkplain BlockMeta#hasChecksums has checksums} each batch must match its own.
      */
     BatchReader(BlockRef block, BufferAllocator allocator, CountingChannel data, List<ArrowBlock> batches,
                 Schema schema, BlockMeta meta) {
@@ -85,7 +97,8 @@ final class BatchReader {
             throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
         }
         ArrowBlock arrowBlock = batches.get(batch);
-        RecordBatch header = readHeader(batch, arrowBlock);
+        SeekableByteChannel source = source(batch, arrowBlock);
+        RecordBatch header = readHeader(batch, arrowBlock, source);
         long bodyStart = arrowBlock.getOffset() + arrowBlock.getMetadataLength();
         List<ArrowBuf> owned = new ArrayList<>();
         VectorSchemaRoot root = null;
@@ -113,7 +126,7 @@ final class BatchReader {
                 node += countNodes(field);
                 buffer += countBuffers(field);
             }
-            List<ArrowBuf> buffers = checker.checkContents(readRanges(checker.plans(), bodyStart, owned), owned);
+            List<ArrowBuf> buffers = checker.checkContents(readRanges(source, checker.plans(), bodyStart, owned), owned);
             root = VectorSchemaRoot.create(new Schema(chosen), allocator);
             try (ArrowRecordBatch recordBatch = new ArrowRecordBatch((int) rows, checker.nodes(), buffers)) {
                 new VectorLoader(root).load(recordBatch);
@@ -134,9 +147,12 @@ final class BatchReader {
         }
     }
 
-    /** Reads the byte ranges, one read per run of adjacent ranges: a column's buffers are contiguous. */
-    private List<ArrowBuf> readRanges(List<BufferChecker.BufferPlan> ranges, long bodyStart, List<ArrowBuf> owned)
-            throws IOException {
+    /**
+     * Reads the byte ranges, one read per run of adjacent ranges: a column's buffers are contiguous.
+     * From a checked batch they are slices of its copy, which the loaded vectors then share.
+     */
+    private List<ArrowBuf> readRanges(SeekableByteChannel source, List<BufferChecker.BufferPlan> ranges, long bodyStart,
+                                      List<ArrowBuf> owned) throws IOException {
         List<ArrowBuf> buffers = new ArrayList<>(ranges.size());
         int i = 0;
         while (i < ranges.size()) {
@@ -147,9 +163,14 @@ final class BatchReader {
                 j++;
                 end = ranges.get(j).offset() + ranges.get(j).size();
             }
-            ArrowBuf run = allocator.buffer(Math.max(1, end - start));
-            owned.add(run);
-            readFully(run.nioBuffer(0, (int) (end - start)), bodyStart + start);
+            ArrowBuf run;
+            if (source instanceof VerifiedBatch checked) {
+                run = checked.slice(bodyStart + start, end - start);
+            } else {
+                run = allocator.buffer(Math.max(1, end - start));
+                owned.add(run);
+                readFully(source, run.nioBuffer(0, (int) (end - start)), bodyStart + start);
+            }
             for (int k = i; k <= j; k++) {
                 buffers.add(run.slice(ranges.get(k).offset() - start, ranges.get(k).size()));
             }
@@ -158,7 +179,11 @@ final class BatchReader {
         return buffers;
     }
 
-    private RecordBatch readHeader(int batch, ArrowBlock arrowBlock) throws CorruptBlockException {
+    /**
+     * Where batch {@code batch}'s bytes are read from: data.arrow itself, or with checksums a copy
+     * of the whole batch checked against its own, once its place in the file is checked.
+     */
+    private SeekableByteChannel source(int batch, ArrowBlock arrowBlock) throws CorruptBlockException {
         try {
             long fileSize = data.size();
             int metadataLength = arrowBlock.getMetadataLength();
@@ -167,16 +192,36 @@ final class BatchReader {
                     || arrowBlock.getOffset() + metadataLength + arrowBlock.getBodyLength() > fileSize) {
                 throw corrupt(batch, "the footer places it outside the file");
             }
+            if (meta == null || !meta.hasChecksums()) {
+                return data;
+            }
+            if (verified == null || verified.batch() != batch) {
+                closeVerified();
+                verified = VerifiedBatch.read(block, batch, arrowBlock, meta.batches().get(batch).crc32c(), data,
+                        allocator);
+            }
+            return verified;
+        } catch (CorruptBlockException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new CorruptBlockException(block, "cannot read batch " + batch + ": " + e, e);
+        }
+    }
+
+    private RecordBatch readHeader(int batch, ArrowBlock arrowBlock, SeekableByteChannel source)
+            throws CorruptBlockException {
+        try {
+            int metadataLength = arrowBlock.getMetadataLength();
             // MessageSerializer sizes its buffer from this prefix: check it against the footer first.
             ByteBuffer prefix = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            readFully(prefix, arrowBlock.getOffset());
+            readFully(source, prefix, arrowBlock.getOffset());
             int continuation = prefix.getInt(0);
             int length = prefix.getInt(4);
             if (continuation != MessageSerializer.IPC_CONTINUATION_TOKEN || length < 1 || length > metadataLength - 8) {
                 throw corrupt(batch, "has a bad message prefix");
             }
-            data.position(arrowBlock.getOffset());
-            MessageMetadataResult message = MessageSerializer.readMessage(new ReadChannel(data));
+            source.position(arrowBlock.getOffset());
+            MessageMetadataResult message = MessageSerializer.readMessage(new ReadChannel(source));
             if (message == null || message.getMessage().headerType() != MessageHeader.RecordBatch) {
                 throw corrupt(batch, "does not start with a record batch message");
             }
@@ -204,13 +249,26 @@ final class BatchReader {
         return CorruptBlockException.inBatch(block, batch, problem);
     }
 
-    private void readFully(ByteBuffer target, long position) throws IOException {
-        data.position(position);
+    private static void readFully(SeekableByteChannel source, ByteBuffer target, long position) throws IOException {
+        source.position(position);
         while (target.hasRemaining()) {
-            if (data.read(target) < 0) {
+            if (source.read(target) < 0) {
                 throw new IOException("data.arrow ends inside a batch");
             }
         }
+    }
+
+    private void closeVerified() {
+        if (verified != null) {
+            verified.close();
+            verified = null;
+        }
+    }
+
+    /** Releases the checked copy of the last batch; data.arrow is the block reader's to close. */
+    @Override
+    public void close() {
+        closeVerified();
     }
 
     private static int countNodes(Field field) {

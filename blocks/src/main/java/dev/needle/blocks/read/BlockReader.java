@@ -27,13 +27,17 @@ import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Reads one published block: its meta.json (zone maps), its sidecars, and chosen columns of chosen
- * record batches, counting every byte it reads.
+ * Reads one published block: its meta.json (zone maps, checksums), its sidecars, and chosen columns
+ * of chosen record batches, counting every byte it reads.
  *
  * <p>Opening reads meta.json and the Arrow file's footer. {@link #read} then reads one batch's
  * message header and only the byte ranges of the columns asked for ({@link BatchReader}), so
- * looking up a trace reads one batch's trace-id column, then that whole batch only if it matched. A missing or corrupt data.arrow is a {@link CorruptBlockException} naming the block; a
- * corrupt meta.json only means "no zone maps".
+ * looking up a trace in a block without checksums reads one batch's trace-id column, then that
+ * whole batch only if it matched. When meta.json holds a checksum per batch (writer version 2), a
+ * batch is read whole, once, and checked before any of it is decoded, and a batch that does not
+ * match is a {@link CorruptBlockException}: its bytes are never answered from. A missing or corrupt data.arrow
+ * is a {@link CorruptBlockException} naming the block; a missing or corrupt meta.json only means
+ * "no zone maps and no checksums": the block is read as one of writer version 1.
  *
  * <p>Batches may be uncompressed or ZSTD-compressed (Arrow's BUFFER method: each buffer is an
  * 8-byte little-endian uncompressed length, −1 for "stored as is", then the ZSTD frame). A
@@ -138,7 +142,7 @@ public final class BlockReader implements AutoCloseable {
         return block;
     }
 
-    /** The block's meta.json, or empty when it is missing or corrupt: then there are no zone maps. */
+    /** The block's meta.json, or empty when it is missing or corrupt: then there are no zone maps or checksums. */
     public Optional<BlockMeta> meta() {
         return Optional.ofNullable(meta);
     }
@@ -191,9 +195,10 @@ public final class BlockReader implements AutoCloseable {
 
     /**
      * Reads only the named columns of batch {@code batch}, in schema order; the caller closes the
-     * root. Reads the batch's message header and one byte range per column. Every length and
-     * offset is checked before memory is sized from it, and the loaded vectors are validated, so a
-     * corrupt file gives a {@link CorruptBlockException}, never a wrong-sized allocation.
+     * root. Reads the batch's message header and one byte range per column, or with checksums the
+     * whole batch, once, checked before anything is decoded. Every length and offset is checked
+     * before memory is sized from it, and the loaded vectors are validated, so a corrupt file gives
+     * a {@link CorruptBlockException}, never a wrong-sized allocation.
      */
     public VectorSchemaRoot read(int batch, Collection<String> columns) throws CorruptBlockException {
         return batchReader.read(batch, columns);
@@ -209,6 +214,7 @@ public final class BlockReader implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        batchReader.close();
         arrow.close();
     }
 }

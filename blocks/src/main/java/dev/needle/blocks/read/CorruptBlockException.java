@@ -7,11 +7,13 @@ import java.io.IOException;
 public final class CorruptBlockException extends IOException {
 
     private final transient BlockRef block;
+    private final String reason;
 
     /** A failure to read {@code block}, for {@code reason}. */
     public CorruptBlockException(BlockRef block, String reason, Throwable cause) {
         super("block " + block + ": " + reason, cause);
         this.block = block;
+        this.reason = reason;
     }
 
     /** A problem with record batch {@code batch} of {@code block}: "block B: batch N {@code problem}". */
@@ -22,5 +24,10 @@ public final class CorruptBlockException extends IOException {
     /** The block that could not be read. */
     public BlockRef block() {
         return block;
+    }
+
+    /** What was wrong, without the block's name: the message is "block B: " and this. */
+    public String reason() {
+        return reason;
     }
 }

@@ -28,16 +28,19 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
  * time), writes {@code data.arrow} in batches of at most {@value BlockLayout#MAX_BATCH_ROWS} rows, then
  * {@code TRACE_IDX}, {@code ATTR_IDX} and {@code meta.json}, and publishes the block atomically
- * under a name that holds its time range.
+ * under a name that holds its time range. meta.json holds each batch's CRC-32C, taken over the bytes
+ * on their way to the file ({@link BlockMetaJson} says which bytes).
  *
  * <p>Record batches are written uncompressed unless {@link Options} ask for {@link Codec#ZSTD};
  * docs/COMPRESSION.md has the measurements behind that default.
@@ -245,8 +248,10 @@ public final class BlockWriter {
                         rows.write(i, records.get(first + i), zone);
                     }
                     rows.finish(n);
+                    out.startBatch();
                     arrow.writeBatch();
-                    batches.add(zone.toMeta(batches.size(), first));
+                    long crc32c = out.batchCrc32c(arrow.getRecordBlocks().get(batches.size()));
+                    batches.add(zone.toMeta(batches.size(), first, crc32c));
                 }
                 arrow.end();
                 out.flush();
@@ -315,9 +320,15 @@ public final class BlockWriter {
         };
     }
 
-    /** Counts what reaches the file, and buffers it, since Arrow writes many small pieces. */
+    /**
+     * Counts what reaches the file and buffers it, since Arrow writes many small pieces; and takes
+     * the CRC-32C of each record batch's bytes as they pass, between {@link #startBatch} and
+     * {@link #batchCrc32c}.
+     */
     private static final class CountingStream extends FilterOutputStream {
+        private final CRC32C crc = new CRC32C();
         private long count;
+        private long batchStart;
 
         CountingStream(OutputStream out) {
             super(new BufferedOutputStream(out, 1 << 16));
@@ -326,13 +337,35 @@ public final class BlockWriter {
         @Override
         public void write(int b) throws IOException {
             out.write(b);
+            crc.update(b);
             count++;
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             out.write(b, off, len);
+            crc.update(b, off, len);
             count += len;
+        }
+
+        /** The next bytes are a record batch's. */
+        void startBatch() {
+            crc.reset();
+            batchStart = count;
+        }
+
+        /**
+         * The CRC-32C of the bytes since {@link #startBatch}, which must be exactly those the
+         * footer will place at {@code written}: a reader checks the checksum over that range.
+         */
+        long batchCrc32c(ArrowBlock written) {
+            long length = count - batchStart;
+            if (written.getOffset() != batchStart || written.getMetadataLength() + written.getBodyLength() != length) {
+                throw new IllegalStateException("Arrow wrote a batch of " + length + " bytes at " + batchStart
+                        + ", its footer entry says " + (written.getMetadataLength() + written.getBodyLength())
+                        + " at " + written.getOffset());
+            }
+            return crc.getValue();
         }
     }
 }

@@ -62,11 +62,12 @@ final class ZoneMap {
         return maxTime;
     }
 
-    BatchMeta toMeta(int index, long firstRow) {
+    /** The batch's meta: its row range, these zone maps, and the checksum of its bytes as written. */
+    BatchMeta toMeta(int index, long firstRow, long crc32c) {
         boolean anySeverity = severityNulls < rows;
         return new BatchMeta(index, firstRow, rows, minTime, maxTime, minTraceId, maxTraceId, traceIdNulls,
                 spans ? minDuration : null, spans ? maxDuration : null,
                 !spans && anySeverity ? minSeverity : null, !spans && anySeverity ? maxSeverity : null,
-                spans ? null : severityNulls);
+                spans ? null : severityNulls, crc32c);
     }
 }

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
@@ -171,6 +173,52 @@ class InspectBlockCommandTest {
         assertEquals(1, run("block", spansDir.toString(), "--trace-ids"));
         assertTrue(err.toString().contains(spansBlock.ref().toString()), err.toString());
         assertEquals("", out.toString());
+    }
+
+    @Test
+    void verify_intactBlock_verifiedAndExitsZero() {
+        assertEquals(0, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"verification\":\"verified\",\"damage\":[]"), json);
+        assertEquals(spansBlock.meta().batches().size(), json.split("\"crc32c\":\"0x", -1).length - 1, json);
+    }
+
+    @Test
+    void verify_bitFlippedInABatchAndInASidecar_exitsOneListingBoth() throws IOException {
+        DamagedBlocks.flipBitInBatch(spansDir, 1, allocator);
+        DamagedBlocks.flipBit(spansDir.resolve("ATTR_IDX"), Files.size(spansDir.resolve("ATTR_IDX")) - 1);
+        String expected = String.format("checksum failed: expected crc32c 0x%08x (meta.json), actual 0x",
+                spansBlock.meta().batches().get(1).crc32c());
+
+        assertEquals(1, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"verification\":\"damaged\""), json);
+        assertTrue(json.contains("{\"file\":\"data.arrow\",\"batch\":1,\"problem\":\"" + expected), json);
+        assertTrue(json.contains("{\"file\":\"ATTR_IDX\",\"batch\":null,\"problem\":\"crc: checksum failed"), json);
+        assertEquals(2, json.split("\"file\":", -1).length - 1, "batches 0 and 2 and TRACE_IDX are intact: " + json);
+
+        out.getBuffer().setLength(0);
+        assertEquals(1, run("block", spansDir.toString(), "--verify"), err.toString());
+        String text = out.toString();
+        assertTrue(Pattern.compile("(?m)^verification +damaged$").matcher(text).find(), text);
+        assertTrue(Pattern.compile("(?m)^file +batch +problem$").matcher(text).find(), text);
+        assertTrue(Pattern.compile("(?m)^data\\.arrow +1 +" + Pattern.quote(expected)).matcher(text).find(), text);
+        assertTrue(Pattern.compile("(?m)^ATTR_IDX +- +crc: checksum failed").matcher(text).find(), text);
+    }
+
+    @Test
+    void verify_blockOfWriterVersion1_notVerifiableAndExitsZero() throws IOException {
+        Version1Blocks.downgrade(spansDir);
+        assertEquals(0, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"verification\":\"not verifiable (writer version 1 wrote no checksums)\""), json);
+        assertTrue(json.contains("\"crc32c\":null"), json);
+    }
+
+    @Test
+    void verify_withTraceIds_exitsTwo() {
+        assertEquals(2, run("block", spansDir.toString(), "--verify", "--trace-ids"));
+        assertTrue(err.toString().contains("give one of --trace-ids, --attrs and --verify"), err.toString());
     }
 
     @Test

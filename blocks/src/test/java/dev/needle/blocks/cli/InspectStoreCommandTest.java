@@ -1,9 +1,12 @@
 package dev.needle.blocks.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
@@ -100,6 +103,47 @@ class InspectStoreCommandTest {
         assertEquals(0, run("store", data.toString(), "--json"), err.toString());
         assertTrue(out.toString().contains("\"rows\":700,"), out.toString());
         assertTrue(out.toString().contains(acmeSpans.get(1).ref() + ": corrupt meta.json: not valid JSON"), out.toString());
+    }
+
+    @Test
+    void verify_intactStore_countsEveryBlockVerifiedAndExitsZero() {
+        assertEquals(0, run("store", data.toString(), "--verify", "--json"), err.toString());
+        assertTrue(out.toString().contains("\"verified_blocks\":3,\"not_verifiable_blocks\":0,\"damaged_blocks\":0,"
+                + "\"damage\":[]"), out.toString());
+    }
+
+    @Test
+    void verify_damagedAndVersion1Blocks_countedListedAndExitsOne() throws IOException {
+        Path version1 = data.resolve(acmeSpans.get(0).ref().toString());
+        Path damaged = data.resolve(logs.ref().toString());
+        Version1Blocks.downgrade(version1);
+        DamagedBlocks.flipBitInBatch(damaged, 0, allocator);
+        Files.delete(damaged.resolve("TRACE_IDX"));
+        String checksum = String.format("checksum failed: expected crc32c 0x%08x (meta.json), actual 0x",
+                logs.meta().batches().get(0).crc32c());
+
+        assertEquals(1, run("store", data.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"verified_blocks\":1,\"not_verifiable_blocks\":1,\"damaged_blocks\":1,"), json);
+        assertTrue(json.contains("{\"block\":\"" + logs.ref() + "\",\"file\":\"data.arrow\",\"batch\":0,"
+                + "\"problem\":\"" + checksum), json);
+        assertTrue(json.contains("{\"block\":\"" + logs.ref() + "\",\"file\":\"TRACE_IDX\",\"batch\":null,"
+                + "\"problem\":\"missing: "), json);
+        assertEquals(2, json.split("\"file\":", -1).length - 1, json);
+
+        out.getBuffer().setLength(0);
+        assertEquals(1, run("store", data.toString(), "--verify"), err.toString());
+        String text = out.toString();
+        assertTrue(text.lines().anyMatch(l -> l.matches("not verifiable blocks +1")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("damaged blocks +1")), text);
+        assertTrue(text.lines().anyMatch(l -> l.startsWith(logs.ref() + "  data.arrow  0      " + checksum)), text);
+    }
+
+    @Test
+    void store_withoutVerify_readsNoBatchAndSaysNothingOfChecksums() throws IOException {
+        DamagedBlocks.flipBitInBatch(data.resolve(logs.ref().toString()), 0, allocator);
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        assertFalse(out.toString().contains("verified_blocks"), out.toString());
     }
 
     @Test

@@ -1,11 +1,15 @@
 package dev.needle.blocks.golden;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -17,32 +21,41 @@ import dev.needle.sidecar.AttributeHash;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The golden blocks of writer version 1, written once and never regenerated, still read back as
- * the records they were written from: a change to the schema, the value encoding, meta.json or
- * the sidecar keys that would make old blocks unreadable or wrongly pruned fails here.
+ * The golden blocks of writer versions 1 ({@code golden/data}) and 2 ({@code golden/data-v2}),
+ * written once from the same records and never regenerated, still read back as those records: a
+ * change to the schema, the value encoding, meta.json, the checksums or the sidecar keys that would
+ * make old blocks unreadable or wrongly pruned fails here.
  */
 class GoldenBlockTest {
 
-    private static final Path DATA = Path.of("src/test/resources/golden/data");
+    private static final Path DATA_V1 = Path.of("src/test/resources/golden/data");
+    private static final Path DATA_V2 = Path.of("src/test/resources/golden/data-v2");
     private BufferAllocator allocator;
-    private FsBlockStore store;
 
     @BeforeEach
     void setUp() {
         allocator = new RootAllocator();
-        store = FsBlockStore.readOnly(DATA);
     }
 
     @AfterEach
@@ -50,13 +63,21 @@ class GoldenBlockTest {
         allocator.close();
     }
 
-    @Test
-    void spansBlock_decodesToItsRecordsInTraceOrder() throws IOException {
+    /** Each writer version's golden data directory. */
+    static Stream<Path> versions() {
+        return Stream.of(DATA_V1, DATA_V2);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void spansBlock_decodesToItsRecordsInTraceOrder(Path data) throws IOException {
         List<SpanRecord> expected = new ArrayList<>(GoldenBlocks.spans());
         expected.sort(Comparator.comparing(SpanRecord::traceId).thenComparingLong(SpanRecord::startTimeUnixNano));
-        try (BlockReader reader = BlockReader.open(store, only(Signal.SPANS), allocator)) {
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        try (BlockReader reader = BlockReader.open(store, only(store, Signal.SPANS), allocator)) {
             assertEquals(3, reader.batchCount());
             assertEquals(20, reader.meta().orElseThrow().rows());
+            assertEquals(data.equals(DATA_V2), reader.meta().orElseThrow().hasChecksums());
             List<SpanRecord> actual = new ArrayList<>();
             for (int b = 0; b < reader.batchCount(); b++) {
                 try (VectorSchemaRoot root = reader.readAll(b)) {
@@ -70,11 +91,14 @@ class GoldenBlockTest {
         }
     }
 
-    @Test
-    void logsBlock_decodesToItsRecordsInTimeOrder() throws IOException {
+    @ParameterizedTest
+    @MethodSource("versions")
+    void logsBlock_decodesToItsRecordsInTimeOrder(Path data) throws IOException {
         List<LogRecord> expected = new ArrayList<>(GoldenBlocks.logs());
         expected.sort(Comparator.comparingLong(LogRecord::eventTimeUnixNano));
-        try (BlockReader reader = BlockReader.open(store, only(Signal.LOGS), allocator)) {
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        try (BlockReader reader = BlockReader.open(store, only(store, Signal.LOGS), allocator)) {
+            assertEquals(data.equals(DATA_V2), reader.meta().orElseThrow().hasChecksums());
             List<LogRecord> actual = new ArrayList<>();
             for (int b = 0; b < reader.batchCount(); b++) {
                 try (VectorSchemaRoot root = reader.readAll(b)) {
@@ -88,9 +112,34 @@ class GoldenBlockTest {
         }
     }
 
-    @Test
-    void spansBlock_sidecarsHoldItsTraceIdsAndPairsUnderDocumentedKeys() throws IOException {
-        try (BlockReader reader = BlockReader.open(store, only(Signal.SPANS), allocator)) {
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void version2_eachChecksumIsTheCrcOfItsBatchAndDataArrowIsVersion1s(Signal signal) throws IOException {
+        FsBlockStore v1 = FsBlockStore.readOnly(DATA_V1);
+        FsBlockStore v2 = FsBlockStore.readOnly(DATA_V2);
+        Path data = v2.blockDir(only(v2, signal)).resolve(BlockLayout.DATA);
+        byte[] file = Files.readAllBytes(data);
+        assertArrayEquals(Files.readAllBytes(v1.blockDir(only(v1, signal)).resolve(BlockLayout.DATA)), file,
+                "version 2 changed meta.json only");
+        List<ArrowBlock> places;
+        try (ArrowFileReader arrow = new ArrowFileReader(FileChannel.open(data, StandardOpenOption.READ), allocator)) {
+            places = List.copyOf(arrow.getRecordBlocks());
+        }
+        List<BatchMeta> batches = BlockMetaJson.read(Files.readAllBytes(data.resolveSibling(BlockLayout.META))).batches();
+        assertEquals(places.size(), batches.size());
+        for (int b = 0; b < places.size(); b++) {
+            CRC32C crc = new CRC32C();
+            crc.update(file, (int) places.get(b).getOffset(),
+                    places.get(b).getMetadataLength() + (int) places.get(b).getBodyLength());
+            assertEquals(crc.getValue(), batches.get(b).crc32c(), "batch " + b);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void spansBlock_sidecarsHoldItsTraceIdsAndPairsUnderDocumentedKeys(Path data) throws IOException {
+        FsBlockStore store = FsBlockStore.readOnly(data);
+        try (BlockReader reader = BlockReader.open(store, only(store, Signal.SPANS), allocator)) {
             Sidecar traceIdx = reader.sidecar(BloomSidecar.TRACE_IDX);
             Sidecar attrIdx = reader.sidecar(BloomSidecar.ATTR_IDX);
             assertTrue(traceIdx.isVerified() && attrIdx.isVerified());
@@ -113,7 +162,7 @@ class GoldenBlockTest {
         }
     }
 
-    private BlockRef only(Signal signal) throws IOException {
+    private static BlockRef only(FsBlockStore store, Signal signal) throws IOException {
         List<BlockRef> blocks = store.list(TenantId.DEFAULT, signal);
         assertEquals(1, blocks.size());
         return blocks.get(0);

@@ -13,9 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The records of the golden blocks under {@code src/test/resources/golden/data/}: spelled out
- * here, so that the files (written once with writer version 1, never regenerated) are checked
- * against what they must hold.
+ * The records of the golden blocks under {@code src/test/resources/golden/data/} (writer version 1)
+ * and {@code golden/data-v2/} (version 2, 8 rows a batch, uncompressed, created at the same
+ * millisecond as version 1's): spelled out here, so that the files (each written once, never
+ * regenerated) are checked against what they must hold.
  */
 final class GoldenBlocks {
 

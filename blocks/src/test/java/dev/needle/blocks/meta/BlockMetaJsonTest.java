@@ -32,8 +32,8 @@ class BlockMetaJsonTest {
     private static final Bytes TRACE_B = Bytes.fromHex("4bf92f3577b34da6a3ce929d0e0e4736");
 
     static final BlockMeta SPANS = new BlockMeta(1, Signal.SPANS, 3, 2048, 1000, 3000, 2, 80, 0, 0, 1700000000000L,
-            List.of(new BatchMeta(0, 0, 2, 1000, 2000, TRACE_A, TRACE_B, 0, 5L, 70L, null, null, null),
-                    new BatchMeta(1, 2, 1, 3000, 3000, null, null, 1, 0L, 0L, null, null, null)));
+            List.of(new BatchMeta(0, 0, 2, 1000, 2000, TRACE_A, TRACE_B, 0, 5L, 70L, null, null, null, null),
+                    new BatchMeta(1, 2, 1, 3000, 3000, null, null, 1, 0L, 0L, null, null, null, null)));
 
     /** Written by hand from the format in BlockMetaJson's Javadoc; never regenerate it from the code. */
     static final String SPANS_JSON = """
@@ -78,8 +78,8 @@ class BlockMetaJsonTest {
 
     static final BlockMeta LOGS = new BlockMeta(1, Signal.LOGS, 8194, 1048576, -5, 1764446400456000000L, 1, 0, 312,
             17, 1764446401000L,
-            List.of(new BatchMeta(0, 0, 8192, -5, 1764446400456000000L, TRACE_B, TRACE_B, 8191, null, null, 9, 17, 100),
-                    new BatchMeta(1, 8192, 2, 7, 7, null, null, 2, null, null, null, null, 2)));
+            List.of(new BatchMeta(0, 0, 8192, -5, 1764446400456000000L, TRACE_B, TRACE_B, 8191, null, null, 9, 17, 100, null),
+                    new BatchMeta(1, 8192, 2, 7, 7, null, null, 2, null, null, null, null, 2, null)));
 
     static final String LOGS_JSON = """
             {
@@ -140,8 +140,87 @@ class BlockMetaJsonTest {
               "batches": []
             }""";
 
+    /** Writer version 2: the same facts, and every batch's checksum, the last field of its entry. */
+    static final BlockMeta SPANS_V2 = new BlockMeta(2, Signal.SPANS, 3, 2048, 1000, 3000, 2, 80, 0, 0, 1700000000000L,
+            List.of(new BatchMeta(0, 0, 2, 1000, 2000, TRACE_A, TRACE_B, 0, 5L, 70L, null, null, null, 4294967295L),
+                    new BatchMeta(1, 2, 1, 3000, 3000, null, null, 1, 0L, 0L, null, null, null, 0L)));
+
+    static final String SPANS_V2_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 2,
+              "signal": "spans",
+              "rows": 3,
+              "dataBytes": 2048,
+              "minTimeUnixNano": 1000,
+              "maxTimeUnixNano": 3000,
+              "distinctTraceIds": 2,
+              "traceIdxBytes": 80,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 1700000000000,
+              "batches": [
+                {
+                  "index": 0,
+                  "firstRow": 0,
+                  "rows": 2,
+                  "minTimeUnixNano": 1000,
+                  "maxTimeUnixNano": 2000,
+                  "minTraceId": "0af7651916cd43dd8448eb211c80319c",
+                  "maxTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                  "traceIdNullCount": 0,
+                  "minDurationNano": 5,
+                  "maxDurationNano": 70,
+                  "crc32c": 4294967295
+                },
+                {
+                  "index": 1,
+                  "firstRow": 2,
+                  "rows": 1,
+                  "minTimeUnixNano": 3000,
+                  "maxTimeUnixNano": 3000,
+                  "traceIdNullCount": 1,
+                  "minDurationNano": 0,
+                  "maxDurationNano": 0,
+                  "crc32c": 0
+                }
+              ]
+            }""";
+
+    static final BlockMeta LOGS_V2 = new BlockMeta(2, Signal.LOGS, 2, 512, 7, 9, 0, 0, 0, 0, 1764446401000L,
+            List.of(new BatchMeta(0, 0, 2, 7, 9, null, null, 2, null, null, null, null, 2, 3735928559L)));
+
+    static final String LOGS_V2_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 2,
+              "signal": "logs",
+              "rows": 2,
+              "dataBytes": 512,
+              "minTimeUnixNano": 7,
+              "maxTimeUnixNano": 9,
+              "distinctTraceIds": 0,
+              "traceIdxBytes": 0,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 1764446401000,
+              "batches": [
+                {
+                  "index": 0,
+                  "firstRow": 0,
+                  "rows": 2,
+                  "minTimeUnixNano": 7,
+                  "maxTimeUnixNano": 9,
+                  "traceIdNullCount": 2,
+                  "severityNullCount": 2,
+                  "crc32c": 3735928559
+                }
+              ]
+            }""";
+
     static Stream<Arguments> goldens() {
-        return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON));
+        return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON),
+                Arguments.of(SPANS_V2, SPANS_V2_JSON), Arguments.of(LOGS_V2, LOGS_V2_JSON));
     }
 
     @ParameterizedTest
@@ -157,24 +236,42 @@ class BlockMetaJsonTest {
     }
 
     private static final Path GOLDEN = Path.of("src/test/resources/golden/data/single-tenant");
+    private static final Path GOLDEN_V2 = Path.of("src/test/resources/golden/data-v2/single-tenant");
     private static final long T0 = 1_764_446_100_123_456_789L;
 
-    /** The golden blocks' meta.json files (writer version 1, never regenerated) and the values they hold. */
+    /**
+     * The golden blocks' meta.json files (writer versions 1 and 2, never regenerated) and the values
+     * they hold: version 2's are version 1's with the checksums of the same data.arrow bytes.
+     */
     static Stream<Arguments> goldenFiles() {
         Bytes shortId = Bytes.fromHex("00000000000000003d2f8e1b9c7a6e55");
         Bytes third = Bytes.fromHex("6a1f2b3c0123456789abcdef01234567");
         BlockMeta spans = new BlockMeta(1, Signal.SPANS, 20, 23274, T0, T0 + 19_000_000, 3, 24, 48, 22, 1795986997254L,
-                List.of(new BatchMeta(0, 0, 8, T0, T0 + 17_000_000, shortId, TRACE_B, 0, 250_000L, 4_500_000L, null, null, null),
+                List.of(new BatchMeta(0, 0, 8, T0, T0 + 17_000_000, shortId, TRACE_B, 0, 250_000L, 4_500_000L, null, null, null,
+                                null),
                         new BatchMeta(1, 8, 8, T0 + 1_000_000, T0 + 18_000_000, TRACE_B, third, 0, 500_000L, 4_750_000L,
-                                null, null, null),
+                                null, null, null, null),
                         new BatchMeta(2, 16, 4, T0 + 10_000_000, T0 + 19_000_000, third, third, 0, 2_750_000L, 5_000_000L,
-                                null, null, null)));
+                                null, null, null, null)));
         BlockMeta logs = new BlockMeta(1, Signal.LOGS, 10, 13194, T0, T0 + 18_000_000, 1, 24, 48, 17, 1795986997296L,
-                List.of(new BatchMeta(0, 0, 8, T0, T0 + 14_000_000, TRACE_B, TRACE_B, 4, null, null, 9, 16, 1),
-                        new BatchMeta(1, 8, 2, T0 + 16_000_000, T0 + 18_000_000, TRACE_B, TRACE_B, 1, null, null, 17, 18, 0)));
+                List.of(new BatchMeta(0, 0, 8, T0, T0 + 14_000_000, TRACE_B, TRACE_B, 4, null, null, 9, 16, 1, null),
+                        new BatchMeta(1, 8, 2, T0 + 16_000_000, T0 + 18_000_000, TRACE_B, TRACE_B, 1, null, null, 17, 18, 0,
+                                null)));
+        String spansBlock = "spans/20251129T195500.123Z_20251129T195500.143Z_golden/meta.json";
+        String logsBlock = "logs/20251129T195500.123Z_20251129T195500.142Z_golden/meta.json";
         return Stream.of(
-                Arguments.of(spans, GOLDEN.resolve("spans/20251129T195500.123Z_20251129T195500.143Z_golden/meta.json")),
-                Arguments.of(logs, GOLDEN.resolve("logs/20251129T195500.123Z_20251129T195500.142Z_golden/meta.json")));
+                Arguments.of(spans, GOLDEN.resolve(spansBlock)),
+                Arguments.of(logs, GOLDEN.resolve(logsBlock)),
+                Arguments.of(version2(spans, 2110237506L, 2384255618L, 2677414271L), GOLDEN_V2.resolve(spansBlock)),
+                Arguments.of(version2(logs, 3408041372L, 3512046858L), GOLDEN_V2.resolve(logsBlock)));
+    }
+
+    /** {@code v1} as writer version 2 writes it: the same facts and one checksum a batch. */
+    private static BlockMeta version2(BlockMeta v1, long... crc32c) {
+        List<BatchMeta> batches = v1.batches().stream().map(b -> b.withCrc32c(crc32c[b.index()])).toList();
+        return new BlockMeta(BlockMeta.WRITER_VERSION_2, v1.signal(), v1.rows(), v1.dataBytes(), v1.minTimeUnixNano(),
+                v1.maxTimeUnixNano(), v1.distinctTraceIds(), v1.traceIdxBytes(), v1.attrIdxBytes(),
+                v1.distinctAttributePairs(), v1.createdUnixMillis(), batches);
     }
 
     @ParameterizedTest
@@ -252,7 +349,7 @@ class BlockMetaJsonTest {
                 // Not a needle meta.json, or one from a newer writer.
                 Arguments.of("{}", "missing field format"),
                 Arguments.of(SPANS_JSON.replace("needle-block", "parquet"), "format is \"parquet\""),
-                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 2"), "writerVersion 2 is newer"),
+                Arguments.of(SPANS_V2_JSON.replace("\"writerVersion\": 2", "\"writerVersion\": 3"), "writerVersion 3 is newer"),
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 0"), "writerVersion 0"),
                 Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": \"metrics\""), "signal is \"metrics\""),
                 // Missing required fields.
@@ -315,7 +412,15 @@ class BlockMetaJsonTest {
                 Arguments.of(LOGS_JSON.replace("\"traceIdNullCount\": 2,", "\"traceIdNullCount\": 2, \"minDurationNano\": 1, \"maxDurationNano\": 1,"),
                         "batches[1]: a logs batch has no minDurationNano"),
                 Arguments.of(LOGS_JSON.replace(",\n      \"severityNullCount\": 2", ""), "batches[1]: a logs batch needs severityNullCount"),
-                Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17,", ""), "minSeverity and maxSeverity must be null exactly when"));
+                Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17,", ""), "minSeverity and maxSeverity must be null exactly when"),
+                // Checksums: required from version 2, unknown to version 1, an unsigned 32-bit integer.
+                Arguments.of(SPANS_V2_JSON.replace(",\n      \"crc32c\": 0", ""), "batches[1]: a batch of writer version 2 needs a crc32c"),
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": null"), "batches[1]: a batch of writer version 2 needs a crc32c"),
+                Arguments.of(SPANS_V2_JSON.replace("\"writerVersion\": 2", "\"writerVersion\": 1"), "batches[0]: a batch of writer version 1 has no crc32c"),
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 4294967295", "\"crc32c\": 4294967296"), "batches[0]: crc32c (4294967296) must be an unsigned 32-bit value"),
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": -1"), "batches[1]: crc32c (-1) must be an unsigned 32-bit value"),
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": \"0\""), "field batches[1].crc32c should be an integer, found a string"),
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": 0.5"), "found a decimal number"));
     }
 
     @ParameterizedTest(name = "[{index}] {1}")
@@ -359,7 +464,7 @@ class BlockMetaJsonTest {
     @Test
     void read_randomDamage_metaOrCorrupt() {
         SplittableRandom random = new SplittableRandom(11);
-        byte[][] goldens = {utf8(SPANS_JSON), utf8(LOGS_JSON), utf8(EMPTY_JSON)};
+        byte[][] goldens = {utf8(SPANS_JSON), utf8(LOGS_JSON), utf8(EMPTY_JSON), utf8(SPANS_V2_JSON), utf8(LOGS_V2_JSON)};
         for (int i = 0; i < 5_000; i++) {
             byte[] json = goldens[random.nextInt(goldens.length)].clone();
             for (int n = 1 + random.nextInt(3); n > 0; n--) {
@@ -403,6 +508,7 @@ class BlockMetaJsonTest {
 
     private static BlockMeta randomMeta(SplittableRandom random) {
         Signal signal = random.nextBoolean() ? Signal.SPANS : Signal.LOGS;
+        int version = random.nextBoolean() ? BlockMeta.WRITER_VERSION_1 : BlockMeta.WRITER_VERSION_2;
         long blockMin = random.nextLong(-1_000_000, Long.MAX_VALUE / 2);
         long blockMax = blockMin;
         List<BatchMeta> batches = new ArrayList<>();
@@ -427,10 +533,11 @@ class BlockMetaJsonTest {
             Integer minSeverity = severities ? 1 + random.nextInt(24) : null;
             Integer maxSeverity = severities ? minSeverity + random.nextInt(24) : null;
             batches.add(new BatchMeta(batches.size(), rows, batchRows, min, max, minTrace, maxTrace, traceNulls,
-                    minDuration, maxDuration, minSeverity, maxSeverity, severityNulls));
+                    minDuration, maxDuration, minSeverity, maxSeverity, severityNulls,
+                    version == BlockMeta.WRITER_VERSION_1 ? null : random.nextLong(BatchMeta.MAX_CRC32C + 1)));
             rows += batchRows;
         }
-        return new BlockMeta(1, signal, rows, random.nextLong(Long.MAX_VALUE), blockMin, blockMax,
+        return new BlockMeta(version, signal, rows, random.nextLong(Long.MAX_VALUE), blockMin, blockMax,
                 (int) Math.min(rows, random.nextInt(100_000)), random.nextLong(1 << 30), random.nextLong(1 << 30),
                 random.nextLong(Long.MAX_VALUE), random.nextLong(), batches);
     }

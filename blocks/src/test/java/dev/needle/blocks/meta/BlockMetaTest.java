@@ -15,7 +15,7 @@ class BlockMetaTest {
 
     private static BatchMeta spanBatch(int index, long firstRow, int rows) {
         return new BatchMeta(index, firstRow, rows, 10, 20, Bytes.fromHex("01"), Bytes.fromHex("02"), 0, 1L, 2L,
-                null, null, null);
+                null, null, null, null);
     }
 
     @Test
@@ -59,6 +59,6 @@ class BlockMetaTest {
     @Test
     void batchMeta_severityWithoutNullCount_refused() {
         assertThrows(IllegalArgumentException.class,
-                () -> new BatchMeta(0, 0, 1, 0, 0, null, null, 1, null, null, 3, 3, null));
+                () -> new BatchMeta(0, 0, 1, 0, 0, null, null, 1, null, null, 3, 3, null, null));
     }
 }

@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
@@ -44,11 +46,13 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.zip.CRC32C;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compression.CompressionUtil;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
@@ -68,9 +72,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Real corruption of the files of real published blocks on disk. A broken data.arrow gives a
- * {@link CorruptBlockException} that names the block, or (a flip inside a value) data that still
- * reads — never another exception, never an Error, never leaked memory. A broken meta.json means
- * "no zone maps", with the reason; a broken sidecar fails open with its reason. Neither is an error.
+ * {@link CorruptBlockException} that names the block, or, in a block without checksums, (a flip
+ * inside a value) data that still reads — never another exception, never an Error, never leaked
+ * memory. A broken meta.json means "no zone maps and no checksums", with the reason; a broken
+ * sidecar fails open with its reason. Neither is an error.
+ *
+ * <p>With checksums (writer version 2) any change to a batch's bytes is a checksum failure before
+ * anything is decoded. The reader's own checks of lengths and offsets are then the defence of the
+ * blocks of version 1, and of every block whose meta.json is lost: the tests of damage inside
+ * batches run on blocks rewritten as version 1 ({@link Version1Blocks}) so that they reach them.
  */
 @Timeout(300)
 class CorruptBlockTest {
@@ -168,6 +178,7 @@ class CorruptBlockTest {
 
     private void flips(Signal signal, boolean decode, Codec codec) throws IOException {
         BlockRef ref = write(signal, 4, 200, 50, codec);
+        Version1Blocks.downgrade(store.blockDir(ref));
         byte[] original = Files.readAllBytes(data(ref));
         SplittableRandom random = new SplittableRandom(signal.ordinal() * 1000 + 4 + codec.ordinal() * 100);
         List<long[]> flips = new ArrayList<>(); // {position, bit}
@@ -220,6 +231,7 @@ class CorruptBlockTest {
     @EnumSource(Signal.class)
     void openReadAndDecode_rowCountsInBatchMetadataRaised_corruptBlockOrDecodableRows(Signal signal) throws IOException {
         BlockRef ref = write(signal, 13, 180, 50);
+        Version1Blocks.downgrade(store.blockDir(ref));
         byte[] original = Files.readAllBytes(data(ref));
         Harness harness = new Harness(ref, true);
         List<ArrowBlock> batches = recordBlocks(data(ref));
@@ -323,6 +335,7 @@ class CorruptBlockTest {
         // Random flips mostly land in the compressed frames here, the part that differs from an
         // uncompressed file: probe every compressed buffer of two batches at a few places.
         BlockRef ref = write(signal, 14, 200, 50, Codec.ZSTD);
+        Version1Blocks.downgrade(store.blockDir(ref));
         byte[] original = Files.readAllBytes(data(ref));
         SplittableRandom random = new SplittableRandom(14 + signal.ordinal());
         Harness harness = new Harness(ref, true);
@@ -362,6 +375,7 @@ class CorruptBlockTest {
     @EnumSource(Signal.class)
     void openReadAndDecode_zstdUncompressedLengthsChanged_corruptBlockBeforeAllocating(Signal signal) throws IOException {
         BlockRef ref = write(signal, 15, 180, 50, Codec.ZSTD);
+        Version1Blocks.downgrade(store.blockDir(ref));
         byte[] original = Files.readAllBytes(data(ref));
         Harness harness = new Harness(ref, true);
         int compressed = 0;
@@ -450,6 +464,111 @@ class CorruptBlockTest {
         return out;
     }
 
+    // ---------------------------------------------------------------- checksums (writer version 2)
+
+    /**
+     * A bit flipped anywhere inside a record batch's message of a block with checksums: reading any
+     * column of that batch is a CorruptBlockException naming the block, the batch and both
+     * checksums — before anything is decoded — while the other batches still read.
+     */
+    @ParameterizedTest
+    @EnumSource(Codec.class)
+    void read_bitFlippedInsideABatch_checksumFailureNamingBlockBatchAndChecksums(Codec codec) throws IOException {
+        for (Signal signal : Signal.values()) {
+            BlockRef ref = write(signal, 18, 200, 50, codec);
+            byte[] original = Files.readAllBytes(data(ref));
+            List<BatchMeta> metas = BlockMetaJson.read(Files.readAllBytes(meta(ref))).batches();
+            List<ArrowBlock> batches = recordBlocks(data(ref));
+            SplittableRandom random = new SplittableRandom(18 + codec.ordinal());
+            for (int b = 0; b < batches.size(); b++) {
+                ArrowBlock batch = batches.get(b);
+                int length = batch.getMetadataLength() + (int) batch.getBodyLength();
+                for (int i = 0; i < 40; i++) {
+                    // The message's first and last bytes, then anywhere in it.
+                    int at = (int) batch.getOffset() + (i == 0 ? 0 : i == 1 ? length - 1 : random.nextInt(length));
+                    byte[] flipped = original.clone();
+                    flipped[at] ^= (byte) (1 << random.nextInt(8));
+                    Files.write(data(ref), flipped);
+                    CRC32C actual = new CRC32C();
+                    actual.update(flipped, (int) batch.getOffset(), length);
+                    String what = signal + " " + codec + ": a bit of byte " + at + " of batch " + b + " flipped";
+                    try (BlockReader reader = openOrFail(ref, what)) {
+                        int damaged = b;
+                        String column = reader.schema().getFields().get(i % reader.schema().getFields().size()).getName();
+                        CorruptBlockException e = assertThrows(CorruptBlockException.class,
+                                () -> reader.read(damaged, List.of(column)), what);
+                        assertEquals(ref, e.block());
+                        assertEquals(String.format("batch %d checksum failed: expected crc32c 0x%08x (meta.json), actual"
+                                + " 0x%08x over its %d bytes at offset %d of data.arrow", b, metas.get(b).crc32c(),
+                                actual.getValue(), length, batch.getOffset()), e.reason(), what);
+                        assertThrows(CorruptBlockException.class, () -> reader.readAll(damaged), what);
+                        try (VectorSchemaRoot other = reader.readAll((b + 1) % batches.size())) {
+                            assertEquals(metas.get((b + 1) % batches.size()).rows(), other.getRowCount(), what);
+                        }
+                    }
+                }
+            }
+            Files.write(data(ref), original);
+            assertEquals(200, readRows(ref).size(), "the restored block reads whole");
+        }
+    }
+
+    /** A meta.json whose checksum for one batch is wrong: that batch is refused, the others read. */
+    @Test
+    void read_checksumInMetaJsonWrong_thatBatchRefusedOthersRead() throws IOException {
+        BlockRef ref = write(Signal.SPANS, 19, 200, 50);
+        String json = Files.readString(meta(ref));
+        long real = BlockMetaJson.read(Files.readAllBytes(meta(ref))).batches().get(2).crc32c();
+        Files.writeString(meta(ref), json.replace("\"crc32c\": " + real + "\n", "\"crc32c\": " + (real ^ 1) + "\n"));
+        try (BlockReader reader = openOrFail(ref, "a wrong checksum")) {
+            assertTrue(reader.meta().isPresent(), reader.metaProblem());
+            CorruptBlockException e = assertThrows(CorruptBlockException.class, () -> reader.read(2, List.of(SpanColumns.TRACE_ID)));
+            assertTrue(e.reason().startsWith(String.format("batch 2 checksum failed: expected crc32c 0x%08x (meta.json),"
+                    + " actual 0x%08x", real ^ 1, real)), e.getMessage());
+            for (int b : new int[] {0, 1, 3}) {
+                try (VectorSchemaRoot root = reader.readAll(b)) {
+                    assertEquals(50, root.getRowCount());
+                }
+            }
+        }
+    }
+
+    /**
+     * A block of writer version 1 has no checksums: a flipped bit inside a value reads as another
+     * value, as before version 2 — the reason version 2 exists. The same flip with checksums is refused.
+     */
+    @Test
+    void read_valueBitFlippedWithoutChecksums_readsAsAnotherValue() throws IOException {
+        BlockRef ref = write(Signal.SPANS, 20, 100, 50);
+        byte[] original = Files.readAllBytes(data(ref));
+        Bytes firstId;
+        try (BlockReader reader = BlockReader.open(store, ref, allocator);
+             VectorSchemaRoot root = reader.read(0, List.of(SpanColumns.TRACE_ID))) {
+            firstId = Bytes.wrap(((FixedSizeBinaryVector) root.getVector(SpanColumns.TRACE_ID)).get(0));
+        }
+        byte[] flipped = original.clone();
+        flipped[indexOf(original, firstId.unsafeArray()) + 15] ^= 1;
+        Files.write(data(ref), flipped);
+        try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
+            assertThrows(CorruptBlockException.class, () -> reader.read(0, List.of(SpanColumns.TRACE_ID)));
+        }
+        Version1Blocks.downgrade(store.blockDir(ref));
+        try (BlockReader reader = BlockReader.open(store, ref, allocator);
+             VectorSchemaRoot root = reader.read(0, List.of(SpanColumns.TRACE_ID))) {
+            Bytes read = Bytes.wrap(((FixedSizeBinaryVector) root.getVector(SpanColumns.TRACE_ID)).get(0));
+            assertFalse(read.equals(firstId), "the flip must change the value");
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        for (int at = 0; at + needle.length <= haystack.length; at++) {
+            if (Arrays.equals(haystack, at, at + needle.length, needle, 0, needle.length)) {
+                return at;
+            }
+        }
+        throw new AssertionError("not found");
+    }
+
     // ---------------------------------------------------------------- meta.json
 
     @ParameterizedTest
@@ -488,6 +607,7 @@ class CorruptBlockTest {
         BlockRef ref = write(signal, 9);
         List<Object> rows = readRows(ref);
         byte[] original = Files.readAllBytes(meta(ref));
+        List<Long> checksums = BlockMetaJson.read(original).batches().stream().map(BatchMeta::crc32c).toList();
         SplittableRandom random = new SplittableRandom(9);
         List<byte[]> garbage = new ArrayList<>(List.of(
                 new byte[0], new byte[1], randomBytes(random, 1000), new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF},
@@ -509,6 +629,12 @@ class CorruptBlockTest {
                 if (reader.meta().isPresent()) {
                     // A flipped digit can leave a valid meta.json; then it must still agree with data.arrow.
                     assertEquals(reader.batchCount(), reader.meta().get().batches().size());
+                    if (!reader.meta().get().batches().stream().map(BatchMeta::crc32c).toList().equals(checksums)) {
+                        // Or with a checksum of its own: the batch it no longer matches is not read.
+                        CorruptBlockException e = assertThrows(CorruptBlockException.class, () -> decodeAll(reader));
+                        assertTrue(e.reason().contains("checksum failed"), e.getMessage());
+                        continue;
+                    }
                 } else {
                     problems++;
                     assertNotNull(reader.metaProblem());
@@ -540,6 +666,10 @@ class CorruptBlockTest {
         DATA_BYTES,
         /** A writer version from the future. */
         NEWER_WRITER_VERSION,
+        /** Version 2 with one batch's checksum missing. */
+        MISSING_CHECKSUM,
+        /** Version 1, which has no checksums, with the checksums of version 2: one flipped bit away. */
+        VERSION_1_WITH_CHECKSUMS,
         /** Batches that leave a gap between them. */
         ROW_GAP,
         /** Another format's JSON. */
@@ -561,7 +691,9 @@ class CorruptBlockTest {
             case BATCH_COUNT -> new String(BlockMetaJson.write(oneBatch(real)), StandardCharsets.UTF_8);
             case SIGNAL -> new String(BlockMetaJson.write(asLogs(real)), StandardCharsets.UTF_8);
             case DATA_BYTES -> new String(BlockMetaJson.write(withDataBytes(real, real.dataBytes() + 1)), StandardCharsets.UTF_8);
-            case NEWER_WRITER_VERSION -> json.replaceFirst("\"writerVersion\": 1,", "\"writerVersion\": 2,");
+            case NEWER_WRITER_VERSION -> json.replaceFirst("\"writerVersion\": 2,", "\"writerVersion\": 3,");
+            case MISSING_CHECKSUM -> json.replaceFirst(",\n      \"crc32c\": \\d+", "");
+            case VERSION_1_WITH_CHECKSUMS -> json.replaceFirst("\"writerVersion\": 2,", "\"writerVersion\": 1,");
             case ROW_GAP -> json.replaceFirst("\"firstRow\": " + real.batches().get(1).firstRow() + ",",
                     "\"firstRow\": " + (real.batches().get(1).firstRow() + 1) + ",");
             case FORMAT -> json.replaceFirst("\"needle-block\"", "\"parquet-footer\"");
@@ -868,7 +1000,7 @@ class CorruptBlockTest {
         BatchMeta first = m.batches().get(0);
         BatchMeta all = new BatchMeta(0, 0, (int) m.rows(), m.minTimeUnixNano(), m.maxTimeUnixNano(),
                 first.minTraceId(), m.batches().get(m.batches().size() - 1).maxTraceId(), 0,
-                first.minDurationNano(), first.maxDurationNano(), null, null, null);
+                first.minDurationNano(), first.maxDurationNano(), null, null, null, first.crc32c());
         return new BlockMeta(m.writerVersion(), m.signal(), m.rows(), m.dataBytes(), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(), List.of(all));
@@ -877,7 +1009,7 @@ class CorruptBlockTest {
     private static BlockMeta asLogs(BlockMeta m) {
         List<BatchMeta> batches = m.batches().stream()
                 .map(b -> new BatchMeta(b.index(), b.firstRow(), b.rows(), b.minTimeUnixNano(), b.maxTimeUnixNano(),
-                        b.minTraceId(), b.maxTraceId(), b.traceIdNullCount(), null, null, 1, 9, 0))
+                        b.minTraceId(), b.maxTraceId(), b.traceIdNullCount(), null, null, 1, 9, 0, b.crc32c()))
                 .toList();
         return new BlockMeta(m.writerVersion(), Signal.LOGS, m.rows(), m.dataBytes(), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),

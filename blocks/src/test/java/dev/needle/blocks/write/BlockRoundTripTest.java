@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -17,15 +19,20 @@ import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,10 +108,49 @@ class BlockRoundTripTest {
         assertEquals(expected, actual);
     }
 
+    @ParameterizedTest
+    @EnumSource(Codec.class)
+    void write_crc32cOfEachBatch_isTheCrcOfTheBytesTheFooterPlacesIt(Codec codec) throws IOException {
+        WrittenBlock block = new BlockWriter(store, allocator, new Options(700, codec))
+                .writeLogs(TenantId.DEFAULT, new RandomRecords(6).logs(2_000));
+        Path data = store.blockDir(block.ref()).resolve(BlockLayout.DATA);
+        byte[] file = Files.readAllBytes(data);
+        List<ArrowBlock> places = recordBlocks(data);
+        assertEquals(3, places.size());
+        for (int b = 0; b < places.size(); b++) {
+            CRC32C crc = new CRC32C();
+            crc.update(file, (int) places.get(b).getOffset(), batchLength(places.get(b)));
+            assertEquals(crc.getValue(), block.meta().batches().get(b).crc32c(), "batch " + b);
+        }
+        assertEquals(BlockMeta.WRITER_VERSION_2, block.meta().writerVersion());
+    }
+
     @Test
-    void read_oneColumnOfOneBatch_readsFarLessThanTheBlock() throws IOException {
+    void read_oneColumnOfOneBatch_readsThatWholeBatchOnceToCheckIt() throws IOException {
         List<SpanRecord> spans = new RandomRecords(3).spans(20_000);
         WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+        long batchBytes = batchLength(recordBlocks(store.blockDir(block.ref()).resolve(BlockLayout.DATA)).get(1));
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            long opened = reader.bytesRead();
+            try (VectorSchemaRoot root = reader.read(1, List.of(SpanColumns.TRACE_ID))) {
+                assertEquals(1, root.getFieldVectors().size());
+                assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
+            }
+            long oneColumn = reader.bytesRead() - opened;
+            assertEquals(batchBytes, oneColumn, "one column of a batch with a checksum costs the whole batch");
+            try (VectorSchemaRoot root = reader.readAll(1)) {
+                assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
+            }
+            assertEquals(oneColumn, reader.bytesRead() - opened, "the checked batch is read once");
+            assertTrue(oneColumn * 2 < block.meta().dataBytes(), oneColumn + " of " + block.meta().dataBytes());
+        }
+    }
+
+    @Test
+    void read_oneColumnOfOneBatchWithoutChecksums_readsFarLessThanTheBlock() throws IOException {
+        List<SpanRecord> spans = new RandomRecords(3).spans(20_000);
+        WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+        Version1Blocks.downgrade(store.blockDir(block.ref()));
         try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
             long opened = reader.bytesRead();
             BatchMeta first = block.meta().batches().get(0);
@@ -161,6 +207,18 @@ class BlockRoundTripTest {
         long plainBytes = bytesToRead(plain, SpanColumns.ATTRIBUTES);
         long zstdBytes = bytesToRead(zstd, SpanColumns.ATTRIBUTES);
         assertTrue(zstdBytes < plainBytes, "ZSTD read " + zstdBytes + " bytes, uncompressed " + plainBytes);
+    }
+
+    /** The record batches' places in data.arrow, from its footer. */
+    private List<ArrowBlock> recordBlocks(Path file) throws IOException {
+        try (ArrowFileReader reader = new ArrowFileReader(FileChannel.open(file, StandardOpenOption.READ), allocator)) {
+            return List.copyOf(reader.getRecordBlocks());
+        }
+    }
+
+    /** The bytes of a batch's whole IPC message: what its checksum covers. */
+    private static int batchLength(ArrowBlock place) {
+        return place.getMetadataLength() + (int) place.getBodyLength();
     }
 
     private long bytesToRead(WrittenBlock block, String column) throws IOException {

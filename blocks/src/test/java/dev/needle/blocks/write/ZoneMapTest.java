@@ -159,7 +159,7 @@ class ZoneMapTest {
                     ids.min, ids.max, ids.nulls,
                     min(rows, s -> s.endTimeUnixNano() - s.startTimeUnixNano()),
                     max(rows, s -> s.endTimeUnixNano() - s.startTimeUnixNano()),
-                    null, null, null));
+                    null, null, null, meta.batches().get(b).crc32c()));
             firstRow += rows.size();
         }
         checkBatches(expected, meta);
@@ -213,7 +213,8 @@ class ZoneMapTest {
             }
             expected.add(new BatchMeta(b, firstRow, rows.size(),
                     min(rows, ZoneMapTest::eventTime), max(rows, ZoneMapTest::eventTime),
-                    ids.min, ids.max, ids.nulls, null, null, minSeverity, maxSeverity, severityNulls));
+                    ids.min, ids.max, ids.nulls, null, null, minSeverity, maxSeverity, severityNulls,
+                    meta.batches().get(b).crc32c()));
             firstRow += rows.size();
         }
         checkBatches(expected, meta);

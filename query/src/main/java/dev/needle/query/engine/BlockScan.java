@@ -113,7 +113,7 @@ final class BlockScan {
                     : matches.count() + " matching rows" + (records.size() < matches.count()
                             ? ", the newest " + records.size() + " decoded" : "");
             if (reader.meta().isEmpty()) {
-                reason += "; no zone maps: " + reader.metaProblem();
+                reason += "; no zone maps or checksums: " + reader.metaProblem();
             }
             return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
                     batchesSkipped, rows, records.size(), decideBytes, bytes), records, null);

@@ -13,7 +13,10 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.arrow.memory.BufferAllocator;
@@ -81,6 +84,22 @@ final class Corpus {
         c.spans.addAll(late);
         c.spanBlocks.add(writer.writeSpans(tenant, late).ref());
         return c;
+    }
+
+    /**
+     * Flips the lowest bit of the last byte of the first place {@code value} occurs in {@code file}:
+     * inside a record batch of a data.arrow, a value that still decodes, only to something else.
+     */
+    static void flipOneBit(Path file, byte[] value) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        for (int at = 0; at + value.length <= bytes.length; at++) {
+            if (Arrays.equals(bytes, at, at + value.length, value, 0, value.length)) {
+                bytes[at + value.length - 1] ^= 1;
+                Files.write(file, bytes);
+                return;
+            }
+        }
+        throw new IllegalArgumentException(file + " does not hold the value to flip");
     }
 
     /** An id of the same family as the corpus's that no span has. */

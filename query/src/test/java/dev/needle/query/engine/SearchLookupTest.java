@@ -1,6 +1,7 @@
 package dev.needle.query.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.meta.BatchMeta;
@@ -8,12 +9,14 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -172,6 +175,25 @@ class SearchLookupTest {
         SearchResult<SpanRecord> everything = engine.searchSpans(TENANT, all, TimeRange.ALL, 100_000, Mechanisms.NONE);
         assertTrue(everything.partial());
         assertTrue(everything.problems().get(0).contains(oldest.name().toString()));
+    }
+
+    @Test
+    void searchSpans_oneBitFlippedInsideABatch_partialNamingTheBlockOthersAnswered() throws Exception {
+        BlockRef broken = corpus.spanBlocks.get(0);
+        // The first "checkout" in data.arrow is a resource attribute's value: it still decodes, as another string.
+        Corpus.flipOneBit(store.blockDir(broken).resolve("data.arrow"), "checkout".getBytes(StandardCharsets.UTF_8));
+        Expr expr = QueryParser.parse("{ resource.service.name = \"checkout\" }", Signal.SPANS);
+        SearchResult<SpanRecord> result = engine.searchSpans(TENANT, expr, TimeRange.ALL, 100_000, Mechanisms.ALL);
+        assertTrue(result.partial(), "answered from a batch with a flipped bit: " + result.records().size() + " spans");
+        assertEquals(1, result.problems().size(), result.problems().toString());
+        String problem = result.problems().get(0);
+        assertTrue(problem.contains(broken.name().toString()) && problem.contains("checksum"), problem);
+        // Every other block is answered: block 0 holds exactly the spans of the first minute.
+        List<SpanRecord> elsewhere = corpus.spans.stream()
+                .filter(s -> s.startTimeUnixNano() >= Corpus.T0 + Corpus.BLOCK_NANOS && Values.matches(expr, Values.of(s)))
+                .toList();
+        assertFalse(elsewhere.isEmpty());
+        assertEquals(new HashSet<>(elsewhere), new HashSet<>(result.records()));
     }
 
     @Test

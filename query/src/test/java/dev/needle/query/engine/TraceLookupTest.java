@@ -187,6 +187,25 @@ class TraceLookupTest {
         assertTrue(result.spans().containsAll(elsewhere));
     }
 
+    @Test
+    void trace_oneBitFlippedInsideABatch_partialNamingTheBlockOthersAnswered() throws IOException {
+        // Trace 0 has spans in the first block and one late span in the last.
+        Bytes id = corpus.traceIds.get(0);
+        BlockRef broken = corpus.spanBlocks.get(0);
+        // The first copy of the id in data.arrow is a value of the trace-id column: it still decodes, as another id.
+        Corpus.flipOneBit(store.blockDir(broken).resolve("data.arrow"), id.unsafeArray());
+        TraceResult result = engine.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+        assertTrue(result.partial(), "answered from a batch with a flipped bit: " + result.spans().size() + " spans");
+        assertEquals(1, result.problems().size(), result.problems().toString());
+        String problem = result.problems().get(0);
+        assertTrue(problem.contains(broken.name().toString()) && problem.contains("checksum"), problem);
+        List<SpanRecord> elsewhere = corpus.spans.stream()
+                .filter(s -> s.traceId().equals(id) && s.startTimeUnixNano() >= Corpus.T0 + Corpus.BLOCK_NANOS)
+                .toList();
+        assertFalse(elsewhere.isEmpty(), "the trace must have spans in another block");
+        assertEquals(elsewhere, result.spans());
+    }
+
     /** A head of the given parts for {@link #TENANT}, nothing for anyone else. */
     private static HeadSource head(List<HeadSource.Part<SpanRecord>> parts) {
         return new HeadSource() {
