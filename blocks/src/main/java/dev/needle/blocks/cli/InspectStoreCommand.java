@@ -102,6 +102,10 @@ final class InspectStoreCommand implements Callable<Integer> {
         r.put("data_bytes", dataBytes);
         r.put("signals", signals);
         r.put("tmp_dirs", tmpDirs);
+        List<String> damagedWal = store.damagedWalSegments();
+        r.put("damaged_wal_segments", damagedWal.size());
+        damagedWal.forEach(f -> problems.add(FsBlockStore.WAL_DIR + "/" + FsBlockStore.DAMAGED_WAL_DIR + "/" + f
+                + ": a damaged write-ahead log segment; recovery replayed what came before the damage (see the server's log)"));
         r.put("problems", problems);
         if (verifier != null) {
             verifier.addTo(r);

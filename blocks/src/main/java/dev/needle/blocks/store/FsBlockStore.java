@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class FsBlockStore implements BlockStore {
 
+    /** The directory beside the tenants where ingest keeps its write-ahead log; no tenant may take its name. */
+    public static final String WAL_DIR = "wal";
+
+    /** The directory, inside {@link #WAL_DIR}, where recovery keeps copies of damaged log segments. */
+    public static final String DAMAGED_WAL_DIR = "damaged";
+
     /** Prefix of staging and deleting directories, which no reader ever looks into. */
     private static final String TMP_PREFIX = ".tmp-";
 
@@ -94,6 +100,17 @@ public final class FsBlockStore implements BlockStore {
     /** The directory of a block, for local tools; it may not exist. */
     public Path blockDir(BlockRef block) {
         return signalDir(block.tenant(), block.signal()).resolve(block.name().toString());
+    }
+
+    /** The damaged write-ahead log segments recovery kept, by file name; empty when there are none. */
+    public List<String> damagedWalSegments() throws IOException {
+        Path dir = root.resolve(WAL_DIR).resolve(DAMAGED_WAL_DIR);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
     }
 
     /** The {@code .tmp-*} directories this store removed when it was opened. */

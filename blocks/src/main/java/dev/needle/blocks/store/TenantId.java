@@ -18,9 +18,6 @@ public record TenantId(String value) implements Comparable<TenantId> {
     /** The longest tenant id allowed, as Tempo and Loki allow. */
     public static final int MAX_LENGTH = 150;
 
-    /** The directory beside the tenants that ingest's write-ahead log uses. */
-    static final String RESERVED_WAL = "wal";
-
     /** How much of an offending id an error message quotes. */
     private static final int QUOTE_LIMIT = 40;
 
@@ -83,8 +80,8 @@ public record TenantId(String value) implements Comparable<TenantId> {
                         + " at index %d (U+%04X): %s", i, (int) c, quote(raw));
             }
         }
-        if (raw.equalsIgnoreCase(RESERVED_WAL)) {
-            return "tenant id " + quote(raw) + " is reserved: <data>/" + RESERVED_WAL
+        if (raw.equalsIgnoreCase(FsBlockStore.WAL_DIR)) {
+            return "tenant id " + quote(raw) + " is reserved: <data>/" + FsBlockStore.WAL_DIR
                     + "/ holds the write-ahead log";
         }
         return null;

@@ -106,6 +106,23 @@ class InspectStoreCommandTest {
     }
 
     @Test
+    void store_damagedWriteAheadLogSegments_areCountedAndListedAsProblems() throws IOException {
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        assertTrue(out.toString().contains("\"damaged_wal_segments\":0,"), out.toString());
+
+        Path damaged = data.resolve("wal").resolve("damaged");
+        Files.createDirectories(damaged);
+        Files.write(damaged.resolve("00000000000000000007.wal"), new byte[] {1, 2, 3});
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+
+        String json = out.toString();
+        assertTrue(json.contains("\"damaged_wal_segments\":1,"), json);
+        assertTrue(json.contains("\"problems\":[\"wal/damaged/00000000000000000007.wal: a damaged write-ahead log"
+                + " segment;"), json);
+    }
+
+    @Test
     void verify_intactStore_countsEveryBlockVerifiedAndExitsZero() {
         assertEquals(0, run("store", data.toString(), "--verify", "--json"), err.toString());
         assertTrue(out.toString().contains("\"verified_blocks\":3,\"not_verifiable_blocks\":0,\"damaged_blocks\":0,"

@@ -228,7 +228,7 @@ public final class NeedleServer implements Closeable {
             LOG.info("removed {}, left behind by a block write or delete that did not finish", stale);
         }
         long started = System.nanoTime();
-        pipeline = IngestPipeline.open(store, data.resolve("wal"), config.limits(), ingestMetrics::fsynced);
+        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced);
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);

@@ -1,6 +1,7 @@
 package dev.needle.ingest.wal;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import java.io.Closeable;
 import java.io.IOException;
@@ -43,7 +44,7 @@ public final class WriteAheadLog<A> implements Closeable {
     private static final String CHECKPOINT = "checkpoint";
     private static final String SUFFIX = ".wal";
     /** Where damaged segments are copied before recovery cuts them: {@code <data>/wal/damaged/}. */
-    public static final String DAMAGED = "damaged";
+    public static final String DAMAGED = FsBlockStore.DAMAGED_WAL_DIR;
 
     /**
      * Receives entries once they are durable, in sequence order, on the writer thread.
