@@ -100,8 +100,9 @@ final class GoalRun {
             if (peer != null) {
                 try (ProgressBar bar = bars.bar("duckdb probes", attributes.size() + traces.size())) {
                     attributes = ManifestProbes.withDuckDb(attributes, peer.warmEach(needle(attributes),
-                            options.probeRuns(), BenchCommand.stepper(bar)));
-                    traces = ManifestProbes.withDuckDb(traces, peer.warmEach(needle(traces), options.probeRuns(), BenchCommand.stepper(bar)));
+                            options.probeRuns(), options.probeBudgetMillis(), BenchCommand.stepper(bar)));
+                    traces = ManifestProbes.withDuckDb(traces, peer.warmEach(needle(traces), options.probeRuns(),
+                            options.probeBudgetMillis(), BenchCommand.stepper(bar)));
                 }
             }
         }

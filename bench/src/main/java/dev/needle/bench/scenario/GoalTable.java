@@ -167,8 +167,9 @@ final class GoalTable {
         if (s == null) {
             return new Row(lookup, NOT_RUN, "–", goal, null);
         }
-        return new Row(lookup, String.format(Locale.ROOT, "%s p50; opens %d of %d blocks, scans %,d rows, reads %,d bytes",
-                BenchReport.ms(s.timing().p50Millis()), s.opened(), s.listed(), s.rowsScanned(), s.bytesRead()), "–", goal, null);
+        return new Row(lookup, String.format(Locale.ROOT, "%s p50; lists %d traces; opens %d of %d blocks, scans %,d rows, "
+                + "reads %,d bytes", BenchReport.ms(s.timing().p50Millis()), s.found(), s.opened(), s.listed(), s.rowsScanned(),
+                s.bytesRead()), "–", goal, null);
     }
 
     private static String perFamily(Map<String, List<ProbeResult>> families, Function<List<ProbeResult>, Spread> spread) {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -109,12 +110,15 @@ public final class PeerRunner {
     }
 
     /**
-     * Like {@link #run}, but warm only and lighter, for many probes: one untimed run, then {@code runs}
-     * timed ones; no plan and no cold runs.
+     * Like {@link #run}, but warm only and lighter, for many probes: one untimed run, then up to
+     * {@code runs} timed ones within {@code budgetMillis} (three at least), as needle's probes are
+     * timed; no plan and no cold runs.
      */
-    public List<PeerProbe> warmEach(List<Measurement> needle, int runs, Consumer<String> progress) throws SQLException {
+    public List<PeerProbe> warmEach(List<Measurement> needle, int runs, long budgetMillis, Consumer<String> progress)
+            throws SQLException {
+        long budgetNanos = TimeUnit.MILLISECONDS.toNanos(budgetMillis);
         return each(needle, progress, (peer, signal, s, lookup, answer, stats) -> new PeerProbe(s, answer,
-                stats.rowGroupsScanned(), peer.warm(lookup, 1, runs)));
+                stats.rowGroupsScanned(), peer.warm(lookup, 1, runs, budgetNanos)));
     }
 
     private <T> List<T> each(List<Measurement> needle, Consumer<String> progress, Measure<T> measure) throws SQLException {

@@ -89,9 +89,9 @@ final class ServedLookups {
                     "/api/logs?q=" + query(logs) + "&limit=" + Lookups.LIMIT, ServedLookups::logRecords, expected, expected,
                     progress));
         }
-        long newest = Math.min(manifest.counts().traces(), Lookups.LIMIT);
+        // The endpoint lists the traces of the newest limit × 10 spans: fewer than the limit when a few traces hold them.
         out.add(search("{ } (the newest traces) via /api/search", null, "/api/search?q=" + QueryClient.encode("{ }")
-                + "&limit=" + Lookups.LIMIT, ServedLookups::traces, newest, newest, progress));
+                + "&limit=" + Lookups.LIMIT, ServedLookups::traces, 1, Lookups.LIMIT, progress));
         return out;
     }
 
