@@ -98,7 +98,7 @@ final class ProbeSections {
         StringBuilder md = new StringBuilder();
         md.append(String.format(Locale.ROOT, "Every present trace id the manifest lists, per id family, over all time: "
                 + "through `QueryEngine` with all mechanisms, through `/api/v2/traces/{id}` of a running `needle serve` "
-                + "(JSON; request to the reply's last byte) and through DuckDB. Per id: untimed warm-up runs, then up to %d "
+                + "(JSON; request to the reply's last byte; every id asked once before any is timed) and through DuckDB. Per id: untimed warm-up runs, then up to %d "
                 + "timed runs; its value is their median; per family: median, 99th percentile (nearest rank) and maximum "
                 + "over the ids. Every answer holds the trace's spans, as many as the manifest says.%n%n", maxRuns));
         md.append("| family | ids | needle median | needle p99 | needle max | HTTP median | HTTP p99 | HTTP max "

@@ -48,24 +48,36 @@ final class ServedLookups {
         this.budgetMillis = budgetMillis;
     }
 
-    /** Each trace probe through {@code /api/v2/traces/{id}}; every reply must hold the trace's spans, as many as the manifest says. */
+    /**
+     * Each trace probe through {@code /api/v2/traces/{id}}; every reply must hold the trace's spans, as
+     * many as the manifest says. Every id is asked once, untimed, before any is timed, so that the
+     * fresh server's JIT warm-up is not charged to the first ids.
+     */
     List<ProbeResult> traces(List<ProbeResult> traces, Consumer<String> progress) throws IOException {
-        List<ProbeResult> out = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
         for (ProbeResult r : traces) {
-            Scenario s = r.probe().scenario();
-            progress.accept("HTTP: " + s.name());
-            String path = "/api/v2/traces/" + s.traceId().hex();
-            int length = check(s.name(), client.get(path), ServedLookups::spans, r.probe().expectedRecords(),
-                    r.probe().expectedRecords()).body().length;
+            lengths.add(check(r.probe().scenario().name(), client.get(path(r)), ServedLookups::spans,
+                    r.probe().expectedRecords(), r.probe().expectedRecords()).body().length);
+        }
+        List<ProbeResult> out = new ArrayList<>();
+        for (int i = 0; i < traces.size(); i++) {
+            ProbeResult r = traces.get(i);
+            String name = r.probe().scenario().name();
+            int length = lengths.get(i);
+            progress.accept("HTTP: " + name);
             out.add(r.withHttp(WarmLoop.time(runs, budgetMillis, () -> {
-                QueryClient.Reply again = client.get(path);
+                QueryClient.Reply again = client.get(path(r));
                 if (again.status() != 200 || again.body().length != length) {
-                    throw new ScenarioRunner.WrongAnswerException(s.name() + " over HTTP: a later reply has status "
+                    throw new ScenarioRunner.WrongAnswerException(name + " over HTTP: a later reply has status "
                             + again.status() + " and " + again.body().length + " bytes, the first 200 and " + length);
                 }
             })));
         }
         return out;
+    }
+
+    private static String path(ProbeResult trace) {
+        return "/api/v2/traces/" + trace.probe().scenario().traceId().hex();
     }
 
     /**
