@@ -2,6 +2,8 @@ package dev.needle.bench.ingest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.bench.StoreFacts;
+import dev.needle.bench.server.JavaLaunch;
+import dev.needle.bench.server.ServerProcess;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Corpus;
@@ -11,6 +13,7 @@ import dev.needle.corpus.otlp.OtlpSender;
 import dev.needle.corpus.otlp.SendOptions;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
+import dev.needle.ingest.server.ServeCommand;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.FileAlreadyExistsException;
@@ -270,8 +273,8 @@ public final class IngestBench {
         Path data = dir.resolve("data");
         long warmUpRecords = 0;
         SendReport send;
-        try (ServerProcess server = ServerProcess.start(options.classPath(), options.serverJvmArgs(), data,
-                dir.resolve("server.log"))) {
+        try (ServerProcess server = ServerProcess.start(JavaLaunch.classPath(options.classPath(), ServeCommand.class),
+                options.serverJvmArgs(), data, dir.resolve("server.log"))) {
             progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
             if (!options.warmUp().isZero()) {
                 SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, options.warmUp());

@@ -217,19 +217,35 @@ public final class DuckDbPeer implements AutoCloseable {
      * then {@code iterations} measured ones. Every run must return as many rows as the first.
      */
     public Timing warm(Lookup lookup, int warmups, int iterations) throws SQLException {
+        return warm(lookup, warmups, iterations, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #warm(Lookup, int, int)}, but the measured runs stop once {@code budgetNanos} have
+     * passed since the first of them, three at least (fewer only when {@code iterations} is): many
+     * probes, some of them slow, then take a bounded time.
+     */
+    public Timing warm(Lookup lookup, int warmups, int iterations, long budgetNanos) throws SQLException {
         if (warmups < 0 || iterations < 1) {
             throw new IllegalArgumentException("warmups (" + warmups + ") must be ≥ 0 and iterations (" + iterations + ") ≥ 1");
         }
         Histogram h = new Histogram(3);
         int expected = execute(lookup).size();
+        long budgetStart = 0;
         for (int i = 0; i < warmups + iterations; i++) {
+            int measured = i - warmups;
+            if (measured == 0) {
+                budgetStart = System.nanoTime();
+            } else if (measured >= 3 && System.nanoTime() - budgetStart > budgetNanos) {
+                break;
+            }
             long start = System.nanoTime();
             int rows = execute(lookup).size();
             long elapsed = System.nanoTime() - start;
             if (rows != expected) {
                 throw new IllegalStateException("warm run " + i + " returned " + rows + " rows, the first " + expected);
             }
-            if (i >= warmups) {
+            if (measured >= 0) {
                 h.recordValue(elapsed);
             }
         }

@@ -4,11 +4,14 @@ import dev.needle.bench.StoreFacts;
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
 import dev.needle.bench.ingest.IngestBench;
+import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Manifest;
+import dev.needle.ingest.server.ServeCommand;
+import dev.needle.query.cli.QueryCommand;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -21,6 +24,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -28,14 +32,21 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code needle bench --corpus smoke|seed}: the scenario benchmark, its checks, and its result files. */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true, sortOptions = false,
         description = "Run every scenario of a corpus under every mechanism setting, warm and in fresh JVMs, with "
-                + "the false-positive sweep; check that all answers agree; write bench/results/<corpus>-<date>.*")
+                + "the false-positive sweep; every probe of its manifest through the engine, DuckDB and a running server's "
+                + "HTTP API; a fresh server's first answer and a fresh query process; check that all answers agree; write "
+                + "bench/results/<corpus>-<date>.*")
 public final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--corpus", required = true, description = "smoke or seed")
     String corpus;
@@ -70,6 +81,29 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--fpr-probes", paramLabel = "N", description = "absent keys per point of the false-positive sweep; 0 skips it (default ${DEFAULT-VALUE})")
     int fprProbes = FprSweep.DEFAULT_PROBES;
 
+    @Option(names = "--probe-runs", paramLabel = "N", description = "most timed runs of every probe of the manifest (attribute "
+            + "values, trace ids) through the engine, DuckDB and the HTTP API; 0 skips the probes (default ${DEFAULT-VALUE})")
+    int probeRuns = 10;
+
+    @Option(names = "--probe-budget-ms", paramLabel = "MS", description = "stop timed runs of one probe after this long, "
+            + "three runs at least (default ${DEFAULT-VALUE})")
+    long probeBudgetMillis = 600;
+
+    @Option(names = "--no-http", description = "skip the lookups through the HTTP API of a running server")
+    boolean noHttp;
+
+    @Option(names = "--cold-runs", paramLabel = "N", description = "fresh servers (start to first answer) and fresh query "
+            + "processes timed; 0 skips them, as --no-cold does (default ${DEFAULT-VALUE})")
+    int coldRuns = 5;
+
+    @Option(names = "--serve-jar", paramLabel = "JAR", description = "the server's executable jar (the needle script "
+            + "gives it; default: the server's main class on this benchmark's class path)")
+    Path serveJar = jarProperty("needle.serveJar");
+
+    @Option(names = "--query-jar", paramLabel = "JAR", description = "the query command's executable jar (the needle "
+            + "script gives it; default: its main class on this benchmark's class path)")
+    Path queryJar = jarProperty("needle.queryJar");
+
     /** Runs the benchmark. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new BenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
@@ -101,10 +135,7 @@ public final class BenchCommand implements Callable<Integer> {
                 new ScenarioRunner.Options(warmRuns, warmBudgetMillis, threads));
         List<Measurement> warm;
         try (ProgressBar bar = bar("warm", (long) scenarios.size() * settings.size())) {
-            warm = runner.warm(scenarios, settings, step -> {
-                bar.setExtraMessage(step);
-                bar.step();
-            });
+            warm = runner.warm(scenarios, settings, stepper(bar));
         }
         List<ColdRun> cold = new ArrayList<>();
         if (!noCold) {
@@ -122,12 +153,13 @@ public final class BenchCommand implements Callable<Integer> {
         if (!noPeer) {
             List<Measurement> all = warm.stream().filter(m -> m.setting() == Setting.ALL).toList();
             try (ProgressBar bar = bar("duckdb", all.size())) {
-                peer = peerRunner.run(warm, step -> {
-                    bar.setExtraMessage(step);
-                    bar.step();
-                });
+                peer = peerRunner.run(warm, stepper(bar));
             }
         }
+        GoalRun.Results goals = GoalRun.run(dir, manifest, noPeer ? null : peerRunner,
+                new GoalRun.Options(probeRuns, probeBudgetMillis, threads, !noHttp, noCold ? 0 : coldRuns,
+                        JavaLaunch.jarOr(serveJar, ServeCommand.class), JavaLaunch.jarOr(queryJar, QueryCommand.class)),
+                BenchCommand::bar);
         List<FprPoint> fpr = fprProbes == 0 ? List.of() : new FprSweep(FprSweep.DEFAULT_BITS, fprProbes, FprSweep.DEFAULT_SEED).run();
         long perWorkload = ingestRecords != null ? ingestRecords : chosen == BenchCorpus.SEED ? 1_000_000 : 20_000;
         List<IngestBench.Result> ingest = perWorkload == 0 ? List.of()
@@ -137,6 +169,7 @@ public final class BenchCommand implements Callable<Integer> {
         BenchReport report = new BenchReport(chosen.label(), date, header(chosen, dir),
                 StoreFacts.of(dir, TenantId.DEFAULT, Signal.SPANS), StoreFacts.of(dir, TenantId.DEFAULT, Signal.LOGS),
                 settings, warm, cold, fpr, peer);
+        goals.addTo(report);
         if (!ingest.isEmpty()) {
             report.add(new BenchReport.Section("Ingest over OTLP/HTTP", "ingest",
                     "Each workload: a fresh `needle serve` child process (fsynced WAL), a warm-up, then the corpus sent by "
@@ -145,12 +178,28 @@ public final class BenchCommand implements Callable<Integer> {
                             + IngestBench.markdown(ingest), g -> IngestBench.writeJson(g, ingest)));
         }
         Path md = report.write(results);
+        System.out.println(GoalTable.markdown(goals.goals()));
         System.out.println(report.headline());
         System.out.println("results: " + md);
         return 0;
     }
 
-    private static ProgressBar bar(String task, long max) {
+    /** A progress listener that steps {@code bar} once per step, showing the step. */
+    static Consumer<String> stepper(ProgressBar bar) {
+        return step -> {
+            bar.setExtraMessage(step);
+            bar.step();
+        };
+    }
+
+    /** The jar a system property names, or null. */
+    private static Path jarProperty(String name) {
+        String value = System.getProperty(name);
+        return value == null ? null : Path.of(value);
+    }
+
+    /** A progress bar on standard error. */
+    static ProgressBar bar(String task, long max) {
         return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
                 .setUpdateIntervalMillis(500).setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
     }
@@ -165,9 +214,12 @@ public final class BenchCommand implements Callable<Integer> {
                         .findFirst().orElse(cpu);
             }
         }
-        return String.format(Locale.ROOT, "Command: `./needle bench --corpus %s` (data in %s; warm: after up to %d untimed runs, up to %d timed runs or %d ms per cell).%n"
+        String command = String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        return String.format(Locale.ROOT, "Command: `./needle bench %s` (data in %s; warm: after up to %d untimed runs, up to %d timed runs or %d ms per cell; "
+                        + "every probe of the manifest: up to %d timed runs or %d ms each).%n"
                         + "Machine: %d cores (%s), %.1f GiB RAM, Java %s, %s.",
-                chosen.label(), dir, ScenarioRunner.WARM_UP_RUNS, warmRuns, warmBudgetMillis, Runtime.getRuntime().availableProcessors(), cpu,
+                command, dir, WarmLoop.WARM_UP_RUNS, warmRuns, warmBudgetMillis, probeRuns, probeBudgetMillis,
+                Runtime.getRuntime().availableProcessors(), cpu,
                 memory / (double) (1L << 30), System.getProperty("java.version"), System.getProperty("os.name"));
     }
 }

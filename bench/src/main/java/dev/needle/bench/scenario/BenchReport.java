@@ -33,7 +33,8 @@ import java.util.Optional;
 /**
  * One benchmark run's results as {@code <corpus>-<date>.md}, {@code .json} and SVG charts: the
  * seed table's rows, every scenario under every setting, cold runs, sidecar overhead, the
- * false-positive sweep, and the sections other parts add (the DuckDB peer, ingest).
+ * false-positive sweep, and the sections other parts add before (the goals) and after (every
+ * probe, the HTTP API, cold paths, ingest) the built-in ones.
  */
 public final class BenchReport {
 
@@ -59,6 +60,7 @@ public final class BenchReport {
     private final List<ColdRun> cold;
     private final List<FprPoint> fpr;
     private final List<PeerRunner.PeerResult> peer;
+    private final List<Section> leads = new ArrayList<>();
     private final List<Section> sections = new ArrayList<>();
 
     /**
@@ -84,6 +86,11 @@ public final class BenchReport {
     /** Adds a section after the built-in ones. */
     public void add(Section section) {
         sections.add(section);
+    }
+
+    /** Adds a section before the built-in ones, right after the description of the run and the corpus. */
+    public void lead(Section section) {
+        leads.add(section);
     }
 
     /** Writes the .md, .json and .svg files into {@code dir}; returns the Markdown file. */
@@ -132,7 +139,10 @@ public final class BenchReport {
         md.append(header).append("\n\n");
         md.append(String.format(Locale.ROOT, "Corpus: %,d spans in %d blocks (%,d bytes of data), %,d log records in %d blocks (%,d bytes).%n%n",
                 spans.rows(), spans.blocks(), spans.dataBytes(), logs.rows(), logs.blocks(), logs.dataBytes()));
-        md.append("## Headline\n\n").append(headline()).append('\n');
+        for (Section s : leads) {
+            md.append("## ").append(s.title()).append("\n\n").append(s.markdown()).append('\n');
+        }
+        md.append("## With and without the sidecars\n\n").append(headline()).append('\n');
         md.append("Cold: a fresh JVM per query; the JVM's own start-up is excluded and listed below. The OS page cache is not dropped.\n\n");
         md.append("## Sidecar overhead\n\n| signal | blocks | data bytes | TRACE_IDX bytes | share | ATTR_IDX bytes | share |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (StoreFacts f : List.of(spans, logs)) {
@@ -194,6 +204,9 @@ public final class BenchReport {
         List<ScenarioRow> scenarios = warm.stream().map(m -> ScenarioRow.of(m, coldOf(m))).toList();
         List<DuckDbRow> duckdb = peer.stream().map(DuckDbRow::of).toList();
         Map<String, SectionJson> extra = new LinkedHashMap<>();
+        for (Section s : leads) {
+            extra.put(s.jsonField(), new SectionJson(s.json()));
+        }
         for (Section s : sections) {
             extra.put(s.jsonField(), new SectionJson(s.json()));
         }

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -37,6 +38,13 @@ public final class PeerRunner {
     /** What DuckDB did for one scenario. */
     public record PeerResult(Scenario scenario, AnswerDigest answer, DuckDbPeer.Plan plan, DuckDbPeer.Timing warm,
                              DuckDbPeer.Cold cold) {
+    }
+
+    /**
+     * What DuckDB did for one probe: its answer (equal to needle's), the row groups its profile says it
+     * read, and its warm latency.
+     */
+    public record PeerProbe(Scenario scenario, AnswerDigest answer, long rowGroupsRead, DuckDbPeer.Timing warm) {
     }
 
     private final Path data;
@@ -84,12 +92,37 @@ public final class PeerRunner {
         }
     }
 
+    /** What to measure of a lookup DuckDB answered as needle did, on the signal's instance, with what its profiled run read. */
+    @FunctionalInterface
+    private interface Measure<T> {
+        T measure(DuckDbPeer peer, Signal signal, Scenario scenario, Lookup lookup, AnswerDigest answer,
+                  DuckDbPeer.ScanStats stats) throws SQLException;
+    }
+
     /**
      * Runs every scenario DuckDB can express (trace by id, one attribute equality) and checks each
      * answer against needle's all-mechanisms answer in {@code needle}.
      */
     public List<PeerResult> run(List<Measurement> needle, Consumer<String> progress) throws SQLException {
-        List<PeerResult> out = new ArrayList<>();
+        return each(needle, progress, (peer, signal, s, lookup, answer, stats) -> new PeerResult(s, answer,
+                peer.plan(lookup), peer.warm(lookup, 3, warmRuns),
+                DuckDbPeer.cold(dir(signal), signal, DuckDbPeer.Settings.defaults(), lookup, 3)));
+    }
+
+    /**
+     * Like {@link #run}, but warm only and lighter, for many probes: one untimed run, then up to
+     * {@code runs} timed ones within {@code budgetMillis} (three at least), as needle's probes are
+     * timed; no plan and no cold runs.
+     */
+    public List<PeerProbe> warmEach(List<Measurement> needle, int runs, long budgetMillis, Consumer<String> progress)
+            throws SQLException {
+        long budgetNanos = TimeUnit.MILLISECONDS.toNanos(budgetMillis);
+        return each(needle, progress, (peer, signal, s, lookup, answer, stats) -> new PeerProbe(s, answer,
+                stats.rowGroupsScanned(), peer.warm(lookup, 1, runs, budgetNanos)));
+    }
+
+    private <T> List<T> each(List<Measurement> needle, Consumer<String> progress, Measure<T> measure) throws SQLException {
+        List<T> out = new ArrayList<>();
         DuckDbPeer.Settings warmSettings = new DuckDbPeer.Settings(0, true);
         for (Signal signal : Signal.values()) {
             try (DuckDbPeer peer = DuckDbPeer.open(dir(signal), signal, warmSettings)) {
@@ -103,13 +136,13 @@ public final class PeerRunner {
                         continue;
                     }
                     progress.accept("DuckDB: " + s.name());
-                    AnswerDigest answer = answer(signal, peer.run(lookup));
+                    DuckDbPeer.Answer raw = peer.run(lookup);
+                    AnswerDigest answer = answer(signal, raw);
                     if (!answer.equals(m.answer())) {
                         throw new ScenarioRunner.WrongAnswerException(s.name() + ": DuckDB answered " + answer
                                 + ", needle " + m.answer());
                     }
-                    out.add(new PeerResult(s, answer, peer.plan(lookup), peer.warm(lookup, 3, warmRuns),
-                            DuckDbPeer.cold(dir(signal), signal, DuckDbPeer.Settings.defaults(), lookup, 3)));
+                    out.add(measure.measure(peer, signal, s, lookup, answer, raw.stats()));
                 }
             }
         }

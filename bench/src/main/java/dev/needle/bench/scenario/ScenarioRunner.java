@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.HdrHistogram.Histogram;
 
 /**
  * Runs scenarios against a data directory under every mechanism setting and checks the answers:
@@ -27,14 +26,11 @@ public final class ScenarioRunner {
      *
      * @param warmIterations   the most timed warm runs per scenario and setting
      * @param warmBudgetMillis stop timed runs after this long (at least three are always made); up to a
-     *                         third of it goes first to untimed warm-up runs
+     *                         third of it goes first to untimed warm-up runs (see {@link WarmLoop})
      * @param threads          the engine's block-scanning threads
      */
     public record Options(int warmIterations, long warmBudgetMillis, int threads) {
     }
-
-    /** Untimed runs before the timed ones, when the budget allows. */
-    static final int WARM_UP_RUNS = 20;
 
     /** The sidecar cache: enough for every sidecar of the seed corpus. */
     static final long SIDECAR_CACHE_BYTES = 256L << 20;
@@ -68,26 +64,15 @@ public final class ScenarioRunner {
                         throw new WrongAnswerException(s.name() + ": " + setting.label() + " answered " + first.answer()
                                 + " but " + settings.get(0).label() + " answered " + reference);
                     }
-                    // Untimed runs first, so that "warm" means JIT-compiled as on a serving process, not only
-                    // cached; a third of the budget at most, so that slow full scans are not run for long.
-                    long warmUpEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.warmBudgetMillis() / 3);
-                    for (int w = 0; w < WARM_UP_RUNS && System.nanoTime() < warmUpEnd; w++) {
-                        Lookups.run(engine, tenant, s, setting.mechanisms());
-                    }
-                    Histogram latency = new Histogram(3);
-                    long budgetEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.warmBudgetMillis());
-                    int i = 0;
-                    while (i < options.warmIterations() && (i < 3 || System.nanoTime() < budgetEnd)) {
-                        long t = System.nanoTime();
+                    WarmLoop.Timing timing = WarmLoop.time(options.warmIterations(), options.warmBudgetMillis(), () -> {
                         Lookups.Outcome again = Lookups.run(engine, tenant, s, setting.mechanisms());
-                        latency.recordValue(Math.max(1, (System.nanoTime() - t) / 1000));
                         if (!again.answer().equals(first.answer())) {
-                            throw new WrongAnswerException(s.name() + ": " + setting.label() + " answered differently on run " + i);
+                            throw new WrongAnswerException(s.name() + ": " + setting.label() + " answered "
+                                    + again.answer() + " on a later run, " + first.answer() + " on the first");
                         }
-                        i++;
-                    }
-                    out.add(new Measurement(s, setting, first.answer(), first.plan().totals(), i,
-                            latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0));
+                    });
+                    out.add(new Measurement(s, setting, first.answer(), first.plan().totals(), timing.runs(),
+                            timing.p50Millis(), timing.p99Millis()));
                 }
             }
         }

@@ -44,8 +44,7 @@ public final class Scenarios {
         for (String signal : List.of("spans", "logs")) {
             Scenario.Kind kind = signal.equals("spans") ? Scenario.Kind.SPANS : Scenario.Kind.LOGS;
             String scope = signal.equals("spans") ? "span" : "log";
-            Manifest.AttributeProbe rare = rarest(manifest, p -> p.signal().equals(signal) && p.scope().equals(scope)
-                    && p.key().equals("user.id"));
+            Manifest.AttributeProbe rare = rarestUser(manifest, signal);
             Manifest.AttributeProbe common = commonest(manifest, p -> p.signal().equals(signal) && p.key().equals("http.route"));
             Manifest.AttributeProbe absentUser = absent(manifest, signal, scope, "user.id", 0);
             Manifest.AttributeProbe otherAbsentUser = absent(manifest, signal, scope, "user.id", 1);
@@ -107,6 +106,12 @@ public final class Scenarios {
             return Boolean.toString(b.value());
         }
         throw new IllegalArgumentException("not a scalar: " + value);
+    }
+
+    /** The rarest present {@code user.id} of {@code signal}'s own attributes (a needle), or null. */
+    static Manifest.AttributeProbe rarestUser(Manifest manifest, String signal) {
+        String scope = signal.equals("spans") ? "span" : "log";
+        return rarest(manifest, p -> p.signal().equals(signal) && p.scope().equals(scope) && p.key().equals("user.id"));
     }
 
     private static Manifest.AttributeProbe rarest(Manifest manifest, Predicate<Manifest.AttributeProbe> which) {

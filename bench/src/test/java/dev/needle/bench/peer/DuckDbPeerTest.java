@@ -181,6 +181,13 @@ class DuckDbPeerTest {
     }
 
     @Test
+    void warm_withASpentBudget_stopsAfterThreeRuns() throws Exception {
+        Lookup lookup = Lookup.trace(spans.get(42).traceId());
+        assertEquals(3, peer.warm(lookup, 1, 50, 0).count());
+        assertEquals(2, peer.warm(lookup, 0, 2, 0).count(), "fewer than three only when fewer are asked for");
+    }
+
+    @Test
     void lookup_refusesALiteralThatCanNeverEqualTheColumnsType() {
         assertThrows(IllegalArgumentException.class, () -> Lookup.attribute(ROUTE, AnyValue.of(5)));
         assertThrows(IllegalArgumentException.class, () -> Lookup.attribute(STATUS, AnyValue.of(2.5)));

@@ -1,4 +1,4 @@
-package dev.needle.bench.ingest;
+package dev.needle.bench.server;
 
 import dev.needle.ingest.server.ServeCommand;
 import java.io.IOException;
@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -22,7 +21,7 @@ import java.util.regex.Pattern;
  * Its standard output and error go to a log file; closing it kills the process if it still runs,
  * and so does this JVM's exit while it runs.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
 
     /*
      * Ports are 0: the server binds free ones itself and prints them on its ready line, so there is
@@ -35,41 +34,41 @@ final class ServerProcess implements AutoCloseable {
     /** Stopping publishes the head (up to one cut's worth of rows) and checkpoints the log. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(30);
-    private static final long POLL_MILLIS = 50;
-    /** Arrow reads direct buffers through java.nio internals; the shaded jar's manifest says so, a -cp launch must. */
-    private static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+    /** Short, because the time from start to ready is measured: reading a small log file this often costs nothing. */
+    private static final long POLL_MILLIS = 2;
     private static final int LOG_TAIL_CHARS = 2000;
 
     private final Process process;
     private final Path log;
     private final Thread killOnExit;
+    private final long startedNanos;
     private URI otlp;
+    private URI query;
+    private long startToReadyNanos;
 
-    private ServerProcess(Process process, Path log) {
+    private ServerProcess(Process process, Path log, long startedNanos) {
         this.process = process;
         this.log = log;
+        this.startedNanos = startedNanos;
         this.killOnExit = new Thread(process::destroyForcibly, "needle-bench-kill-server");
         Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
     /**
-     * Starts {@code needle serve --data data} with {@code classPath} and {@code jvmArgs}, writing its
-     * output to {@code log}, and returns once {@code /ready} answers 200. Kills the process if it
+     * Starts {@code needle serve --data data} as {@code launch} says, with {@code jvmArgs}, writing
+     * its output to {@code log}, and returns once {@code /ready} answers 200. Kills the process if it
      * does not get there.
      */
-    static ServerProcess start(String classPath, List<String> jvmArgs, Path data, Path log)
+    public static ServerProcess start(JavaLaunch launch, List<String> jvmArgs, Path data, Path log)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmArgs);
-        command.add(ADD_OPENS);
-        command.addAll(List.of("-cp", classPath, ServeCommand.class.getName(),
-                "--data", data.toString(), "--otlp-port", "0", "--query-port", "0"));
+        List<String> command = launch.command(jvmArgs,
+                List.of("--data", data.toString(), "--otlp-port", "0", "--query-port", "0"));
+        long started = System.nanoTime();
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        ServerProcess server = new ServerProcess(process, log);
+        ServerProcess server = new ServerProcess(process, log, started);
         try {
             server.awaitReady();
             return server;
@@ -80,12 +79,22 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** The server's OTLP/HTTP base URL, such as {@code http://127.0.0.1:41234}. */
-    URI otlp() {
+    public URI otlp() {
         return otlp;
     }
 
+    /** The server's query API base URL, such as {@code http://127.0.0.1:41235}. */
+    public URI query() {
+        return query;
+    }
+
+    /** From starting the process to the first 200 from {@code /ready}, in nanoseconds. */
+    public long startToReadyNanos() {
+        return startToReadyNanos;
+    }
+
     /** The child's process id, for progress lines. */
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
@@ -95,7 +104,7 @@ final class ServerProcess implements AutoCloseable {
      *
      * @throws IOException when it does not exit in time (it is then killed) or exits with a status other than 0
      */
-    void stop() throws IOException, InterruptedException {
+    public void stop() throws IOException, InterruptedException {
         process.destroy();
         if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             close();
@@ -133,23 +142,24 @@ final class ServerProcess implements AutoCloseable {
 
     private void awaitReady() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        URI query = null;
         while (query == null) {
             Matcher m = READY.matcher(readLog());
             if (m.find()) {
                 otlp = URI.create("http://" + m.group(1));
-                query = URI.create("http://" + m.group(2) + "/ready");
+                query = URI.create("http://" + m.group(2));
             } else {
                 checkRunning(deadline, "print its ready line");
                 Thread.sleep(POLL_MILLIS);
             }
         }
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest ready = HttpRequest.newBuilder(query).timeout(Duration.ofSeconds(5)).GET().build();
+        URI readyUri = query.resolve("/ready");
+        HttpRequest ready = HttpRequest.newBuilder(readyUri).timeout(Duration.ofSeconds(5)).GET().build();
         while (client.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() != 200) {
-            checkRunning(deadline, "answer 200 on " + query);
+            checkRunning(deadline, "answer 200 on " + readyUri);
             Thread.sleep(POLL_MILLIS);
         }
+        startToReadyNanos = System.nanoTime() - startedNanos;
     }
 
     private void checkRunning(long deadline, String what) throws IOException {
