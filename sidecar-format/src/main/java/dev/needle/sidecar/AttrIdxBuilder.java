@@ -67,7 +67,12 @@ public final class AttrIdxBuilder {
 
     /** The ATTR_IDX file, or empty when there are no pairs or more than MAX_KEYS: then none is written. */
     public Optional<byte[]> build() {
-        BloomBits bits = keys.toBits();
+        return build(BloomSidecar.BITS_PER_KEY);
+    }
+
+    /** The file at {@code bitsPerKey} instead of {@value BloomSidecar#BITS_PER_KEY}: the sizing benchmarks compare. */
+    public Optional<byte[]> build(int bitsPerKey) {
+        BloomBits bits = keys.toBits(bitsPerKey);
         return bits == null ? Optional.empty()
                 : Optional.of(BloomSidecar.encode(bits, hasDouble ? BloomSidecar.FLAG_HAS_DOUBLE : 0));
     }

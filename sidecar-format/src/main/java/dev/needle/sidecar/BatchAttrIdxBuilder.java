@@ -17,10 +17,10 @@ import java.util.Optional;
  */
 public final class BatchAttrIdxBuilder {
 
-    /* Why 14 (docs/FORMAT.md has the measurements): a batch is probed only after ATTR_IDX said
-     * "maybe", once per batch (~37 in a 300,000-row block), and a false "maybe" costs reading that
-     * batch's columns. At 14 bits per key (k = 7: 0.15% per probe, lower after rounding up) most
-     * false-positive blocks rule out every batch; 20 bits halves the misses again for 40% more bytes. */
+    /* Why 14 (docs/FORMAT.md, "Sizing, measured"): a block is probed once per batch (~37 in a
+     * 300,000-row block), and only after ATTR_IDX said "maybe"; a false "maybe" costs reading that
+     * batch. At 10 bits per key 6% of the blocks ATTR_IDX let through by a false positive still read a
+     * batch, at 14 none did, for twice the bytes (0.3% of span data); 20 gave the same files. */
 
     /** Bits per distinct (pair, batch) key before rounding up to a power of two. */
     public static final int BITS_PER_KEY = 14;
