@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Writing a 300,000-span block: sort, Arrow batches, zone maps, TRACE_IDX and ATTR_IDX, fsynced
- * atomic publish. Throughput is spans per second on one thread (goal ≥ 1M); the teardown prints
+ * Writing a 300,000-span block: sort, Arrow batches, zone maps, TRACE_IDX, ATTR_IDX and
+ * BATCH_ATTR_IDX, fsynced atomic publish. Throughput is spans per second on one thread (goal ≥ 1M); the teardown prints
  * bytes per span and the sidecars' share of the block.
  *
  * <p>Run: {@code ./needle bench jmh BlockWrite -f 1 -wi 2 -i 5}.
@@ -75,11 +75,14 @@ public class BlockWriteBenchmark {
         Verify.that(last.meta().rows() == SPANS, "block has %d rows, expected %d", last.meta().rows(), SPANS);
         Verify.that(last.meta().distinctTraceIds() == SPANS / BenchSpans.SPANS_PER_TRACE,
                 "block has %d trace ids", last.meta().distinctTraceIds());
-        Verify.that(last.meta().traceIdxBytes() > 0 && last.meta().attrIdxBytes() > 0, "a sidecar is missing");
+        Verify.that(last.meta().traceIdxBytes() > 0 && last.meta().attrIdxBytes() > 0 && last.batchAttrIdxBytes() > 0,
+                "a sidecar is missing");
         long data = last.meta().dataBytes();
-        System.out.printf("%n  block: %.1f bytes/span, TRACE_IDX %d B (%.3f%% of data), ATTR_IDX %d B (%.3f%%)%n",
+        System.out.printf("%n  block: %.1f bytes/span, TRACE_IDX %d B (%.3f%% of data), ATTR_IDX %d B (%.3f%%), "
+                        + "BATCH_ATTR_IDX %d B (%.3f%%)%n",
                 (double) data / SPANS, last.meta().traceIdxBytes(), 100.0 * last.meta().traceIdxBytes() / data,
-                last.meta().attrIdxBytes(), 100.0 * last.meta().attrIdxBytes() / data);
+                last.meta().attrIdxBytes(), 100.0 * last.meta().attrIdxBytes() / data, last.batchAttrIdxBytes(),
+                100.0 * last.batchAttrIdxBytes() / data);
         deleteTree(dir);
         Files.createDirectories(dir);
     }

@@ -313,7 +313,7 @@ public class CompressionBenchmark {
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(), withChecksums(m.batches(), data, places));
         Files.write(blockDir.resolve(BlockLayout.META), BlockMetaJson.write(meta));
-        return new WrittenBlock(block.ref(), meta);
+        return new WrittenBlock(block.ref(), meta, block.batchAttrIdxBytes());
     }
 
     /** {@code batches} with the checksums of the batches of {@code data}, which its footer places at {@code places}. */

@@ -285,7 +285,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
             try {
                 WrittenBlock block = chunk.records().writeBlock(writer, chunk.tenant(), chunk.blockId());
                 blocksPublished.incrementAndGet();
-                sidecarBytesPublished.addAndGet(block.meta().traceIdxBytes() + block.meta().attrIdxBytes());
+                sidecarBytesPublished.addAndGet(block.sidecarBytes());
                 LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.records().size(), block.meta().dataBytes());
             } catch (FileAlreadyExistsException e) {
                 // A retry after a partly failed publish: this chunk made it the first time.

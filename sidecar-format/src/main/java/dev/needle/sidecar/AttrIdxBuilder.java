@@ -30,7 +30,7 @@ public final class AttrIdxBuilder {
 
     /** Adds (key, double value): an integral double as its int, NaN not at all; either way HAS_DOUBLE is set. */
     public AttrIdxBuilder addDouble(String key, double value) {
-        hasDouble = true;
+        holdingDouble();
         AttributeHash hash = AttributeHash.ofDouble(key, value);
         return hash == null ? this : add(hash);
     }
@@ -40,8 +40,18 @@ public final class AttrIdxBuilder {
         return add(AttributeHash.ofBool(key, value));
     }
 
-    private AttrIdxBuilder add(AttributeHash hash) {
+    /**
+     * Adds a pair already hashed, for a writer that hashes each pair once for several sidecars; a
+     * double-valued pair also needs {@link #holdingDouble}.
+     */
+    public AttrIdxBuilder add(AttributeHash hash) {
         keys.add(hash.lo(), hash.hi());
+        return this;
+    }
+
+    /** Sets HAS_DOUBLE: the block holds a double-valued attribute (a NaN too, which adds no pair). */
+    public AttrIdxBuilder holdingDouble() {
+        hasDouble = true;
         return this;
     }
 
@@ -57,7 +67,12 @@ public final class AttrIdxBuilder {
 
     /** The ATTR_IDX file, or empty when there are no pairs or more than MAX_KEYS: then none is written. */
     public Optional<byte[]> build() {
-        BloomBits bits = keys.toBits();
+        return build(BloomSidecar.BITS_PER_KEY);
+    }
+
+    /** The file at {@code bitsPerKey} instead of {@value BloomSidecar#BITS_PER_KEY}: the sizing benchmarks compare. */
+    public Optional<byte[]> build(int bitsPerKey) {
+        BloomBits bits = keys.toBits(bitsPerKey);
         return bits == null ? Optional.empty()
                 : Optional.of(BloomSidecar.encode(bits, hasDouble ? BloomSidecar.FLAG_HAS_DOUBLE : 0));
     }

@@ -26,7 +26,19 @@ public final class BloomBits {
 
     /** An empty filter sized by the format's rule for n distinct keys, with k = 7. */
     public static BloomBits sizedFor(int distinctKeys) {
-        return new BloomBits(new long[bitsFor(distinctKeys, BloomSidecar.BITS_PER_KEY) / 64], BloomSidecar.K);
+        return sizedFor(distinctKeys, BloomSidecar.BITS_PER_KEY);
+    }
+
+    /**
+     * An empty filter of the smallest power of two ≥ {@code bitsPerKey} · n bits (at least 64, at
+     * most the format's {@link BloomSidecar#MAX_WORDS} words), with k = 7.
+     */
+    public static BloomBits sizedFor(int distinctKeys, int bitsPerKey) {
+        if (bitsPerKey < 1) {
+            throw new IllegalArgumentException("bitsPerKey (" + bitsPerKey + ") must be positive");
+        }
+        int bits = (int) Math.min(bitsFor(distinctKeys, bitsPerKey), 64L * BloomSidecar.MAX_WORDS);
+        return new BloomBits(new long[bits / 64], BloomSidecar.K);
     }
 
     /** An empty filter of {@code bits} bits (a power of two, at least 64) and k probes. */

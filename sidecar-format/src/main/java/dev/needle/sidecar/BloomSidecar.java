@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * The Bloom sidecar file format, shared by TRACE_IDX and ATTR_IDX. Little-endian.
+ * The Bloom sidecar file format, shared by TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX. Little-endian.
  *
  * <table>
  *   <caption>One file = 16-byte header + bitset</caption>
@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
  *   <tr><td>0</td><td>4</td><td>magic, ASCII {@code NBLM}</td></tr>
  *   <tr><td>4</td><td>1</td><td>version ({@value #VERSION_1})</td></tr>
  *   <tr><td>5</td><td>1</td><td>k, the number of probes ({@value #K} when written; 1..{@value #MAX_K} read)</td></tr>
- *   <tr><td>6</td><td>1</td><td>flags; bit 0 = HAS_DOUBLE (ATTR_IDX only); other bits 0</td></tr>
+ *   <tr><td>6</td><td>1</td><td>flags; bit 0 = HAS_DOUBLE (ATTR_IDX and BATCH_ATTR_IDX only); other bits 0</td></tr>
  *   <tr><td>7</td><td>1</td><td>pad (0)</td></tr>
  *   <tr><td>8</td><td>4</td><td>words: the number of 64-bit words in the bitset, a power of two
  *       (at most {@value #MAX_WORDS})</td></tr>
@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  *   <tr><td>16</td><td>8·words</td><td>the bitset: bit b is bit (b &amp; 63) of word b &gt;&gt; 6</td></tr>
  * </table>
  *
- * <p>Writing: {@link TraceIdxBuilder}, {@link AttrIdxBuilder}. Reading never throws for bad bytes:
+ * <p>Writing: {@link TraceIdxBuilder}, {@link AttrIdxBuilder}, {@link BatchAttrIdxBuilder}. Reading never throws for bad bytes:
  * anything that cannot be verified gives a {@link Sidecar} that fails open with its
  * {@link FailOpenReason}, and no buffer is allocated from a length field before it is checked.
  */
@@ -37,6 +37,8 @@ public final class BloomSidecar {
     public static final String TRACE_IDX = "TRACE_IDX";
     /** File name of the sidecar over a block's attribute pairs. */
     public static final String ATTR_IDX = "ATTR_IDX";
+    /** File name of the sidecar over a block's (attribute pair, record batch) keys. */
+    public static final String BATCH_ATTR_IDX = "BATCH_ATTR_IDX";
 
     /** ASCII {@code NBLM} read as a little-endian u32. */
     public static final int MAGIC = 'N' | 'B' << 8 | 'L' << 16 | 'M' << 24;

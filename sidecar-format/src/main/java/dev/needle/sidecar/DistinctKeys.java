@@ -82,10 +82,15 @@ final class DistinctKeys {
 
     /** A filter sized for these keys with every key put, or null when empty or overflowed. */
     BloomBits toBits() {
+        return toBits(BloomSidecar.BITS_PER_KEY);
+    }
+
+    /** A filter of {@code bitsPerKey} bits per key (see {@link BloomBits#sizedFor(int, int)}) with every key put, or null. */
+    BloomBits toBits(int bitsPerKey) {
         if (size == 0 || overflowed) {
             return null;
         }
-        BloomBits bits = BloomBits.sizedFor(size);
+        BloomBits bits = BloomBits.sizedFor(size, bitsPerKey);
         for (int i = 0; i < table.length; i += 2) {
             if (table[i + 1] != 0) {
                 bits.put(table[i], table[i + 1]);

@@ -83,8 +83,20 @@ public final class Sidecar {
     }
 
     /**
-     * False only when a verified ATTR_IDX says its block holds no double-valued attribute, so that a
-     * fractional literal can be ruled out without probing.
+     * False only when the verified BATCH_ATTR_IDX proves the attribute pair absent from record
+     * batch {@code batch} (see {@link BatchAttrIdxBuilder} for the key).
+     */
+    public boolean mayContain(AttributeHash pair, int batch) {
+        if (bits == null) {
+            return true;
+        }
+        long lo = KeyMix.batchLo(pair.lo(), batch);
+        return bits.mayContain(KeyMix.h1(lo, pair.hi()), KeyMix.h2(lo, pair.hi()));
+    }
+
+    /**
+     * False only when a verified ATTR_IDX (or BATCH_ATTR_IDX) says its block holds no double-valued
+     * attribute, so that a fractional literal can be ruled out without probing.
      */
     public boolean mayHoldDoubles() {
         return bits == null || (flags & BloomSidecar.FLAG_HAS_DOUBLE) != 0;

@@ -2,6 +2,7 @@ package dev.needle.sidecar;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HexFormat;
@@ -45,11 +46,34 @@ class GoldenFilesTest {
         assertEquals(256, BloomSidecar.decode(GoldenKeys.file("trace_idx_1000")).bits().orElseThrow().words());
         assertEquals(16, BloomSidecar.decode(GoldenKeys.file("attr_idx_all_types")).bits().orElseThrow().words());
         assertEquals(1, BloomSidecar.decode(GoldenKeys.file("trace_idx_one_word")).bits().orElseThrow().words());
+        assertEquals(8, BloomSidecar.decode(GoldenKeys.file("batch_attr_idx_5_batches")).bits().orElseThrow().words());
+        assertEquals(1, BloomSidecar.decode(GoldenKeys.file("batch_attr_idx_one_word")).bits().orElseThrow().words());
+    }
+
+    @Test
+    void decode_batchGolden_hasDoubleFlag_andRulesOutPairsInBatchesThatDoNotHoldThem() {
+        Sidecar sidecar = BloomSidecar.decode(GoldenKeys.file("batch_attr_idx_5_batches"));
+        assertTrue(sidecar.mayHoldDoubles());
+        AttributeHash user = AttributeHash.ofString("span.user.id", "user-17");
+        AttributeHash cart = AttributeHash.ofString("resource.service.name", "cart");
+        for (int batch : new int[] {0, 36}) {
+            assertTrue(sidecar.mayContain(user, batch));
+        }
+        for (int batch : new int[] {1, 2, 3, 70000}) {
+            assertFalse(sidecar.mayContain(user, batch), "user-17 in batch " + batch);
+        }
+        assertTrue(sidecar.mayContain(cart, 2));
+        for (int batch : new int[] {0, 1, 36}) {
+            assertFalse(sidecar.mayContain(cart, batch), "cart in batch " + batch);
+        }
+        assertFalse(BloomSidecar.decode(GoldenKeys.file("batch_attr_idx_one_word")).mayHoldDoubles());
     }
 
     @Test
     void encode_oneWordFile_matchesBytesInFormatDoc() {
         assertArrayEquals(HexFormat.of().parseHex("4e424c4d01070000010000000ee922ec860111fa246ffd12"),
                 GoldenKeys.file("trace_idx_one_word"));
+        assertArrayEquals(HexFormat.of().parseHex("4e424c4d0107000001000000d6b7caf082b001062e11a841"),
+                GoldenKeys.file("batch_attr_idx_one_word"));
     }
 }

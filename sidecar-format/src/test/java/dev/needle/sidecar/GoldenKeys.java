@@ -17,16 +17,18 @@ import java.util.Optional;
 final class GoldenKeys {
 
     static final Path DIR = Path.of("src/test/resources/golden");
-    static final List<String> NAMES = List.of("trace_idx_1000", "attr_idx_all_types", "trace_idx_one_word");
+    static final List<String> NAMES = List.of("trace_idx_1000", "attr_idx_all_types", "trace_idx_one_word",
+            "batch_attr_idx_5_batches", "batch_attr_idx_one_word");
     private static final JsonFactory JSON = new JsonFactory();
 
-    /** One line of a keys file: a trace id, or an attribute pair with its listed type byte. */
-    record Key(byte[] traceId, String attrKey, char type, Object value) {
+    /** One line of a keys file: a trace id, or an attribute pair with its listed type byte and, for BATCH_ATTR_IDX, its batch. */
+    record Key(byte[] traceId, String attrKey, char type, Object value, Integer batch) {
 
         static Key parse(String line) {
             if (!line.startsWith("{")) {
-                return new Key(HexFormat.of().parseHex(line), null, 't', null);
+                return new Key(HexFormat.of().parseHex(line), null, 't', null, null);
             }
+            Integer batch = null;
             String key = null;
             String type = null;
             Object value = null;
@@ -36,6 +38,7 @@ final class GoldenKeys {
                     String field = p.currentName();
                     JsonToken t = p.nextToken();
                     switch (field) {
+                        case "batch" -> batch = p.getIntValue();
                         case "key" -> key = p.getText();
                         case "type" -> type = p.getText();
                         case "value" -> value = switch (t) {
@@ -52,7 +55,7 @@ final class GoldenKeys {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            return new Key(null, key, type.charAt(0), value);
+            return new Key(null, key, type.charAt(0), value, batch);
         }
 
         boolean isTraceId() {
@@ -72,7 +75,8 @@ final class GoldenKeys {
 
         /** Whether a sidecar may hold this key. */
         boolean in(Sidecar sidecar) {
-            return isTraceId() ? sidecar.mayContainTraceId(traceId) : sidecar.mayContain(attributeHash());
+            return isTraceId() ? sidecar.mayContainTraceId(traceId)
+                    : batch != null ? sidecar.mayContain(attributeHash(), batch) : sidecar.mayContain(attributeHash());
         }
     }
 
@@ -103,6 +107,16 @@ final class GoldenKeys {
         if (keys.get(0).isTraceId()) {
             TraceIdxBuilder builder = new TraceIdxBuilder();
             keys.forEach(k -> builder.add(k.traceId()));
+            return builder.build();
+        }
+        if (keys.get(0).batch() != null) {
+            BatchAttrIdxBuilder builder = new BatchAttrIdxBuilder();
+            for (Key k : keys) {
+                if (k.type() == 'd') {
+                    builder.holdingDouble();
+                }
+                builder.add(k.batch(), k.attributeHash());
+            }
             return builder.build();
         }
         AttrIdxBuilder builder = new AttrIdxBuilder();

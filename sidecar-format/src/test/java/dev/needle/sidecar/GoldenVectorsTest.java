@@ -57,6 +57,28 @@ class GoldenVectorsTest {
     }
 
     @Test
+    void formatDoc_everyBatchVector_matchesCode() throws IOException {
+        List<String> lines = vectorLines("batch {");
+        assertTrue(lines.size() >= 8, "expected BATCH_ATTR_IDX vectors in FORMAT.md");
+        for (String line : lines) {
+            int split = line.indexOf("} batch=") + 1;
+            GoldenKeys.Key key = GoldenKeys.Key.parse(line.substring("batch ".length(), split));
+            String[] f = line.substring(split + 1).split(" ");
+            int batch = Integer.parseInt(field(f[0], "batch"));
+            AttributeHash pair = key.attributeHash();
+            assertEquals(field(f[1], "lo"), hex(pair.lo()), line);
+            assertEquals(field(f[2], "hi"), hex(pair.hi()), line);
+            long batchLo = KeyMix.batchLo(pair.lo(), batch);
+            assertEquals(field(f[3], "batchlo"), hex(batchLo), line);
+            check(line, batchLo, pair.hi(), new String[] {"lo=" + hex(batchLo), "hi=" + hex(pair.hi()), f[4], f[5], f[6]});
+
+            BloomBits bits = BloomBits.ofBits(BITS, 7);
+            bits.put(KeyMix.h1(batchLo, pair.hi()), KeyMix.h2(batchLo, pair.hi()));
+            assertTrue(Sidecar.verified(bits, 0, 0).mayContain(pair, batch), line);
+        }
+    }
+
+    @Test
     void murmur3_referenceCheckValue_matchesFormatDoc() {
         AttributeHash h = AttributeHash.ofEncoding(
                 "The quick brown fox jumps over the lazy dog".getBytes(StandardCharsets.UTF_8));

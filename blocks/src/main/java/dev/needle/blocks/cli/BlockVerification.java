@@ -19,7 +19,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * What {@code inspect --verify} finds in one block: every record batch of data.arrow read whole,
- * which checks it against its CRC-32C in meta.json before decoding it, and both sidecars checked
+ * which checks it against its CRC-32C in meta.json before decoding it, and the sidecars checked
  * against their own CRC-32C. A block of writer version 1 has no checksums: its batches are read and
  * their structure checked, and it counts as not verifiable. Every file needle wrote that does not
  * read back intact is damage, one entry each, so that all of it is reported, not the first.
@@ -101,6 +101,9 @@ record BlockVerification(Verdict verdict, int batches, List<Damage> damage) {
         }
         checkSidecar(store, ref, BloomSidecar.TRACE_IDX, meta == null ? null : meta.traceIdxBytes(), damage);
         checkSidecar(store, ref, BloomSidecar.ATTR_IDX, meta == null ? null : meta.attrIdxBytes(), damage);
+        // Blocks written before BATCH_ATTR_IDX existed lack it, and meta.json does not record it: only
+        // a file that is there and does not verify is damage.
+        checkSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX, 0L, damage);
         Verdict verdict = !damage.isEmpty() ? Verdict.DAMAGED
                 : meta.hasChecksums() ? Verdict.VERIFIED : Verdict.NOT_VERIFIABLE;
         return new BlockVerification(verdict, batches, damage);

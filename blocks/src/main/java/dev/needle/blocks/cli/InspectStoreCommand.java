@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "store", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true,
         description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
-            "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX and ATTR_IDX bytes and their share "
+            "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
                 + "of the data, and the time range the block names cover; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json and "
                 + "file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
@@ -172,6 +172,7 @@ final class InspectStoreCommand implements Callable<Integer> {
         long dataBytes = 0;
         long traceIdxBytes = 0;
         long attrIdxBytes = 0;
+        long batchAttrIdxBytes = 0;
         for (BlockRef ref : refs) {
             Path dir = store.blockDir(ref);
             Report.MetaRead read = Report.readMeta(dir);
@@ -186,6 +187,7 @@ final class InspectStoreCommand implements Callable<Integer> {
             dataBytes += Report.size(dir.resolve(BlockLayout.DATA));
             traceIdxBytes += Report.size(dir.resolve(BloomSidecar.TRACE_IDX));
             attrIdxBytes += Report.size(dir.resolve(BloomSidecar.ATTR_IDX));
+            batchAttrIdxBytes += Report.size(dir.resolve(BloomSidecar.BATCH_ATTR_IDX));
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("tenant", tenant.value());
@@ -197,6 +199,8 @@ final class InspectStoreCommand implements Callable<Integer> {
         m.put("trace_idx_share", new Report.Share(traceIdxBytes, dataBytes));
         m.put("attr_idx_bytes", attrIdxBytes);
         m.put("attr_idx_share", new Report.Share(attrIdxBytes, dataBytes));
+        m.put("batch_attr_idx_bytes", batchAttrIdxBytes);
+        m.put("batch_attr_idx_share", new Report.Share(batchAttrIdxBytes, dataBytes));
         // Blocks are listed in time order, and every block's range lies inside its name's.
         long to = refs.stream().mapToLong(ref -> ref.name().endUnixMilli()).max().orElse(0);
         m.put("from", refs.isEmpty() ? null : Report.isoMilli(refs.get(0).name().startUnixMilli()));

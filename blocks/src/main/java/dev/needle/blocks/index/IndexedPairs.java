@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which (key, value) pairs of a record go into ATTR_IDX, under which indexed key.
+ * Which (key, value) pairs of a record go into ATTR_IDX (and, per record batch, BATCH_ATTR_IDX),
+ * under which indexed key.
  *
  * <p>Every indexed key is a namespace, a dot, then the rest: {@code resource.} + a resource
  * attribute's key, {@code scope.} + a scope attribute's key, {@code span.} or {@code log.} + a
@@ -65,9 +66,19 @@ public final class IndexedPairs {
     private record Pair(String namespace, String key, Object value) {
     }
 
-    /** Feeds the pairs of the records given to {@link #span} or {@link #log} into {@code sink}. */
+    /**
+     * Feeds the pairs of the records given to {@link #span} or {@link #log} into {@code sink}, each
+     * distinct pair once (once per batch after {@link #newBatch}).
+     */
     public IndexedPairs(Sink sink) {
         this.sink = sink;
+    }
+
+    /** The next records are another record batch's: pairs already passed on are passed on again, once. */
+    public void newBatch() {
+        seen.clear();
+        lastResource = null;
+        lastScope = null;
     }
 
     /** The pairs of one span; a resource or scope repeated from the previous record is skipped cheaply. */

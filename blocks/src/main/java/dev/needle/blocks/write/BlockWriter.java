@@ -15,6 +15,8 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.PendingBlock;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.AttrIdxBuilder;
+import dev.needle.sidecar.AttributeHash;
+import dev.needle.sidecar.BatchAttrIdxBuilder;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.TraceIdxBuilder;
 import java.io.BufferedOutputStream;
@@ -38,7 +40,7 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
  * time), writes {@code data.arrow} in batches of at most {@value BlockLayout#MAX_BATCH_ROWS} rows, then
- * {@code TRACE_IDX}, {@code ATTR_IDX} and {@code meta.json}, and publishes the block atomically
+ * {@code TRACE_IDX}, {@code ATTR_IDX}, {@code BATCH_ATTR_IDX} and {@code meta.json}, and publishes the block atomically
  * under a name that holds its time range. meta.json holds each batch's CRC-32C, taken over the bytes
  * on their way to the file ({@link BlockMetaJson} says which bytes).
  *
@@ -150,9 +152,8 @@ public final class BlockWriter {
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id) throws IOException {
         List<SpanRecord> sorted = sorted(spans, SPAN_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
-        AttrIdxBuilder attrIdx = new AttrIdxBuilder();
-        IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));
-        return write(tenant, Signal.SPANS, sorted, id, traceIdx, attrIdx, new Rows<>() {
+        AttributeSidecars attrs = new AttributeSidecars();
+        return write(tenant, Signal.SPANS, sorted, id, traceIdx, attrs, new Rows<>() {
             private SpanColumns columns;
 
             @Override
@@ -168,7 +169,7 @@ public final class BlockWriter {
                 zone.add(s.startTimeUnixNano(), s.traceId());
                 zone.duration(s.durationNano());
                 traceIdx.add(s.traceId().unsafeArray(), 0);
-                pairs.span(s);
+                attrs.pairs.span(s);
             }
 
             @Override
@@ -187,9 +188,8 @@ public final class BlockWriter {
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id) throws IOException {
         List<LogRecord> sorted = sorted(logs, LOG_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
-        AttrIdxBuilder attrIdx = new AttrIdxBuilder();
-        IndexedPairs pairs = new IndexedPairs(sinkOf(attrIdx));
-        return write(tenant, Signal.LOGS, sorted, id, traceIdx, attrIdx, new Rows<>() {
+        AttributeSidecars attrs = new AttributeSidecars();
+        return write(tenant, Signal.LOGS, sorted, id, traceIdx, attrs, new Rows<>() {
             private LogColumns columns;
 
             @Override
@@ -207,7 +207,7 @@ public final class BlockWriter {
                 if (!r.traceId().isEmpty()) {
                     traceIdx.add(r.traceId().unsafeArray(), 0);
                 }
-                pairs.log(r);
+                attrs.pairs.log(r);
             }
 
             @Override
@@ -227,7 +227,7 @@ public final class BlockWriter {
     }
 
     private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
-                                   TraceIdxBuilder traceIdx, AttrIdxBuilder attrIdx, Rows<R> rows)
+                                   TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
             throws IOException {
         int batchRows = options.batchRows();
         if (records.isEmpty()) {
@@ -244,6 +244,7 @@ public final class BlockWriter {
                     int n = Math.min(batchRows, records.size() - first);
                     root.allocateNew();
                     ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
+                    attrs.startBatch(batches.size());
                     for (int i = 0; i < n; i++) {
                         rows.write(i, records.get(first + i), zone);
                     }
@@ -258,16 +259,17 @@ public final class BlockWriter {
                 dataBytes = out.count;
             }
             long traceIdxBytes = writeSidecar(pending, BloomSidecar.TRACE_IDX, traceIdx.build());
-            long attrIdxBytes = writeSidecar(pending, BloomSidecar.ATTR_IDX, attrIdx.build());
+            long attrIdxBytes = writeSidecar(pending, BloomSidecar.ATTR_IDX, attrs.attrIdx.build());
+            long batchAttrIdxBytes = writeSidecar(pending, BloomSidecar.BATCH_ATTR_IDX, attrs.batchAttrIdx.build());
             long minTime = batches.stream().mapToLong(BatchMeta::minTimeUnixNano).min().orElseThrow();
             long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
-                    minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrIdx.distinctKeys(),
+                    minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrs.attrIdx.distinctKeys(),
                     clock.millis(), batches);
             try (OutputStream out = pending.create(BlockLayout.META)) {
                 out.write(BlockMetaJson.write(meta));
             }
-            return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta);
+            return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta, batchAttrIdxBytes);
         }
     }
 
@@ -296,28 +298,51 @@ public final class BlockWriter {
         return copy;
     }
 
-    private static IndexedPairs.Sink sinkOf(AttrIdxBuilder builder) {
-        return new IndexedPairs.Sink() {
-            @Override
-            public void string(String key, String value) {
-                builder.addString(key, value);
-            }
+    /**
+     * The block's ATTR_IDX and BATCH_ATTR_IDX, fed by one {@link IndexedPairs} that passes each pair
+     * on once per record batch, hashed once for both.
+     */
+    private static final class AttributeSidecars implements IndexedPairs.Sink {
+        final AttrIdxBuilder attrIdx = new AttrIdxBuilder();
+        final BatchAttrIdxBuilder batchAttrIdx = new BatchAttrIdxBuilder();
+        final IndexedPairs pairs = new IndexedPairs(this);
+        private int batch;
 
-            @Override
-            public void integer(String key, long value) {
-                builder.addLong(key, value);
-            }
+        /** The next rows are record batch {@code index}'s. */
+        void startBatch(int index) {
+            batch = index;
+            pairs.newBatch();
+        }
 
-            @Override
-            public void dbl(String key, double value) {
-                builder.addDouble(key, value);
-            }
+        @Override
+        public void string(String key, String value) {
+            add(AttributeHash.ofString(key, value));
+        }
 
-            @Override
-            public void bool(String key, boolean value) {
-                builder.addBool(key, value);
+        @Override
+        public void integer(String key, long value) {
+            add(AttributeHash.ofLong(key, value));
+        }
+
+        @Override
+        public void dbl(String key, double value) {
+            attrIdx.holdingDouble();
+            batchAttrIdx.holdingDouble();
+            AttributeHash hash = AttributeHash.ofDouble(key, value);
+            if (hash != null) {
+                add(hash);
             }
-        };
+        }
+
+        @Override
+        public void bool(String key, boolean value) {
+            add(AttributeHash.ofBool(key, value));
+        }
+
+        private void add(AttributeHash hash) {
+            attrIdx.add(hash);
+            batchAttrIdx.add(batch, hash);
+        }
     }
 
     /**

@@ -100,7 +100,7 @@ class InspectBlockCommandTest {
         assertTrue(json.contains("\"data_bytes\":" + Files.size(spansDir.resolve("data.arrow")) + ","), json);
         assertTrue(json.contains("\"block\":\"" + spansBlock.ref().name() + "\""), json);
         assertTrue(json.contains("\"tenant\":\"single-tenant\",\"signal\":\"spans\""), json);
-        assertEquals(2, json.split("\"verdict\":\"verified\"", -1).length - 1, json);
+        assertEquals(3, json.split("\"verdict\":\"verified\"", -1).length - 1, json);
         assertTrue(json.contains("\"error\":null"), json);
     }
 
@@ -112,6 +112,8 @@ class InspectBlockCommandTest {
         assertTrue(text.contains("batch  first row  rows  min time"), text);
         assertTrue(text.contains("min duration nano"), text);
         assertTrue(text.lines().anyMatch(l -> l.matches("TRACE_IDX +\\d+ +verified +\\d+ +0\\.\\d+ +\\d+ +\\d+ +\\d+\\.\\d\\d% +-")),
+                text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("BATCH_ATTR_IDX +\\d+ +verified +\\d+ +0\\.\\d+ +\\d+ +- +\\d+\\.\\d\\d% +-")),
                 text);
         assertFalse(text.contains("error"), text);
     }
@@ -204,6 +206,23 @@ class InspectBlockCommandTest {
         assertTrue(Pattern.compile("(?m)^file +batch +problem$").matcher(text).find(), text);
         assertTrue(Pattern.compile("(?m)^data\\.arrow +1 +" + Pattern.quote(expected)).matcher(text).find(), text);
         assertTrue(Pattern.compile("(?m)^ATTR_IDX +- +crc: checksum failed").matcher(text).find(), text);
+    }
+
+    @Test
+    void verify_batchAttrIdx_damagedIsDamage_missingIsABlockFromBeforeIt() throws IOException {
+        Path batchIdx = spansDir.resolve("BATCH_ATTR_IDX");
+        byte[] intact = Files.readAllBytes(batchIdx);
+        DamagedBlocks.flipBit(batchIdx, intact.length - 1);
+        assertEquals(1, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        assertTrue(out.toString().contains("{\"file\":\"BATCH_ATTR_IDX\",\"batch\":null,\"problem\":\"crc: checksum failed"),
+                out.toString());
+
+        Files.delete(batchIdx);
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"verification\":\"verified\",\"damage\":[]"), json);
+        assertTrue(json.contains("{\"sidecar\":\"BATCH_ATTR_IDX\",\"bytes\":0,\"verdict\":\"failed open: missing\""), json);
     }
 
     @Test

@@ -78,6 +78,11 @@ class InspectStoreCommandTest {
                 .mapToLong(b -> b.ref().name().startUnixMilli()).min().orElseThrow()) + "\""), json);
         assertTrue(json.contains("\"tmp_dirs\":[\"acme/spans/.tmp-crashed\"]"), json);
         assertTrue(json.contains("\"problems\":[]"), json);
+        long batchAttrIdxBytes = 0;
+        for (WrittenBlock block : acmeSpans) {
+            batchAttrIdxBytes += Files.size(new FsBlockStore(data).blockDir(block.ref()).resolve("BATCH_ATTR_IDX"));
+        }
+        assertTrue(json.contains("\"batch_attr_idx_bytes\":" + batchAttrIdxBytes + ","), json);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.AnyValue;
@@ -22,6 +23,7 @@ import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.AttrIdxBuilder;
 import dev.needle.sidecar.AttributeHash;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
@@ -31,12 +33,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -99,16 +103,25 @@ class SidecarContentsTest {
             List<SpanRecord> decoded = decodeSpans(reader);
             assertEquals(spans.size(), decoded.size());
             Expected expected = new Expected();
-            for (SpanRecord s : decoded) {
-                expected.traceId(s.traceId());
-                expected.attributes("resource.", s.resource().attributes());
-                expected.attributes("scope.", s.scope().attributes());
-                expected.attributes("span.", s.attributes());
-                expected.string("intrinsic.name", s.name());
-                expected.integer("intrinsic.status", s.statusCode());
-                expected.integer("intrinsic.kind", s.kind());
+            List<Expected> perBatch = new ArrayList<>();
+            for (int b = 0; b < reader.batchCount(); b++) {
+                perBatch.add(new Expected());
+            }
+            for (int i = 0; i < decoded.size(); i++) {
+                SpanRecord s = decoded.get(i);
+                for (Expected e : List.of(expected, perBatch.get(i / batchRows))) {
+                    e.traceId(s.traceId());
+                    e.attributes("resource.", s.resource().attributes());
+                    e.attributes("scope.", s.scope().attributes());
+                    e.attributes("span.", s.attributes());
+                    e.string("intrinsic.name", s.name());
+                    e.integer("intrinsic.status", s.statusCode());
+                    e.integer("intrinsic.kind", s.kind());
+                }
             }
             checkSidecars(reader, expected);
+            checkBatchAttrIdx(reader, perBatch, expected.anyDouble);
+            assertAttrIdxIsWhatOnePassOverTheBlockBuilds(block.ref(), pairs -> decoded.forEach(pairs::span));
         }
     }
 
@@ -122,15 +135,24 @@ class SidecarContentsTest {
             List<LogRecord> decoded = decodeLogs(reader);
             assertEquals(logs.size(), decoded.size());
             Expected expected = new Expected();
-            for (LogRecord r : decoded) {
-                expected.traceId(r.traceId());
-                expected.attributes("resource.", r.resource().attributes());
-                expected.attributes("scope.", r.scope().attributes());
-                expected.attributes("log.", r.attributes());
-                expected.integer("intrinsic.severity", r.severityNumber());
+            List<Expected> perBatch = new ArrayList<>();
+            for (int b = 0; b < reader.batchCount(); b++) {
+                perBatch.add(new Expected());
+            }
+            for (int i = 0; i < decoded.size(); i++) {
+                LogRecord r = decoded.get(i);
+                for (Expected e : List.of(expected, perBatch.get(i / batchRows))) {
+                    e.traceId(r.traceId());
+                    e.attributes("resource.", r.resource().attributes());
+                    e.attributes("scope.", r.scope().attributes());
+                    e.attributes("log.", r.attributes());
+                    e.integer("intrinsic.severity", r.severityNumber());
+                }
             }
             assertTrue(expected.traceIds.size() > 0, "RandomRecords correlates about half the logs with a trace");
             checkSidecars(reader, expected);
+            checkBatchAttrIdx(reader, perBatch, expected.anyDouble);
+            assertAttrIdxIsWhatOnePassOverTheBlockBuilds(block.ref(), pairs -> decoded.forEach(pairs::log));
         }
     }
 
@@ -265,6 +287,71 @@ class SidecarContentsTest {
             }
         }
         assertTrue(maybe < 100, maybe + " of 2000 absent pairs answered maybe");
+    }
+
+    /**
+     * BATCH_ATTR_IDX holds every pair of each batch under that batch's index, with HAS_DOUBLE as
+     * ATTR_IDX has it; and, not vacuously, rules out of a batch most pairs that only other batches hold.
+     */
+    private void checkBatchAttrIdx(BlockReader reader, List<Expected> batches, boolean anyDouble) {
+        Sidecar batchIdx = reader.sidecar(BloomSidecar.BATCH_ATTR_IDX);
+        assertTrue(batchIdx.isVerified(), batchIdx.detail());
+        assertEquals(anyDouble, batchIdx.mayHoldDoubles(), "HAS_DOUBLE flag");
+        int elsewhere = 0;
+        int maybe = 0;
+        for (int b = 0; b < batches.size(); b++) {
+            Map<String, AttributeHash> own = batches.get(b).pairs;
+            for (Map.Entry<String, AttributeHash> pair : own.entrySet()) {
+                assertTrue(batchIdx.mayContain(pair.getValue(), b), "BATCH_ATTR_IDX lacks " + pair.getKey() + " in batch " + b);
+            }
+            Set<AttributeHash> held = new HashSet<>(own.values());
+            for (AttributeHash other : batches.get((b + 1) % batches.size()).pairs.values()) {
+                if (!held.contains(other)) {
+                    elsewhere++;
+                    maybe += batchIdx.mayContain(other, b) ? 1 : 0;
+                }
+            }
+        }
+        if (batches.size() == 1) {
+            return; // the next batch is this one
+        }
+        assertTrue(elsewhere > 100, elsewhere + " pairs held by the next batch only");
+        assertTrue(maybe * 50 < elsewhere, maybe + " of " + elsewhere + " pairs of the next batch answered maybe");
+    }
+
+    /**
+     * ATTR_IDX is byte for byte the file that one pass of {@link IndexedPairs} over the block's
+     * records into an {@link AttrIdxBuilder} builds: hashing each pair once per batch for
+     * BATCH_ATTR_IDX changed nothing in it.
+     */
+    private void assertAttrIdxIsWhatOnePassOverTheBlockBuilds(BlockRef block, Consumer<IndexedPairs> records)
+            throws IOException {
+        AttrIdxBuilder builder = new AttrIdxBuilder();
+        IndexedPairs pairs = new IndexedPairs(new IndexedPairs.Sink() {
+            @Override
+            public void string(String key, String value) {
+                builder.addString(key, value);
+            }
+
+            @Override
+            public void integer(String key, long value) {
+                builder.addLong(key, value);
+            }
+
+            @Override
+            public void dbl(String key, double value) {
+                builder.addDouble(key, value);
+            }
+
+            @Override
+            public void bool(String key, boolean value) {
+                builder.addBool(key, value);
+            }
+        });
+        records.accept(pairs);
+        Path written = store.blockDir(block).resolve(BloomSidecar.ATTR_IDX);
+        assertEquals(HexFormat.of().formatHex(builder.build().orElseThrow()),
+                HexFormat.of().formatHex(Files.readAllBytes(written)), written.toString());
     }
 
     /** The trace ids and indexed pairs of decoded records, enumerated by the documented rule. */

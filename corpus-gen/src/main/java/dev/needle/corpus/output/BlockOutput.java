@@ -1,6 +1,5 @@
 package dev.needle.corpus.output;
 
-import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.FsBlockStore;
@@ -51,7 +50,7 @@ public final class BlockOutput {
         String prefix = "gen" + String.format("%016x", corpus.spec().seed());
         Tally spans = corpus.spanTally();
         Tally logs = corpus.logTally();
-        List<Callable<BlockMeta>> tasks = new ArrayList<>();
+        List<Callable<WrittenBlock>> tasks = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "needle-gen");
             t.setDaemon(true);
@@ -66,7 +65,7 @@ public final class BlockOutput {
                     WrittenBlock block = writer.writeSpans(tenant, made.records(), prefix + "s" + chunk);
                     spans.merge(made.tally());
                     progress.accept(made.records().size());
-                    return block.meta();
+                    return block;
                 });
             }
             for (int c = 0; c < corpus.logChunks(); c++) {
@@ -76,19 +75,19 @@ public final class BlockOutput {
                     WrittenBlock block = writer.writeLogs(tenant, made.records(), prefix + "l" + chunk);
                     logs.merge(made.tally());
                     progress.accept(made.records().size());
-                    return block.meta();
+                    return block;
                 });
             }
-            List<Future<BlockMeta>> futures = new ArrayList<>();
-            for (Callable<BlockMeta> task : tasks) {
+            List<Future<WrittenBlock>> futures = new ArrayList<>();
+            for (Callable<WrittenBlock> task : tasks) {
                 futures.add(pool.submit(task));
             }
             long dataBytes = 0;
             long sidecarBytes = 0;
-            for (Future<BlockMeta> future : futures) {
-                BlockMeta meta = await(future);
-                dataBytes += meta.dataBytes();
-                sidecarBytes += meta.traceIdxBytes() + meta.attrIdxBytes();
+            for (Future<WrittenBlock> future : futures) {
+                WrittenBlock block = await(future);
+                dataBytes += block.meta().dataBytes();
+                sidecarBytes += block.sidecarBytes();
             }
             return new Result(spans, logs, futures.size(), dataBytes, sidecarBytes);
         } finally {
@@ -96,7 +95,7 @@ public final class BlockOutput {
         }
     }
 
-    private static BlockMeta await(Future<BlockMeta> future) throws IOException, InterruptedException {
+    private static WrittenBlock await(Future<WrittenBlock> future) throws IOException, InterruptedException {
         try {
             return future.get();
         } catch (ExecutionException e) {

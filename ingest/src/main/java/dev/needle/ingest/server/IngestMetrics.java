@@ -22,7 +22,7 @@ import java.io.UncheckedIOException;
  * <tr><td>{@code needle_ingest_head_rows}</td><td>gauge</td><td>spans and log records acknowledged and not yet in a listed block</td></tr>
  * <tr><td>{@code needle_ingest_head_bytes}</td><td>gauge</td><td>heap bytes those records hold, estimated: what the head bound counts</td></tr>
  * <tr><td>{@code needle_ingest_blocks_published_total}</td><td>counter</td><td>blocks published since start</td></tr>
- * <tr><td>{@code needle_ingest_sidecar_bytes_published_total}</td><td>counter</td><td>TRACE_IDX and ATTR_IDX bytes of those blocks</td></tr>
+ * <tr><td>{@code needle_ingest_sidecar_bytes_published_total}</td><td>counter</td><td>TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes of those blocks</td></tr>
  * </table>
  */
 final class IngestMetrics {
@@ -66,7 +66,7 @@ final class IngestMetrics {
         CounterWithCallback.builder().name("needle_ingest_blocks_published_total").help("Blocks published since start")
                 .callback(cb -> cb.call(pipeline.blocksPublished())).register(registry);
         CounterWithCallback.builder().name("needle_ingest_sidecar_bytes_published_total")
-                .help("TRACE_IDX and ATTR_IDX bytes of the blocks published since start")
+                .help("TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes of the blocks published since start")
                 .callback(cb -> cb.call(pipeline.sidecarBytesPublished())).register(registry);
     }
 

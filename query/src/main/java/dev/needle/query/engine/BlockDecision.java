@@ -14,9 +14,11 @@ import com.fasterxml.jackson.annotation.Nulls;
  * @param decidedBy      the step that decided: the last one to run
  * @param pruned         whether the block was skipped without reading any record batch
  * @param reason         why, in words ("TRACE_IDX rules the trace id out", "batch 3 matched 7 rows")
- * @param failedOpen     the label of a sidecar that could not be trusted (missing, crc, …), or null
+ * @param failedOpen     the label of a sidecar that could not be trusted (missing, crc, …; a BATCH_ATTR_IDX's as
+ *                       batch_attr_idx:missing, …), or null
  * @param batchesRead    record batches whose columns were read
- * @param batchesSkipped record batches ruled out by their zone maps, or left unread once a limit was met by newer rows
+ * @param batchesSkipped record batches ruled out by their zone maps or BATCH_ATTR_IDX, or left unread once a limit
+ *                       was met by newer rows
  * @param rowsScanned    rows whose predicate columns were read and tested
  * @param matched        rows that matched
  * @param bytesToDecide  bytes read before any batch: sidecar, meta.json, the Arrow footer
@@ -45,6 +47,8 @@ public record BlockDecision(
         ATTR_IDX("attr_idx"),
         /** The record batches' zone maps in meta.json. */
         ZONE_MAPS("zone_maps"),
+        /** The block's BATCH_ATTR_IDX, which rules out record batches one by one: ATTR_IDX's mechanism. */
+        BATCH_ATTR_IDX("batch_attr_idx"),
         /** The rows themselves. */
         ROWS("rows"),
         /** Not read: the limit was reached with records newer than any this block holds. */
@@ -65,9 +69,9 @@ public record BlockDecision(
         }
     }
 
-    /** Whether the block was opened. */
+    /** Whether the block was opened: read, or pruned batch by batch after reading its meta.json and footer. */
     public boolean opened() {
-        return !pruned || decidedBy == Step.ZONE_MAPS;
+        return !pruned || decidedBy == Step.ZONE_MAPS || decidedBy == Step.BATCH_ATTR_IDX;
     }
 
     /** Whether the block was opened but held no match: a sidecar false positive, or no sidecar help. */

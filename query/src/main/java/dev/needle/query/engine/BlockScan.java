@@ -7,6 +7,7 @@ import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,14 +18,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Runs the plan on one block: time range from the name, then the sidecar, then each batch's zone
- * maps, then the rows. Each step either skips with certainty or passes the block on; a sidecar
- * that cannot be trusted passes it on and is counted as failed open.
+ * maps and, for a search ATTR_IDX could not rule out, BATCH_ATTR_IDX, then the rows. Each step
+ * either skips with certainty or passes the block on; a sidecar that cannot be trusted passes it on
+ * and is counted as failed open.
  */
 final class BlockScan {
 
     /** The outcome for one block: the decision, the matching records, and an error if it could not be read. */
     record Outcome<R>(BlockDecision decision, List<R> records, String problem) {
     }
+
+    /** How a BATCH_ATTR_IDX that cannot be trusted is named among failed-open sidecars: {@code batch_attr_idx:crc}. */
+    private static final String BATCH_FAILED_OPEN = "batch_attr_idx:";
 
     private final BlockStore store;
     private final BufferAllocator allocator;
@@ -66,9 +71,36 @@ final class BlockScan {
                 failedOpen = sidecar.failOpenReason().orElseThrow().label();
             }
         }
+        // The block may hold a match: BATCH_ATTR_IDX may still rule out its batches, or all of them.
+        BatchAttrIdxCheck batchCheck = mechanisms.attrIdx() ? target.batchAttrIdxCheck() : null;
+        Sidecar batchIdx = null;
+        if (batchCheck != null) {
+            boolean[] hit = new boolean[1];
+            Sidecar sidecar = cache.get(ref, BloomSidecar.BATCH_ATTR_IDX,
+                    () -> BlockReader.readSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX), hit);
+            sidecarBytes += hit[0] ? 0 : sidecar.bytesRead();
+            if (sidecar.isVerified()) {
+                batchIdx = sidecar;
+            } else if (failedOpen == null) {
+                failedOpen = BATCH_FAILED_OPEN + sidecar.failOpenReason().orElseThrow().label();
+            }
+        }
 
         try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
             long decideBytes = sidecarBytes + reader.bytesRead();
+            String[] batchRuledOut = new String[reader.batchCount()];
+            if (batchIdx != null) {
+                int ruledOut = 0;
+                for (int b = 0; b < batchRuledOut.length; b++) {
+                    batchRuledOut[b] = batchCheck.ruledOut(batchIdx, b);
+                    ruledOut += batchRuledOut[b] == null ? 0 : 1;
+                }
+                if (ruledOut > 0 && ruledOut == batchRuledOut.length) {
+                    return new Outcome<>(new BlockDecision(name, Step.BATCH_ATTR_IDX, true, "every batch is ruled out by "
+                            + "BATCH_ATTR_IDX (batch " + (ruledOut - 1) + ": " + batchRuledOut[ruledOut - 1] + ")",
+                            failedOpen, 0, ruledOut, 0, 0, decideBytes, decideBytes), List.of(), null);
+                }
+            }
             MatchedRows<R> matches = new MatchedRows<>(target, limit);
             int batchesRead = 0;
             int batchesSkipped = 0;
@@ -90,6 +122,11 @@ final class BlockScan {
                         continue;
                     }
                 }
+                if (batchRuledOut[b] != null) {
+                    batchesSkipped++;
+                    lastSkip = "batch " + b + ": " + batchRuledOut[b];
+                    continue;
+                }
                 batchesRead++;
                 try (VectorSchemaRoot columns = reader.read(b, matches.columns())) {
                     rows += columns.getRowCount();
@@ -105,7 +142,8 @@ final class BlockScan {
             long bytes = sidecarBytes + reader.bytesRead();
             if (batchesRead == 0 && reader.batchCount() > 0) {
                 return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
-                        "every batch is ruled out by its zone maps (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
+                        "every batch is ruled out by its zone maps" + (batchIdx != null ? " or BATCH_ATTR_IDX" : "")
+                        + " (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
                         0, 0, decideBytes, bytes), List.of(), null);
             }
             String reason = matches.count() == 0

@@ -41,10 +41,11 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
 
     /** The totals of an EXPLAIN, with the head's counts. */
     @JsonPropertyOrder({"blocksListed", "prunedByTime", "prunedByTraceIdx", "prunedByAttrIdx", "prunedByZoneMaps",
-        "skippedByLimit", "opened", "openedForNothing", "unreadable", "failedOpen", "rowsScanned", "matched", "bytesRead",
+        "prunedByBatchAttrIdx", "skippedByLimit", "opened", "openedForNothing", "unreadable", "failedOpen", "rowsScanned", "matched", "bytesRead",
         "bytesToDecide", "headRecords", "headMatched"})
     public record Totals(@JsonProperty("blocksListed") int listed, int prunedByTime, int prunedByTraceIdx,
-                         int prunedByAttrIdx, int prunedByZoneMaps, int skippedByLimit, int opened, int openedForNothing,
+                         int prunedByAttrIdx, int prunedByZoneMaps, int prunedByBatchAttrIdx, int skippedByLimit,
+                         int opened, int openedForNothing,
                          @JsonProperty("unreadable") int errors, Map<String, Integer> failedOpen, long rowsScanned,
                          long matched, long bytesToDecide, long bytesRead, @JsonProperty("headRecords") long headRows,
                          long headMatched) {
@@ -57,6 +58,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
         int traceIdx = 0;
         int attrIdx = 0;
         int zoneMaps = 0;
+        int batchAttrIdx = 0;
         int limit = 0;
         int opened = 0;
         int forNothing = 0;
@@ -73,6 +75,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
                     case TRACE_IDX -> traceIdx++;
                     case ATTR_IDX -> attrIdx++;
                     case ZONE_MAPS -> zoneMaps++;
+                    case BATCH_ATTR_IDX -> batchAttrIdx++;
                     case LIMIT -> limit++;
                     default -> { }
                 }
@@ -90,7 +93,7 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
             decide += d.bytesToDecide();
             read += d.bytesRead();
         }
-        return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, limit, opened, forNothing, errors, failedOpen,
+        return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, batchAttrIdx, limit, opened, forNothing, errors, failedOpen,
                 rows, matched, decide, read, headRows, headMatched);
     }
 }

@@ -31,9 +31,10 @@ public final class ExplainFormat {
         Explain.Totals t = plan.totals();
         StringBuilder out = new StringBuilder();
         out.append(String.format("%s: %d blocks listed, %d pruned by time, %d by TRACE_IDX, %d by ATTR_IDX, "
-                        + "%d by zone maps, %d skipped by the limit; %d opened, %d for nothing, %d unreadable%n",
+                        + "%d by zone maps, %d by BATCH_ATTR_IDX, %d skipped by the limit; %d opened, %d for nothing, "
+                        + "%d unreadable%n",
                 plan.signal(), t.listed(), t.prunedByTime(), t.prunedByTraceIdx(), t.prunedByAttrIdx(),
-                t.prunedByZoneMaps(), t.skippedByLimit(), t.opened(), t.openedForNothing(), t.errors()));
+                t.prunedByZoneMaps(), t.prunedByBatchAttrIdx(), t.skippedByLimit(), t.opened(), t.openedForNothing(), t.errors()));
         out.append(String.format("%s: %d rows scanned, %d matched, %d bytes read (%d to decide); head: %d records, %d matched%n",
                 plan.signal(), t.rowsScanned(), t.matched(), t.bytesRead(), t.bytesToDecide(), plan.headRows(),
                 plan.headMatched()));

@@ -74,7 +74,9 @@ public final class QueryEngine implements AutoCloseable {
     /**
      * Reads the sidecars of every tenant's blocks into the cache, newest blocks first, until it is
      * full: a server calls this as it starts, so that its first queries do not read them one by one.
-     * Returns how many sidecars the cache then holds from this pass.
+     * TRACE_IDX and ATTR_IDX of every block come first, then BATCH_ATTR_IDX: every lookup asks the
+     * former, only a search that ATTR_IDX could not rule a block out for asks the latter. Returns how
+     * many sidecars the cache then holds from this pass.
      */
     public int preloadSidecars() throws IOException {
         List<BlockRef> blocks = new ArrayList<>();
@@ -85,12 +87,15 @@ public final class QueryEngine implements AutoCloseable {
         }
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         int held = 0;
-        for (BlockRef ref : blocks) {
-            for (String file : List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX)) {
-                if (!cache.preload(ref, file, () -> BlockReader.readSidecar(store, ref, file))) {
-                    return held;
+        for (List<String> files : List.of(List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX),
+                List.of(BloomSidecar.BATCH_ATTR_IDX))) {
+            for (BlockRef ref : blocks) {
+                for (String file : files) {
+                    if (!cache.preload(ref, file, () -> BlockReader.readSidecar(store, ref, file))) {
+                        return held;
+                    }
+                    held++;
                 }
-                held++;
             }
         }
         return held;

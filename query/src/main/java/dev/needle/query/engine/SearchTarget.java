@@ -128,6 +128,11 @@ abstract class SearchTarget<R> implements Target<R> {
     }
 
     @Override
+    public BatchAttrIdxCheck batchAttrIdxCheck() {
+        return BatchAttrIdxCheck.of(expr);
+    }
+
+    @Override
     public String ruledOutBy(BatchMeta batch) {
         return ruledOut(expr, c -> ruledOut(c, batch));
     }

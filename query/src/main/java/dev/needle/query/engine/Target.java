@@ -28,6 +28,14 @@ interface Target<R> {
     /** Null when the batch's zone maps cannot rule it out, else why they do. */
     String ruledOutBy(BatchMeta batch);
 
+    /**
+     * What the block's BATCH_ATTR_IDX may rule out of its record batches for this lookup, or null
+     * when it can rule out none: a trace lookup, or a search without an equality it decides.
+     */
+    default BatchAttrIdxCheck batchAttrIdxCheck() {
+        return null;
+    }
+
     /** The columns {@link #matchingRows} reads. */
     Set<String> predicateColumns();
 

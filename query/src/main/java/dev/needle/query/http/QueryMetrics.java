@@ -24,12 +24,13 @@ import java.util.Map;
  * <tr><td>{@code needle_query_blocks_listed_total}</td><td>counter</td><td>signal</td><td>blocks considered</td></tr>
  * <tr><td>{@code needle_query_blocks_pruned_total}</td><td>counter</td><td>signal, mechanism</td>
  *     <td>blocks skipped without reading a batch, by the step that skipped them:
- *     time, trace_idx, attr_idx, zone_maps or limit</td></tr>
+ *     time, trace_idx, attr_idx, zone_maps, batch_attr_idx or limit</td></tr>
  * <tr><td>{@code needle_query_blocks_opened_total}</td><td>counter</td><td>signal</td><td>blocks opened</td></tr>
  * <tr><td>{@code needle_query_blocks_opened_for_nothing_total}</td><td>counter</td><td>signal</td>
  *     <td>blocks opened that held no match: sidecar false positives, or no sidecar to help</td></tr>
  * <tr><td>{@code needle_query_sidecars_failed_open_total}</td><td>counter</td><td>signal, reason</td>
- *     <td>sidecars that could not be trusted (missing, crc, length, …), so their block was scanned</td></tr>
+ *     <td>sidecars that could not be trusted (missing, crc, length, …; a BATCH_ATTR_IDX's as
+ *     batch_attr_idx:missing, …), so their block, or every batch of it, was scanned</td></tr>
  * <tr><td>{@code needle_query_blocks_unreadable_total}</td><td>counter</td><td>signal</td>
  *     <td>blocks that could not be read: each made an answer PARTIAL</td></tr>
  * <tr><td>{@code needle_query_rows_scanned_total}</td><td>counter</td><td>signal</td><td>rows tested</td></tr>
@@ -57,7 +58,7 @@ public final class QueryMetrics {
         }
     }
 
-    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps", "limit");
+    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps", "batch_attr_idx", "limit");
 
     private final Counter lookups;
     private final Histogram latency;
@@ -130,6 +131,7 @@ public final class QueryMetrics {
             pruned.labelValues(s, "trace_idx").inc(t.prunedByTraceIdx());
             pruned.labelValues(s, "attr_idx").inc(t.prunedByAttrIdx());
             pruned.labelValues(s, "zone_maps").inc(t.prunedByZoneMaps());
+            pruned.labelValues(s, "batch_attr_idx").inc(t.prunedByBatchAttrIdx());
             pruned.labelValues(s, "limit").inc(t.skippedByLimit());
             opened.labelValues(s).inc(t.opened());
             openedForNothing.labelValues(s).inc(t.openedForNothing());

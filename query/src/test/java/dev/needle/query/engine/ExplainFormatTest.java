@@ -24,11 +24,16 @@ final class ExplainFormatTest {
                 new BlockDecision("b2", Step.ROWS, false, "no match; the sidecar failed open (crc)", "crc", 2, 5, 300, 0,
                         900, 40_000),
                 new BlockDecision("b1", Step.ZONE_MAPS, true, "every batch ruled out", null, 0, 7, 0, 0, 120, 120),
+                new BlockDecision("b1a", Step.BATCH_ATTR_IDX, true, "every batch is ruled out by BATCH_ATTR_IDX",
+                        "batch_attr_idx:crc", 0, 37, 0, 0, 4_000, 4_000),
                 new BlockDecision("b0", Step.ERROR, false, "block t/logs/b0: truncated", "missing", 0, 0, 0, 0, 16, 16)),
                 12, 3);
         Explain read = roundTrip(plan);
         assertEquals(plan, read);
         assertEquals(ExplainFormat.table(plan), ExplainFormat.table(read));
+        assertEquals(1, read.totals().prunedByBatchAttrIdx());
+        assertEquals(4, read.totals().opened(), "b2 and b0, and b1 and b1a, whose footers were read");
+        assertEquals(true, ExplainFormat.table(read).contains(", 1 by BATCH_ATTR_IDX, "), ExplainFormat.table(read));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -11,6 +12,8 @@ import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -30,7 +33,7 @@ class SidecarPreloadTest {
         Corpus corpus = writeCorpus(store);
         try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 64L << 20, 2)) {
             int blocks = corpus.spanBlocks.size() + corpus.logBlocks.size();
-            assertEquals(2 * blocks, engine.preloadSidecars(), "TRACE_IDX and ATTR_IDX of every block");
+            assertEquals(3 * blocks, engine.preloadSidecars(), "TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX of every block");
 
             TraceResult result = engine.trace(TenantId.DEFAULT, ABSENT, TimeRange.ALL, Mechanisms.ALL, true);
 
@@ -51,13 +54,31 @@ class SidecarPreloadTest {
             int held = engine.preloadSidecars();
             long bytes = engine.sidecarCache().bytes();
 
-            assertTrue(held >= 1 && held < 2 * (corpus.spanBlocks.size() + corpus.logBlocks.size()), "held " + held);
+            assertTrue(held >= 1 && held < 3 * (corpus.spanBlocks.size() + corpus.logBlocks.size()), "held " + held);
             assertTrue(bytes > 0 && bytes <= room, bytes + " bytes in a cache of " + room);
             assertEquals(held, engine.preloadSidecars(), "a second pass finds the same sidecars: none was evicted");
             assertEquals(bytes, engine.sidecarCache().bytes());
             TraceResult result = engine.trace(TenantId.DEFAULT, ABSENT, TimeRange.ALL, Mechanisms.ALL, true);
             assertTrue(engine.sidecarCache().hits() >= 1, "the newest blocks' sidecars came from the cache");
             assertTrue(result.spans().isEmpty());
+        }
+    }
+
+    @Test
+    void aCacheForTheBlockSidecarsOnly_holdsTraceIdxAndAttrIdxOfEveryBlock_beforeAnyBatchAttrIdx() throws IOException {
+        FsBlockStore store = new FsBlockStore(dir);
+        Corpus corpus = writeCorpus(store);
+        List<BlockRef> blocks = new ArrayList<>(corpus.spanBlocks);
+        blocks.addAll(corpus.logBlocks);
+        long blockSidecars = 0;
+        for (BlockRef ref : blocks) {
+            for (String file : List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX)) {
+                blockSidecars += BlockReader.readSidecar(store, ref, file).sizeInBytes();
+            }
+        }
+        try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, blockSidecars, 2)) {
+            assertEquals(2 * blocks.size(), engine.preloadSidecars());
+            assertEquals(blockSidecars, engine.sidecarCache().bytes());
         }
     }
 

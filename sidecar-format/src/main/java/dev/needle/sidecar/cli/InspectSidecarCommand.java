@@ -28,10 +28,10 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "sidecar", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true,
-        description = {"Show a TRACE_IDX or ATTR_IDX file, and look keys up in it.",
+        description = {"Show a TRACE_IDX, ATTR_IDX or BATCH_ATTR_IDX file, and look keys up in it.",
             "%nPrints every header field, the CRC verdict, the fill, the number of keys the fill implies and the "
                 + "false-positive rate it gives. With --probe or --probe-attr, also each key's hashes, bit positions "
-                + "and verdict."})
+                + "and verdict; with --batches N, the record batches of a BATCH_ATTR_IDX that may hold each pair."})
 public final class InspectSidecarCommand implements Callable<Integer> {
 
     @Spec
@@ -51,6 +51,10 @@ public final class InspectSidecarCommand implements Callable<Integer> {
             description = "an attribute pair to look up, typed like a query literal: key=\"text\", key=200, key=0.5, key=true (repeatable)")
     List<String> attrProbes = new ArrayList<>();
 
+    @Option(names = "--batches", paramLabel = "N", description = "the file is a BATCH_ATTR_IDX of a block of N record "
+            + "batches: list which of batches 0..N-1 may hold each --probe-attr pair")
+    Integer batches;
+
     @Override
     public Integer call() throws IOException {
         List<Probe> probes = new ArrayList<>();
@@ -65,6 +69,11 @@ public final class InspectSidecarCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("needle inspect sidecar: " + e.getMessage());
             return 2;
         }
+        if (batches != null && (batches < 1 || attrProbes.isEmpty() || !traceProbes.isEmpty())) {
+            spec.commandLine().getErr().println("needle inspect sidecar: --batches needs a positive N, "
+                    + "--probe-attr and no --probe");
+            return 2;
+        }
         if (!Files.exists(file)) {
             spec.commandLine().getErr().println("needle inspect sidecar: no such file: " + file);
             return 1;
@@ -73,7 +82,8 @@ public final class InspectSidecarCommand implements Callable<Integer> {
         byte[] bytes = Files.readAllBytes(file);
         Sidecar sidecar = BloomSidecar.decode(bytes);
         Map<String, Object> facts = facts(bytes, sidecar);
-        List<Map<String, Object>> answers = probes.stream().map(p -> p.answer(sidecar)).toList();
+        List<Map<String, Object>> answers = probes.stream()
+                .map(p -> batches == null ? p.answer(sidecar) : p.batchAnswer(sidecar, batches)).toList();
 
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -165,6 +175,26 @@ public final class InspectSidecarCommand implements Callable<Integer> {
             } else {
                 a.put("verdict", sidecar.mayContain(h1, h2) ? "maybe" : "absent");
             }
+            return a;
+        }
+
+        /** The batches of 0..batches-1 whose BATCH_ATTR_IDX key of this pair may be present. */
+        Map<String, Object> batchAnswer(Sidecar sidecar, int batches) {
+            Map<String, Object> a = new LinkedHashMap<>();
+            a.put("probe", kind + " " + key);
+            if (sidecar.bits().isEmpty()) {
+                a.put("batches", "every one (failed open: " + sidecar.failOpenReason().orElseThrow().label() + ")");
+                return a;
+            }
+            List<Integer> maybe = new ArrayList<>();
+            if (literal.type() != 'd' || sidecar.mayHoldDoubles()) {
+                for (int b = 0; b < batches; b++) {
+                    if (sidecar.mayContain(new AttributeHash(lo, hi), b)) {
+                        maybe.add(b);
+                    }
+                }
+            }
+            a.put("batches", maybe.isEmpty() ? "none" : maybe.toString());
             return a;
         }
     }

@@ -55,6 +55,21 @@ class InspectSidecarCommandTest {
     }
 
     @Test
+    void sidecar_batches_listTheBatchesABatchAttrIdxSaysMayHoldEachPair() {
+        assertEquals(0, run(GOLDEN.resolve("batch_attr_idx_5_batches").toString(), "--json", "--batches", "40",
+                "--probe-attr", "span.user.id=\"user-17\"", "--probe-attr", "resource.service.name=\"cart\""));
+        String json = out.toString();
+        assertTrue(json.contains("\"batches\":\"[0, 36]\""), json);
+        assertTrue(json.contains("\"batches\":\"[2]\""), json);
+    }
+
+    @Test
+    void sidecar_batchesWithoutAttrProbes_exitsTwo() {
+        assertEquals(2, run(GOLDEN.resolve("batch_attr_idx_5_batches").toString(), "--batches", "3"));
+        assertTrue(err.toString().contains("--batches needs"), err.toString());
+    }
+
+    @Test
     void sidecar_truncatedFile_reportsFailOpenReason() throws IOException {
         Path cut = tmp.resolve("TRACE_IDX");
         Files.write(cut, Arrays.copyOf(Files.readAllBytes(GOLDEN.resolve("trace_idx_1000")), 100));

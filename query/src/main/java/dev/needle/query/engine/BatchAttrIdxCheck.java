@@ -1,0 +1,99 @@
+package dev.needle.query.engine;
+
+import dev.needle.query.ql.Expr;
+import dev.needle.query.ql.Literal;
+import dev.needle.query.ql.Op;
+import dev.needle.sidecar.AttributeHash;
+import dev.needle.sidecar.Sidecar;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Which record batches of a block a search's equalities rule out, by the block's BATCH_ATTR_IDX:
+ * judged as ATTR_IDX judges the block ({@code SearchTarget.ruledOutBy(Sidecar)}), condition by
+ * condition, with the probes of one batch instead of the block's. An equality {@code key = literal}
+ * rules batch b out when no indexed key its value may lie under may hold it in b (or when it needs
+ * a double and the block holds none); AND is ruled out by any term, OR only by every term; any
+ * other condition rules nothing out.
+ */
+final class BatchAttrIdxCheck {
+
+    private final Expr expr;
+    /** Each equality an index decides, with the hashes of the pairs that would match it. */
+    private final Map<Expr.Condition, List<AttributeHash>> pairs = new HashMap<>();
+
+    private BatchAttrIdxCheck(Expr expr) {
+        this.expr = expr;
+        collect(expr);
+    }
+
+    /** The check of {@code expr}, or null when it can rule no batch out: then the file need not be read. */
+    static BatchAttrIdxCheck of(Expr expr) {
+        BatchAttrIdxCheck check = new BatchAttrIdxCheck(expr);
+        return ruledOut(expr, c -> check.pairs.containsKey(c) ? "" : null) == null ? null : check;
+    }
+
+    private void collect(Expr e) {
+        if (e instanceof Expr.And and) {
+            and.terms().forEach(this::collect);
+        } else if (e instanceof Expr.Or or) {
+            or.terms().forEach(this::collect);
+        } else if (e instanceof Expr.Condition c && c.op() == Op.EQ && !c.attribute().indexedKeys().isEmpty()) {
+            List<AttributeHash> hashes = new ArrayList<>();
+            for (String key : c.attribute().indexedKeys()) {
+                hashes.add(c.literal().hash(key));
+            }
+            pairs.put(c, hashes);
+        }
+    }
+
+    /** Null when the verified BATCH_ATTR_IDX {@code file} cannot rule batch {@code batch} out, else why it does. */
+    String ruledOut(Sidecar file, int batch) {
+        return ruledOut(expr, c -> ruledOut(c, file, batch));
+    }
+
+    private String ruledOut(Expr.Condition c, Sidecar file, int batch) {
+        List<AttributeHash> hashes = pairs.get(c);
+        if (hashes == null) {
+            return null;
+        }
+        Literal literal = c.literal();
+        if (literal.matchesOnlyDoubles() && !file.mayHoldDoubles()) {
+            return "BATCH_ATTR_IDX: the block holds no double, so nothing equals " + c;
+        }
+        for (AttributeHash pair : hashes) {
+            if (file.mayContain(pair, batch)) {
+                return null;
+            }
+        }
+        return "BATCH_ATTR_IDX rules out " + c;
+    }
+
+    /** Null when {@code e} may hold; else why it cannot. AND is ruled out by any term, OR only by every term. */
+    private static String ruledOut(Expr e, Function<Expr.Condition, String> leaf) {
+        if (e instanceof Expr.And and) {
+            for (Expr term : and.terms()) {
+                String why = ruledOut(term, leaf);
+                if (why != null) {
+                    return why;
+                }
+            }
+            return null;
+        }
+        if (e instanceof Expr.Or or) {
+            List<String> whys = new ArrayList<>();
+            for (Expr term : or.terms()) {
+                String why = ruledOut(term, leaf);
+                if (why == null) {
+                    return null;
+                }
+                whys.add(why);
+            }
+            return String.join("; ", whys);
+        }
+        return e instanceof Expr.Condition c ? leaf.apply(c) : null;
+    }
+}
