@@ -73,9 +73,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * column, then that whole batch; the OS page cache stays warm), and scanning one predicate column
  * of every batch through a reader that stays open ({@code scanRoute}: the {@code attributes}
  * column, counting spans with {@code http.route = "/api/cart"}). The scan compares keys once per
- * batch and values as bytes, which is cheaper than the engine's row test (that decodes each value
- * of an entry holding the key before comparing it; {@link EqualityScanBenchmark} times the
- * engine's own scan): it measures what compression costs a column read, not the engine.
+ * batch and values as bytes, as the engine's column kernels also do ({@link EqualityScanBenchmark}
+ * times the engine's own scan, with its checks of key references and of every condition's type):
+ * it measures what compression costs a column read, not the engine.
  * The setup prints bytes per span and each column's stored bytes; the teardowns print bytes read.
  * Every fetch and every scan checks its answer. The figures and the decision are in docs/COMPRESSION.md.
  *

@@ -160,6 +160,11 @@ public enum Intrinsic {
                 + (v == null ? "none" : v.getMinorType()));
     }
 
+    /** Whether the stored int {@code stored} means "no value" to a condition, as a log's severity 0 does. */
+    public boolean isNone(long stored) {
+        return access.none() instanceof AnyValue.Int none && none.value() == stored;
+    }
+
     private AnyValue value(AnyValue stored) {
         return access.none() != null && access.none().equals(stored) ? null : stored;
     }

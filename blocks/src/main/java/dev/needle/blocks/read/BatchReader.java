@@ -26,7 +26,6 @@ import org.apache.arrow.vector.ipc.message.MessageMetadataResult;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.ValueVectorUtility;
 
 /**
  * Reads chosen columns of one record batch of data.arrow: the batch's message header, checked
@@ -88,9 +87,9 @@ final class BatchReader implements AutoCloseable {
 
     /**
      * Reads only the named columns of batch {@code batch}, in schema order; the caller closes the
-     * root. Every length and offset is checked before memory is sized from it, and the loaded
-     * vectors are validated, so a corrupt file gives a {@link CorruptBlockException}, never a
-     * wrong-sized allocation.
+     * root. Every length and offset is checked before memory is sized from it or a value is read
+     * through it ({@link BufferChecker}), so a corrupt file gives a {@link CorruptBlockException},
+     * never a wrong-sized allocation.
      */
     VectorSchemaRoot read(int batch, Collection<String> columns) throws CorruptBlockException {
         if (!columnNames.containsAll(columns)) {
@@ -131,7 +130,6 @@ final class BatchReader implements AutoCloseable {
             try (ArrowRecordBatch recordBatch = new ArrowRecordBatch((int) rows, checker.nodes(), buffers)) {
                 new VectorLoader(root).load(recordBatch);
             }
-            ValueVectorUtility.validateFull(root);
             VectorSchemaRoot loaded = root;
             root = null;
             return loaded;

@@ -2,6 +2,7 @@ package dev.needle.blocks.read;
 
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.store.BlockRef;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +22,18 @@ import org.apache.arrow.vector.types.pojo.Field;
  * and decompresses them.
  *
  * <p>First, from the batch's message header alone ({@link #add}): each buffer lies in the batch
- * body and, uncompressed, is large enough for its field node's length. Then, from the bytes read
- * ({@link #checkContents}): a list's offsets stay within its child node, a string's last offset is
- * what its values buffer holds, and a ZSTD buffer's 8-byte little-endian uncompressed length (−1
- * for "stored as is") is what its node needs, up to {@value #BUFFER_ROUNDING}-byte rounding,
- * before anything is allocated for it: a corrupt length costs at most what the node needs.
+ * body and, uncompressed, is large enough for its field node's length, and a struct's children
+ * have its length. Then, from the bytes read ({@link #checkContents}): every offsets buffer, in one
+ * pass, starts at 0 or above and never decreases, a list's last offset stays within its child
+ * node, a string's within its values, which are UTF-8, and a ZSTD buffer's 8-byte little-endian
+ * uncompressed length (−1 for "stored as is") is what its node needs, up to
+ * {@value #BUFFER_ROUNDING}-byte rounding, before anything is allocated for it: a corrupt length
+ * costs at most what the node needs.
+ *
+ * <p>These checks are all the loaded vectors get, and all that readers of their buffers rely on.
+ * They refuse what Arrow's own validator ({@code ValueVectorUtility.validateFull}) refuses, at a
+ * fraction of its cost: it boxes every offset it reads and copies every string value to check it,
+ * where these read each offset once and all-ASCII strings eight bytes a read.
  */
 final class BufferChecker {
 
@@ -43,8 +51,15 @@ final class BufferChecker {
         FIXED,
         /** A list's or a string's offsets: the node's length decides, and the last offset sizes the values. */
         OFFSETS,
-        /** A string's or binary's values: the last offset before them decides. */
-        VALUES
+        /** A binary's values: the last offset before them decides. */
+        VALUES,
+        /** A string's values: as VALUES, and each value must be well-formed UTF-8. */
+        TEXT;
+
+        /** Whether the last offset before the buffer, not its node's length, decides its size. */
+        boolean sizedByOffsets() {
+            return this == VALUES || this == TEXT;
+        }
     }
 
     /**
@@ -53,7 +68,7 @@ final class BufferChecker {
      * @param index      the buffer's position among all the batch's buffers, for messages
      * @param offset     where it starts in the batch body
      * @param size       its bytes in the body (compressed, when the batch is)
-     * @param needed     the bytes its node needs (FIXED, OFFSETS); 0 for VALUES, which the offsets decide
+     * @param needed     the bytes its node needs (FIXED, OFFSETS); 0 for VALUES and TEXT, which the offsets decide
      * @param emptyOk    whether it may be empty whatever its node's length (a validity buffer without nulls)
      * @param count      for OFFSETS, the node's length: the last offset is at {@code 4 * count}
      * @param childLimit for a list's OFFSETS, its child node's length, which the last offset may not pass; else -1
@@ -120,7 +135,7 @@ final class BufferChecker {
             }
             Kind kind = switch (layout.getType()) {
                 case OFFSET -> Kind.OFFSETS;
-                case DATA -> fixedWidth ? Kind.FIXED : Kind.VALUES;
+                case DATA -> fixedWidth ? Kind.FIXED : type instanceof ArrowType.Utf8 ? Kind.TEXT : Kind.VALUES;
                 default -> Kind.FIXED;
             };
             long needed = switch (layout.getType()) {
@@ -144,6 +159,11 @@ final class BufferChecker {
         }
         node++;
         for (Field child : field.getChildren()) {
+            // A struct's children hold one value per struct value: what its readers index them by.
+            if (type instanceof ArrowType.Struct && header.nodes(node).length() != length) {
+                throw corrupt("field node " + node + " (" + child.getName() + ") has length " + header.nodes(node).length()
+                        + ", its struct " + field.getName() + " " + length);
+            }
             int[] next = addField(child, node, buffer);
             node = next[0];
             buffer = next[1];
@@ -158,33 +178,120 @@ final class BufferChecker {
     List<ArrowBuf> checkContents(List<ArrowBuf> stored, List<ArrowBuf> owned) throws CorruptBlockException {
         List<ArrowBuf> out = new ArrayList<>(stored.size());
         long lastOffset = 0;
+        ByteBuffer offsets = null;
         for (int i = 0; i < plans.size(); i++) {
             BufferPlan plan = plans.get(i);
-            long needed = plan.kind() == Kind.VALUES ? lastOffset : plan.needed();
+            long needed = plan.kind().sizedByOffsets() ? lastOffset : plan.needed();
             ArrowBuf buf = compressed ? uncompressed(plan, stored.get(i), needed, owned) : stored.get(i);
             long bytes = buf.capacity();
             if (bytes < needed && !(bytes == 0 && plan.emptyOk())) {
-                throw plan.kind() == Kind.VALUES
+                throw plan.kind().sizedByOffsets()
                         ? corrupt("has offsets up to " + needed + " beyond the " + bytes + " bytes of values of "
                                 + plan.field())
                         : corrupt("buffer " + plan.index() + " of " + plan.field() + " has " + bytes
                                 + " bytes, its " + plan.count() + " values need " + needed);
             }
             if (plan.kind() == Kind.OFFSETS) {
-                lastOffset = 0;
-                if (plan.count() > 0) {
-                    int first = buf.getInt(0);
-                    int last = buf.getInt(plan.count() * 4);
-                    if (first < 0 || last < first || (plan.childLimit() >= 0 && last > plan.childLimit())) {
-                        throw corrupt("has offsets " + first + ".." + last + " beyond their values"
-                                + (plan.childLimit() >= 0 ? " (" + plan.childLimit() + ")" : ""));
-                    }
-                    lastOffset = last;
-                }
+                offsets = plan.count() > 0 ? offsets(plan, buf) : null;
+                lastOffset = offsets != null ? checkOffsets(plan, offsets) : 0;
+            } else if (plan.kind() == Kind.TEXT && offsets != null) {
+                checkUtf8(plan, offsets, buf);
             }
             out.add(buf);
         }
         return out;
+    }
+
+    /** The {@code count + 1} offsets of an OFFSETS buffer, whose size was checked, as a little-endian view. */
+    private ByteBuffer offsets(BufferPlan plan, ArrowBuf buf) throws CorruptBlockException {
+        if (plan.count() >= Integer.MAX_VALUE / 4) {
+            throw corrupt("field " + plan.field() + " has " + plan.count() + " values, more than offsets can address");
+        }
+        return buf.nioBuffer(0, (int) (plan.count() + 1) * 4).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Checks {@code count + 1} offsets in one pass of plain int reads: the first is not negative,
+     * none is below the one before, and a list's last stays within its child node; a string's last
+     * is checked against its values buffer next. Returns the last offset. This is what lets readers
+     * take any value's bytes from its offsets without checking them again.
+     */
+    private int checkOffsets(BufferPlan plan, ByteBuffer offsets) throws CorruptBlockException {
+        int count = (int) plan.count();
+        int first = offsets.getInt(0);
+        int previous = first;
+        for (int i = 1; i <= count; i++) {
+            int offset = offsets.getInt(i << 2);
+            if (offset < previous) {
+                throw corrupt("offset " + i + " of " + plan.field() + " is " + offset + ", below offset " + (i - 1)
+                        + " (" + previous + ")");
+            }
+            previous = offset;
+        }
+        if (first < 0 || (plan.childLimit() >= 0 && previous > plan.childLimit())) {
+            throw corrupt("has offsets " + first + ".." + previous + " beyond their values"
+                    + (plan.childLimit() >= 0 ? " (" + plan.childLimit() + ")" : ""));
+        }
+        return previous;
+    }
+
+    /**
+     * Checks that every value of a string column is well-formed UTF-8: when the values' bytes are
+     * all ASCII, as they mostly are, eight bytes a read; else value by value.
+     */
+    private void checkUtf8(BufferPlan plan, ByteBuffer offsets, ArrowBuf buf) throws CorruptBlockException {
+        int count = offsets.capacity() / 4 - 1;
+        int start = offsets.getInt(0);
+        int end = offsets.getInt(count * 4);
+        ByteBuffer data = buf.nioBuffer(0, end).order(ByteOrder.LITTLE_ENDIAN);
+        int i = start;
+        while (i + Long.BYTES <= end && (data.getLong(i) & 0x8080808080808080L) == 0) {
+            i += Long.BYTES;
+        }
+        while (i < end && data.get(i) >= 0) {
+            i++;
+        }
+        if (i == end) {
+            return;
+        }
+        for (int v = 0; v < count; v++) {
+            if (!isUtf8(data, offsets.getInt(v * 4), offsets.getInt((v + 1) * 4))) {
+                throw corrupt("value " + v + " of " + plan.field() + " is not UTF-8");
+            }
+        }
+    }
+
+    /**
+     * Whether bytes {@code [start, end)} are well-formed UTF-8 as Unicode's table 3-7 defines it:
+     * shortest forms only, no surrogates, nothing above U+10FFFF.
+     */
+    private static boolean isUtf8(ByteBuffer data, int start, int end) {
+        int i = start;
+        while (i < end) {
+            int b = data.get(i++) & 0xFF;
+            if (b < 0x80) {
+                continue;
+            }
+            int more = b >= 0xC2 && b <= 0xDF ? 1 : b >= 0xE0 && b <= 0xEF ? 2 : b >= 0xF0 && b <= 0xF4 ? 3 : -1;
+            if (more < 0 || i + more > end) {
+                return false;
+            }
+            // The second byte's range narrows after E0, ED, F0 and F4; every other continuation is 80..BF.
+            int low = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
+            int high = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+            int second = data.get(i) & 0xFF;
+            if (second < low || second > high) {
+                return false;
+            }
+            for (int k = 1; k < more; k++) {
+                int next = data.get(i + k) & 0xFF;
+                if (next < 0x80 || next > 0xBF) {
+                    return false;
+                }
+            }
+            i += more;
+        }
+        return true;
     }
 
     /**
@@ -209,7 +316,7 @@ final class BufferChecker {
         if (length < 0 || length > allowed || (length < needed && !(length == 0 && plan.emptyOk()))) {
             throw corrupt("compressed buffer " + plan.index() + " of " + plan.field() + " says it holds "
                     + length + " bytes, its node needs " + needed
-                    + (plan.kind() == Kind.VALUES ? " (the last offset)" : ""));
+                    + (plan.kind().sizedByOffsets() ? " (the last offset)" : ""));
         }
         if (length == 0) {
             return stored.slice(0, 0);

@@ -1,12 +1,9 @@
 package dev.needle.query.engine;
 
-import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.codec.CorruptValueException;
-import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.meta.BatchMeta;
-import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.engine.BlockDecision.Step;
@@ -16,26 +13,18 @@ import dev.needle.query.ql.Literal;
 import dev.needle.query.ql.Op;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.IntFunction;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
  * The records matching a query: ATTR_IDX decides equalities, the batch zone maps decide
- * comparisons on duration and severity, and the rows are tested against only the columns the
- * query names.
+ * comparisons on duration and severity, and the rows are found on only the columns the query
+ * names, by {@link ColumnKernels}.
  */
 abstract class SearchTarget<R> implements Target<R> {
 
@@ -52,7 +41,7 @@ abstract class SearchTarget<R> implements Target<R> {
     private final Set<String> columns = new HashSet<>();
 
     /** The names, in one signal's schema, of the columns a search reads besides the intrinsics' own. */
-    private record Layout(String time, String attributes, String resourceRow, String resourceAttributes,
+    record Layout(String time, String attributes, String resourceRow, String resourceAttributes,
             String scopeRow, String scopeAttributes) {
     }
 
@@ -60,8 +49,11 @@ abstract class SearchTarget<R> implements Target<R> {
         this.expr = expr;
         this.range = range;
         this.layout = layout;
-        columns.add(layout.time());
         collectColumns(expr);
+        // Times are read only to test a range, or to count the rows of a query that names no column.
+        if (!range.isAll() || columns.isEmpty()) {
+            columns.add(layout.time());
+        }
     }
 
     /** Spans matching {@code expr} whose start time lies in {@code range}. */
@@ -222,102 +214,10 @@ abstract class SearchTarget<R> implements Target<R> {
 
     @Override
     public RoaringBitmap matchingRows(VectorSchemaRoot batch) throws CorruptValueException {
-        BatchValues values = new BatchValues(batch);
-        BigIntVector times = (BigIntVector) batch.getVector(layout.time());
-        RoaringBitmap rows = new RoaringBitmap();
         try {
-            for (int row = 0; row < batch.getRowCount(); row++) {
-                values.row = row;
-                if (range.contains(times.get(row)) && Values.matches(expr, values)) {
-                    rows.add(row);
-                }
-            }
-        } catch (UncheckedIOException e) {
-            throw (CorruptValueException) e.getCause();
+            return new ColumnKernels(batch, layout).rows(expr, range);
         } catch (RuntimeException e) {
             throw new CorruptValueException("a row cannot be tested: " + e, 0);
-        }
-        return rows;
-    }
-
-    /** One row's values, read from the batch's columns without decoding the row. */
-    private final class BatchValues implements Values {
-        private final AttributeColumn record;
-        private final AttributeColumn resource;
-        private final AttributeColumn scope;
-        private final IntVector resourceRow;
-        private final IntVector scopeRow;
-        private final VectorSchemaRoot batch;
-        private final Map<AttributeColumn, Map<String, RoaringBitmap>> keyHolders = new HashMap<>();
-        /** Each intrinsic's values, bound to the batch when a condition first names it. */
-        private final Map<Intrinsic, IntFunction<AnyValue>> intrinsics = new EnumMap<>(Intrinsic.class);
-        int row;
-
-        BatchValues(VectorSchemaRoot batch) {
-            this.batch = batch;
-            record = column(batch, layout.attributes());
-            resource = column(batch, layout.resourceAttributes());
-            scope = column(batch, layout.scopeAttributes());
-            resourceRow = (IntVector) batch.getVector(layout.resourceRow());
-            scopeRow = (IntVector) batch.getVector(layout.scopeRow());
-        }
-
-        private static AttributeColumn column(VectorSchemaRoot batch, String name) {
-            return batch.getVector(name) == null ? null : new AttributeColumn(batch.getVector(name));
-        }
-
-        @Override
-        public boolean anyMatches(Expr.Condition c) {
-            Attribute a = c.attribute();
-            return switch (a.scope()) {
-                case RESOURCE -> any(resource, resourceRow.get(row), c);
-                case SCOPE -> any(scope, scopeRow.get(row), c);
-                case RECORD -> any(record, row, c);
-                case UNSCOPED -> any(resource, resourceRow.get(row), c) || any(scope, scopeRow.get(row), c)
-                        || any(record, row, c);
-                case INTRINSIC -> c.matches(values(a.intrinsic()).apply(row));
-            };
-        }
-
-        private IntFunction<AnyValue> values(Intrinsic intrinsic) {
-            IntFunction<AnyValue> values = intrinsics.get(intrinsic);
-            if (values == null) {
-                values = intrinsic.values(batch);
-                intrinsics.put(intrinsic, values);
-            }
-            return values;
-        }
-
-        private boolean any(AttributeColumn column, int at, Expr.Condition c) {
-            try {
-                RoaringBitmap holders = holders(column, c.attribute().key());
-                if (holders.isEmpty()) {
-                    return false;
-                }
-                for (int i = column.start(at); i < column.end(at); i++) {
-                    if (holders.contains(column.keyRef(i)) && c.matches(column.value(i))) {
-                        return true;
-                    }
-                }
-                return false;
-            } catch (CorruptValueException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        /** The entries holding the text of {@code key}: entries whose key reference is one of these have that key. */
-        private RoaringBitmap holders(AttributeColumn column, String key) {
-            return keyHolders.computeIfAbsent(column, x -> new HashMap<>()).computeIfAbsent(key, k -> {
-                byte[] utf8 = k.getBytes(StandardCharsets.UTF_8);
-                RoaringBitmap found = new RoaringBitmap();
-                int entries = column.end(batch.getRowCount() - 1);
-                for (int i = 0; i < entries; i++) {
-                    if (column.keyTextEquals(i, utf8)) {
-                        found.add(i);
-                    }
-                }
-                return found;
-            });
         }
     }
 }

@@ -8,9 +8,10 @@ import dev.needle.query.ql.Expr;
 import java.util.List;
 
 /**
- * The values one record has for the attributes a query names, and the one evaluation of a query
- * against them. Decoded records (the head, tests) and batch columns (blocks) both answer through
- * this, with {@link Expr.Condition#matches} as the single definition of a match.
+ * The values one decoded record has for the attributes a query names, and the evaluation of a
+ * query against them, with {@link Expr.Condition#matches} as the single definition of a match.
+ * The head's records are tested this way; blocks are tested on their columns by
+ * {@link ColumnKernels}, which must answer exactly as this does for every decoded row.
  */
 interface Values {
 

@@ -10,17 +10,50 @@ import java.util.Objects;
  * says: a quoted literal is a string, {@code 500} an int, {@code 1.5} or {@code 2e3} a double,
  * {@code true}/{@code false} a bool. Intrinsic keywords and durations become ints.
  *
- * <p>{@link #matches} is the one definition of matching that the scan uses, and {@link #hash}
- * gives the ATTR_IDX key of exactly the values that {@code matches} calls equal, so that the
- * sidecar never rules out a block the scan would match.
+ * <p>{@link #matches} is the one definition of matching: the head tests decoded values with it,
+ * and the column scan calls the same typed tests ({@link #matchesInt} and its siblings) on stored
+ * scalars. {@link #hash} gives the ATTR_IDX key of exactly the values that {@code matches} calls
+ * equal, so that the sidecar never rules out a block the scan would match.
  */
 public sealed interface Literal {
 
     /**
      * Whether a value satisfies {@code value op this}. Values of other types never match, with any
-     * operator, {@code !=} included; neither do NaN, bytes, arrays, maps and empty values.
+     * operator, {@code !=} included; neither do NaN, bytes, arrays, maps and empty values. Each
+     * scalar is judged by its typed test below, which column scans call on stored values directly.
      */
-    boolean matches(Op op, AnyValue value);
+    default boolean matches(Op op, AnyValue value) {
+        if (value instanceof AnyValue.Str s) {
+            return matchesString(op, s.value());
+        } else if (value instanceof AnyValue.Int i) {
+            return matchesInt(op, i.value());
+        } else if (value instanceof AnyValue.Dbl d) {
+            return matchesDouble(op, d.value());
+        } else if (value instanceof AnyValue.Bool b) {
+            return matchesBool(op, b.value());
+        }
+        return false;
+    }
+
+    /** Whether a string value satisfies {@code value op this}; only a string literal matches strings. */
+    default boolean matchesString(Op op, String value) {
+        return false;
+    }
+
+    /** Whether an int value satisfies {@code value op this}; only numeric literals match ints. */
+    default boolean matchesInt(Op op, long value) {
+        return false;
+    }
+
+    /** Whether a double value satisfies {@code value op this}; only numeric literals match doubles, none NaN. */
+    default boolean matchesDouble(Op op, double value) {
+        return false;
+    }
+
+    /** Whether a bool value satisfies {@code value op this}; only bool literals match bools, with = and != only. */
+    default boolean matchesBool(Op op, boolean value) {
+        return false;
+    }
 
     /**
      * The ATTR_IDX key of the pair (indexedKey, this), the one that any value {@code matches}
@@ -43,8 +76,8 @@ public sealed interface Literal {
         }
 
         @Override
-        public boolean matches(Op op, AnyValue v) {
-            return v instanceof AnyValue.Str s && op.test(Ordering.compare(s.value(), value));
+        public boolean matchesString(Op op, String v) {
+            return op.test(Ordering.compare(v, value));
         }
 
         @Override
@@ -61,12 +94,13 @@ public sealed interface Literal {
     /** An integer; matches ints, and doubles by exact value (so 200 matches 200.0). */
     record IntLit(long value) implements Literal {
         @Override
-        public boolean matches(Op op, AnyValue v) {
-            if (v instanceof AnyValue.Int i) {
-                return op.test(Long.compare(i.value(), value));
-            }
-            return v instanceof AnyValue.Dbl d && !Double.isNaN(d.value())
-                    && op.test(-Ordering.compare(value, d.value()));
+        public boolean matchesInt(Op op, long v) {
+            return op.test(Long.compare(v, value));
+        }
+
+        @Override
+        public boolean matchesDouble(Op op, double v) {
+            return !Double.isNaN(v) && op.test(-Ordering.compare(value, v));
         }
 
         @Override
@@ -89,12 +123,13 @@ public sealed interface Literal {
         }
 
         @Override
-        public boolean matches(Op op, AnyValue v) {
-            if (v instanceof AnyValue.Int i) {
-                return op.test(Ordering.compare(i.value(), value));
-            }
-            return v instanceof AnyValue.Dbl d && !Double.isNaN(d.value())
-                    && op.test(Ordering.compare(d.value(), value));
+        public boolean matchesInt(Op op, long v) {
+            return op.test(Ordering.compare(v, value));
+        }
+
+        @Override
+        public boolean matchesDouble(Op op, double v) {
+            return !Double.isNaN(v) && op.test(Ordering.compare(v, value));
         }
 
         @Override
@@ -117,8 +152,8 @@ public sealed interface Literal {
     /** {@code true} or {@code false}; matches bools with {@code =} and {@code !=} only. */
     record BoolLit(boolean value) implements Literal {
         @Override
-        public boolean matches(Op op, AnyValue v) {
-            return v instanceof AnyValue.Bool b && !op.isOrdering() && op.test(b.value() == value ? 0 : 1);
+        public boolean matchesBool(Op op, boolean v) {
+            return !op.isOrdering() && op.test(v == value ? 0 : 1);
         }
 
         @Override
