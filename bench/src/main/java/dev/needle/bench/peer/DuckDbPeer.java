@@ -103,8 +103,8 @@ public final class DuckDbPeer implements AutoCloseable {
      * @param stats        DuckDB's own account of the scan
      * @param elapsedNanos wall time of the profiled execution, fetching every row included
      */
-    public record Answer(List<RowKey> rows, ScanStats stats, long elapsedNanos) {
-        public Answer {
+    public record PeerAnswer(List<RowKey> rows, ScanStats stats, long elapsedNanos) {
+        public PeerAnswer {
             rows = List.copyOf(rows);
         }
     }
@@ -196,7 +196,7 @@ public final class DuckDbPeer implements AutoCloseable {
     }
 
     /** Runs {@code lookup} once with DuckDB's profiler on: its rows and what DuckDB read. */
-    public Answer run(Lookup lookup) throws SQLException {
+    public PeerAnswer run(Lookup lookup) throws SQLException {
         try (Statement st = conn.createStatement()) {
             st.execute("PRAGMA enable_profiling = 'no_output'");
         }
@@ -204,7 +204,7 @@ public final class DuckDbPeer implements AutoCloseable {
             long start = System.nanoTime();
             List<RowKey> rows = execute(lookup);
             long elapsed = System.nanoTime() - start;
-            return new Answer(rows, ScanStats.parse(conn.getProfilingInformation(ProfilerPrintFormat.JSON)), elapsed);
+            return new PeerAnswer(rows, ScanStats.parse(conn.getProfilingInformation(ProfilerPrintFormat.JSON)), elapsed);
         } finally {
             try (Statement st = conn.createStatement()) {
                 st.execute("PRAGMA disable_profiling");

@@ -136,7 +136,7 @@ public final class PeerRunner {
                         continue;
                     }
                     progress.accept("DuckDB: " + s.name());
-                    DuckDbPeer.Answer raw = peer.run(lookup);
+                    DuckDbPeer.PeerAnswer raw = peer.run(lookup);
                     AnswerDigest answer = answer(signal, raw);
                     if (!answer.equals(m.answer())) {
                         throw new ScenarioRunner.WrongAnswerException(s.name() + ": DuckDB answered " + answer
@@ -179,7 +179,7 @@ public final class PeerRunner {
                         Lookups.LIMIT);
     }
 
-    private static AnswerDigest answer(Signal signal, DuckDbPeer.Answer answer) {
+    private static AnswerDigest answer(Signal signal, DuckDbPeer.PeerAnswer answer) {
         return AnswerDigest.of(answer.rows().stream().map(r -> signal == Signal.SPANS
                 ? AnswerDigest.spanIdentity(r.traceId().hex(), r.spanId().hex())
                 : AnswerDigest.logIdentity(r.timeUnixNano(), r.traceId().hex(), r.spanId().hex())).toList());

@@ -66,7 +66,7 @@ class DuckDbPeerTest {
         // The first trace, one in the middle, one cut across the first two files, and the last.
         for (int i : new int[] {0, 3000, 2499, spans.size() - 1}) {
             Bytes traceId = spans.get(i).traceId();
-            DuckDbPeer.Answer answer = peer.run(Lookup.trace(traceId));
+            DuckDbPeer.PeerAnswer answer = peer.run(Lookup.trace(traceId));
             assertEquals(expected(s -> s.traceId().equals(traceId)), keys(answer), "trace of span " + i);
         }
     }
@@ -74,7 +74,7 @@ class DuckDbPeerTest {
     @Test
     void traceById_presentId_readsFewerRowGroupsAndRowsThanTheFilesHold() throws Exception {
         Lookup lookup = Lookup.trace(spans.get(3000).traceId());
-        DuckDbPeer.Answer answer = peer.run(lookup);
+        DuckDbPeer.PeerAnswer answer = peer.run(lookup);
         DuckDbPeer.Plan plan = peer.plan(lookup);
         assertEquals(answer.rows().size(), answer.stats().rowsEmitted());
         assertEquals(plan.scanned(), answer.stats().rowGroupsScanned(), plan + " vs " + answer.stats());
@@ -86,7 +86,7 @@ class DuckDbPeerTest {
     @Test
     void traceById_absentIdInsideRowGroupsMinMax_returnsNothingAndTheBloomFiltersRuleItOut() throws Exception {
         Lookup lookup = Lookup.trace(absentTraceId());
-        DuckDbPeer.Answer answer = peer.run(lookup);
+        DuckDbPeer.PeerAnswer answer = peer.run(lookup);
         DuckDbPeer.Plan plan = peer.plan(lookup);
         assertEquals(List.of(), answer.rows());
         // Each file's row groups split the id space between them, so statistics keep about one per file.
@@ -100,7 +100,7 @@ class DuckDbPeerTest {
         Bytes traceId = spans.get(3000).traceId();
         List<SpanRecord> trace = spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
         TimeRange range = new TimeRange(trace.get(1).startTimeUnixNano(), trace.get(3).startTimeUnixNano());
-        DuckDbPeer.Answer answer = peer.run(new Lookup.TraceById(traceId, range));
+        DuckDbPeer.PeerAnswer answer = peer.run(new Lookup.TraceById(traceId, range));
         assertEquals(expected(s -> s.traceId().equals(traceId) && range.contains(s.startTimeUnixNano())), keys(answer));
         assertEquals(3, answer.rows().size());
     }
@@ -123,7 +123,7 @@ class DuckDbPeerTest {
     void attributeEquals_absentValueInsideTheColumnsMinMax_readsNoRowGroup() throws Exception {
         // Users are drawn from even numbers: an odd one lies between present values in every row group.
         Lookup lookup = Lookup.attribute(USER, AnyValue.of(PeerCorpus.user(50_001)));
-        DuckDbPeer.Answer answer = peer.run(lookup);
+        DuckDbPeer.PeerAnswer answer = peer.run(lookup);
         DuckDbPeer.Plan plan = peer.plan(lookup);
         assertEquals(List.of(), answer.rows());
         assertEquals(0, plan.prunedByStatistics(), plan.toString());
@@ -134,7 +134,7 @@ class DuckDbPeerTest {
 
     @Test
     void attributeEquals_withALimit_returnsTheNewestMatches() throws Exception {
-        DuckDbPeer.Answer answer = peer.run(new Lookup.AttributeEquals(ROUTE, AnyValue.of("/health"), TimeRange.ALL, 5));
+        DuckDbPeer.PeerAnswer answer = peer.run(new Lookup.AttributeEquals(ROUTE, AnyValue.of("/health"), TimeRange.ALL, 5));
         List<DuckDbPeer.RowKey> newest = spans.stream().filter(s -> "/health".equals(attribute(s, "http.route")))
                 .sorted(Comparator.comparingLong(SpanRecord::startTimeUnixNano).reversed()).limit(5).map(DuckDbPeerTest::key)
                 .toList();
@@ -158,12 +158,12 @@ class DuckDbPeerTest {
     @Test
     void logs_traceAndAttributeLookups_returnExactlyTheMatchingRecords() throws Exception {
         LogRecord correlated = logs.stream().filter(l -> !l.traceId().isEmpty()).skip(100).findFirst().orElseThrow();
-        DuckDbPeer.Answer trace = logPeer.run(Lookup.trace(correlated.traceId()));
+        DuckDbPeer.PeerAnswer trace = logPeer.run(Lookup.trace(correlated.traceId()));
         assertEquals(Set.of(new DuckDbPeer.RowKey(correlated.traceId(), correlated.spanId(), correlated.eventTimeUnixNano())),
                 new HashSet<>(trace.rows()));
         FlattenedAttribute user = PeerCorpus.LOG_COLUMNS.get(1);
         KeyValue kv = logs.get(2000).attributes().get(0);
-        DuckDbPeer.Answer answer = logPeer.run(Lookup.attribute(user, kv.value()));
+        DuckDbPeer.PeerAnswer answer = logPeer.run(Lookup.attribute(user, kv.value()));
         Set<DuckDbPeer.RowKey> expected = new HashSet<>();
         logs.stream().filter(l -> l.attributes().contains(kv))
                 .forEach(l -> expected.add(new DuckDbPeer.RowKey(l.traceId(), l.spanId(), l.eventTimeUnixNano())));
@@ -206,7 +206,7 @@ class DuckDbPeerTest {
     }
 
     private static void check(Lookup lookup, Predicate<SpanRecord> matches) throws Exception {
-        DuckDbPeer.Answer answer = peer.run(lookup);
+        DuckDbPeer.PeerAnswer answer = peer.run(lookup);
         Set<DuckDbPeer.RowKey> expected = expected(matches);
         assertFalse(expected.isEmpty(), lookup.toString());
         assertEquals(expected, keys(answer), lookup.toString());
@@ -219,7 +219,7 @@ class DuckDbPeerTest {
     }
 
     /** The answer's rows as a set, after checking none came twice. */
-    private static Set<DuckDbPeer.RowKey> keys(DuckDbPeer.Answer answer) {
+    private static Set<DuckDbPeer.RowKey> keys(DuckDbPeer.PeerAnswer answer) {
         Set<DuckDbPeer.RowKey> keys = new HashSet<>(answer.rows());
         assertEquals(answer.rows().size(), keys.size(), "a row returned twice");
         return keys;
