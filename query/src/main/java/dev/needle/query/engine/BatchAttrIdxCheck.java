@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * Which record batches of a block a search's equalities rule out, by the block's BATCH_ATTR_IDX:
@@ -33,7 +32,7 @@ final class BatchAttrIdxCheck {
     /** The check of {@code expr}, or null when it can rule no batch out: then the file need not be read. */
     static BatchAttrIdxCheck of(Expr expr) {
         BatchAttrIdxCheck check = new BatchAttrIdxCheck(expr);
-        return ruledOut(expr, c -> check.pairs.containsKey(c) ? "" : null) == null ? null : check;
+        return SearchTarget.ruledOut(expr, c -> check.pairs.containsKey(c) ? "" : null) == null ? null : check;
     }
 
     private void collect(Expr e) {
@@ -52,7 +51,7 @@ final class BatchAttrIdxCheck {
 
     /** Null when the verified BATCH_ATTR_IDX {@code file} cannot rule batch {@code batch} out, else why it does. */
     String ruledOut(Sidecar file, int batch) {
-        return ruledOut(expr, c -> ruledOut(c, file, batch));
+        return SearchTarget.ruledOut(expr, c -> ruledOut(c, file, batch));
     }
 
     private String ruledOut(Expr.Condition c, Sidecar file, int batch) {
@@ -70,30 +69,5 @@ final class BatchAttrIdxCheck {
             }
         }
         return "BATCH_ATTR_IDX rules out " + c;
-    }
-
-    /** Null when {@code e} may hold; else why it cannot. AND is ruled out by any term, OR only by every term. */
-    private static String ruledOut(Expr e, Function<Expr.Condition, String> leaf) {
-        if (e instanceof Expr.And and) {
-            for (Expr term : and.terms()) {
-                String why = ruledOut(term, leaf);
-                if (why != null) {
-                    return why;
-                }
-            }
-            return null;
-        }
-        if (e instanceof Expr.Or or) {
-            List<String> whys = new ArrayList<>();
-            for (Expr term : or.terms()) {
-                String why = ruledOut(term, leaf);
-                if (why == null) {
-                    return null;
-                }
-                whys.add(why);
-            }
-            return String.join("; ", whys);
-        }
-        return e instanceof Expr.Condition c ? leaf.apply(c) : null;
     }
 }

@@ -131,9 +131,10 @@ abstract class SearchTarget<R> implements Target<R> {
 
     /**
      * Null when {@code e} may hold; else why it cannot. AND is ruled out by any term, OR only by
-     * every term; {@code leaf} judges one condition.
+     * every term; {@code leaf} judges one condition. Every index that rules out by condition
+     * (ATTR_IDX, zone maps, BATCH_ATTR_IDX) combines its verdicts through this.
      */
-    private static String ruledOut(Expr e, Function<Expr.Condition, String> leaf) {
+    static String ruledOut(Expr e, Function<Expr.Condition, String> leaf) {
         if (e instanceof Expr.And and) {
             for (Expr term : and.terms()) {
                 String why = ruledOut(term, leaf);
