@@ -1,5 +1,6 @@
 package dev.needle.bench;
 
+import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -38,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx4g"})
+@Fork(value = 1, jvmArgsAppend = {JavaLaunch.ADD_OPENS, JavaLaunch.NO_ZEROING, "-Xmx4g"})
 @Warmup(iterations = 2, time = 5)
 @Measurement(iterations = 5, time = 5)
 // Not final: JMH generates subclasses of benchmark and @State classes.

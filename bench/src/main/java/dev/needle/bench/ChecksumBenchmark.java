@@ -1,5 +1,6 @@
 package dev.needle.bench;
 
+import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BlockMeta;
@@ -54,7 +55,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/java.nio=ALL-UNNAMED", "-Xmx4g"})
+@Fork(value = 1, jvmArgsAppend = {JavaLaunch.ADD_OPENS, JavaLaunch.NO_ZEROING, "-Xmx4g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 // Not final: JMH generates subclasses of benchmark and @State classes.

@@ -1,6 +1,7 @@
 package dev.needle.bench.scenario;
 
 import com.fasterxml.jackson.core.JacksonException;
+import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
@@ -82,7 +83,7 @@ public final class ScenarioRunner {
     /** The scenario's first query in a fresh JVM, run by {@link ColdQuery}; its answer must match {@code expected}. */
     public ColdRun cold(Scenario s, Setting setting, AnswerDigest expected) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                JavaLaunch.ADD_OPENS, JavaLaunch.NO_ZEROING, "-cp", System.getProperty("java.class.path"),
                 ColdQuery.class.getName(), data.toString(), tenant.value(), setting.name(),
                 Long.toString(s.range().fromUnixNano()), Long.toString(s.range().toUnixNano()), s.target()));
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -16,7 +16,13 @@ import java.util.Objects;
 public record JavaLaunch(Path jar, String classPath, String mainClass) {
 
     /** Arrow reads direct buffers through java.nio internals; a jar's manifest says so, a class path launch must. */
-    private static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+    public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+
+    /**
+     * Lets Netty, under Arrow's allocator, make direct buffers without {@code ByteBuffer.allocateDirect},
+     * which zeroes every new 4 MiB chunk; the {@code needle} script passes it to every command.
+     */
+    public static final String NO_ZEROING = "-Dio.netty.tryReflectionSetAccessible=true";
 
     public JavaLaunch {
         if ((jar == null) == (classPath == null) || (classPath == null) != (mainClass == null)) {
@@ -40,10 +46,11 @@ public record JavaLaunch(Path jar, String classPath, String mainClass) {
         return jarOrNull != null ? jar(jarOrNull) : classPath(System.getProperty("java.class.path"), main);
     }
 
-    /** The command line: this JVM's {@code java}, {@code jvmArgs}, the jar or the class path and main class, then {@code args}. */
+    /** The command line: this JVM's {@code java}, {@link #NO_ZEROING}, {@code jvmArgs}, the jar or the class path and main class, then {@code args}. */
     public List<String> command(List<String> jvmArgs, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(NO_ZEROING);
         command.addAll(jvmArgs);
         if (jar != null) {
             command.addAll(List.of("-jar", jar.toString()));
