@@ -5,6 +5,8 @@ import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
 import dev.needle.bench.ingest.IngestBench;
 import dev.needle.bench.server.JavaLaunch;
+import dev.needle.bench.server.Launcher;
+import dev.needle.bench.server.ScriptLaunch;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.model.Signal;
@@ -100,9 +102,12 @@ public final class BenchCommand implements Callable<Integer> {
             + "gives it; default: the server's main class on this benchmark's class path)")
     Path serveJar = jarProperty("needle.serveJar");
 
-    @Option(names = "--query-jar", paramLabel = "JAR", description = "the query command's executable jar (the needle "
-            + "script gives it; default: its main class on this benchmark's class path)")
-    Path queryJar = jarProperty("needle.queryJar");
+    @Option(names = "--query-jar", paramLabel = "JAR", description = "the query command's executable jar (default: "
+            + "./needle query, as the needle script gives itself; else its main class on this benchmark's class path)")
+    Path queryJar;
+
+    /** The needle script that started this benchmark, if it did: fresh query processes are timed through it. */
+    private final Path script = jarProperty("needle.script");
 
     /** Runs the benchmark. */
     public static void main(String[] args) {
@@ -158,7 +163,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         GoalRun.Results goals = GoalRun.run(dir, manifest, noPeer ? null : peerRunner,
                 new GoalRun.Options(probeRuns, probeBudgetMillis, threads, !noHttp, noCold ? 0 : coldRuns,
-                        JavaLaunch.jarOr(serveJar, ServeCommand.class), JavaLaunch.jarOr(queryJar, QueryCommand.class)),
+                        JavaLaunch.jarOr(serveJar, ServeCommand.class), queryLaunch()),
                 BenchCommand::bar);
         List<FprPoint> fpr = fprProbes == 0 ? List.of() : new FprSweep(FprSweep.DEFAULT_BITS, fprProbes, FprSweep.DEFAULT_SEED).run();
         long perWorkload = ingestRecords != null ? ingestRecords : chosen == BenchCorpus.SEED ? 1_000_000 : 20_000;
@@ -193,6 +198,14 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** The jar a system property names, or null. */
+    /** How fresh query processes start: the jar given, else through the needle script, else from the class path. */
+    private Launcher queryLaunch() {
+        if (queryJar == null && script != null) {
+            return new ScriptLaunch(script, "query");
+        }
+        return JavaLaunch.jarOr(queryJar, QueryCommand.class);
+    }
+
     private static Path jarProperty(String name) {
         String value = System.getProperty(name);
         return value == null ? null : Path.of(value);

@@ -1,6 +1,7 @@
 package dev.needle.bench.scenario;
 
 import dev.needle.bench.server.JavaLaunch;
+import dev.needle.bench.server.Launcher;
 import dev.needle.bench.server.QueryClient;
 import dev.needle.bench.server.ServerProcess;
 import dev.needle.blocks.store.TenantId;
@@ -31,7 +32,7 @@ final class GoalRun {
      * @param query             how to start {@code needle query}
      */
     record Options(int probeRuns, long probeBudgetMillis, int threads, boolean http, int coldRuns, JavaLaunch serve,
-                   JavaLaunch query) {
+                   Launcher query) {
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param classPath the class path, or null for a jar launch
  * @param mainClass the main class of a class path launch, or null for a jar launch
  */
-public record JavaLaunch(Path jar, String classPath, String mainClass) {
+public record JavaLaunch(Path jar, String classPath, String mainClass) implements Launcher {
 
     /** Arrow reads direct buffers through java.nio internals; a jar's manifest says so, a class path launch must. */
     public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
@@ -61,7 +61,13 @@ public record JavaLaunch(Path jar, String classPath, String mainClass) {
         return command;
     }
 
+    @Override
+    public List<String> command(List<String> args) {
+        return command(List.of(), args);
+    }
+
     /** The launch in a report's words: {@code java -jar query-0.1.0-SNAPSHOT-cli.jar} or {@code java -cp <class path> Main}. */
+    @Override
     public String describe() {
         return jar != null ? "java -jar " + jar.getFileName()
                 : "java -cp <the benchmark's class path> " + mainClass.substring(mainClass.lastIndexOf('.') + 1);

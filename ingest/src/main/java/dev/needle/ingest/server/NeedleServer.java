@@ -48,14 +48,17 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * OTLP port   /v1/traces, /v1/logs   {@link OtlpReceiver}
- * query port  /ready                 200 once recovery is done and both ports listen; 503 before and while stopping
+ * query port  /ready                 200 once recovery is done, both ports listen and the query path is
+ *                                    prepared; 503 before and while stopping
  *             /metrics               Prometheus text: receiver, query and ingest metrics
  *             anything else          {@link QueryApi}
  * </pre>
  *
  * <p>{@link #start} binds both ports first and then recovers: while the log is replayed,
  * {@code /ready} says 503 and so do the receiver and the query API (with a Retry-After), instead of
- * refusing connections. {@link #close} stops accepting, lets requests in flight finish, publishes
+ * refusing connections. Then both serve while the query engine reads sidecars into its cache and
+ * runs one lookup to warm the read path, and {@code /ready} says 200 once that is done, so that a
+ * load balancer's first query does not pay for it (about half a second on the seed corpus). {@link #close} stops accepting, lets requests in flight finish, publishes
  * the head, checkpoints and closes the log.
  */
 public final class NeedleServer implements Closeable {
@@ -133,7 +136,7 @@ public final class NeedleServer implements Closeable {
     private final RecoveryGate queryGate = new RecoveryGate();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final IngestMetrics ingestMetrics = new IngestMetrics(registry);
-    /** Prepares the query engine at start (sidecars, warm-up), then runs retention every minute. */
+    /** Runs retention every minute. */
     private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "needle-background");
         t.setDaemon(true);
@@ -238,7 +241,7 @@ public final class NeedleServer implements Closeable {
         otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
                 new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
         queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
-        background.execute(this::prepareQueries);
+        prepareQueries();
         if (config.retention() != null) {
             background.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
             LOG.info("retention: blocks older than {} are deleted, checked every minute",
@@ -274,7 +277,7 @@ public final class NeedleServer implements Closeable {
         }
     }
 
-    /** Whether recovery is done and both ports listen: what {@code /ready} answers. */
+    /** Whether recovery is done, both ports listen and the query path is prepared: what {@code /ready} answers. */
     public boolean ready() {
         return ready;
     }
