@@ -80,6 +80,11 @@ final class BatchReader implements AutoCloseable {
         return batches.size();
     }
 
+    /** The record batches the footer lists, in file order. */
+    List<ArrowBlock> batches() {
+        return batches;
+    }
+
     /** Every column name, in schema order. */
     List<String> columnNames() {
         return columnNames;

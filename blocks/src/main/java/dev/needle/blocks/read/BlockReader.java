@@ -74,6 +74,28 @@ public final class BlockReader implements AutoCloseable {
     /** Opens a block: reads meta.json and the Arrow footer, and checks the schema is the one its signal has. */
     public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator)
             throws CorruptBlockException {
+        return open(store, block, allocator, null);
+    }
+
+    /**
+     * Opens a block whose meta.json and footer an earlier reader learnt ({@link #facts}), reading
+     * neither, or as {@link #open(BlockStore, BlockRef, BufferAllocator)} when {@code known} is
+     * null or data.arrow no longer has the size it had.
+     */
+    public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known)
+            throws CorruptBlockException {
+        if (known != null) {
+            CountingChannel data = openData(store, block);
+            try {
+                if (data.size() == known.meta().dataBytes()) {
+                    return new BlockReader(block, store, allocator, data, null, known.batches(), schemaOf(block),
+                            known.meta(), null, 0);
+                }
+            } catch (IOException e) {
+                // Read as if nothing were known: that reports the problem in its own words.
+            }
+            closeQuietly(data);
+        }
         BlockMeta meta = null;
         String metaProblem = null;
         long metaBytes = 0;
@@ -93,20 +115,12 @@ public final class BlockReader implements AutoCloseable {
             metaProblem = "cannot read meta.json: " + e;
         }
 
-        CountingChannel data;
-        try {
-            data = new CountingChannel(store.open(block, BlockLayout.DATA));
-        } catch (NoSuchFileException e) {
-            throw new CorruptBlockException(block, "data.arrow is missing", e);
-        } catch (IOException e) {
-            throw new CorruptBlockException(block, "cannot open data.arrow: " + e.getMessage(), e);
-        }
+        CountingChannel data = openData(store, block);
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {
             List<ArrowBlock> batches = List.copyOf(arrow.getRecordBlocks());
             Schema schema = arrow.getVectorSchemaRoot().getSchema();
-            Schema expected = block.signal() == Signal.SPANS ? SpanColumns.SCHEMA : LogColumns.SCHEMA;
-            if (!schema.equals(expected)) {
+            if (!schema.equals(schemaOf(block))) {
                 throw new CorruptBlockException(block, "data.arrow has an unexpected schema for "
                         + block.signal().dirName() + ": " + schema, null);
             }
@@ -123,6 +137,20 @@ public final class BlockReader implements AutoCloseable {
             closeQuietly(arrow);
             throw new CorruptBlockException(block, "data.arrow is not a readable Arrow file: " + e, e);
         }
+    }
+
+    private static CountingChannel openData(BlockStore store, BlockRef block) throws CorruptBlockException {
+        try {
+            return new CountingChannel(store.open(block, BlockLayout.DATA));
+        } catch (NoSuchFileException e) {
+            throw new CorruptBlockException(block, "data.arrow is missing", e);
+        } catch (IOException e) {
+            throw new CorruptBlockException(block, "cannot open data.arrow: " + e.getMessage(), e);
+        }
+    }
+
+    private static Schema schemaOf(BlockRef block) {
+        return block.signal() == Signal.SPANS ? SpanColumns.SCHEMA : LogColumns.SCHEMA;
     }
 
     /** Why a meta.json cannot be the one written with this data.arrow, or null when it can. */
@@ -145,6 +173,14 @@ public final class BlockReader implements AutoCloseable {
     /** The block's meta.json, or empty when it is missing or corrupt: then there are no zone maps or checksums. */
     public Optional<BlockMeta> meta() {
         return Optional.ofNullable(meta);
+    }
+
+    /**
+     * What opening learnt, for {@link #open(BlockStore, BlockRef, BufferAllocator, BlockFacts)} to
+     * skip next time; empty without a usable meta.json, so that a repaired one is read again.
+     */
+    public Optional<BlockFacts> facts() {
+        return meta == null ? Optional.empty() : Optional.of(new BlockFacts(meta, batchReader.batches()));
     }
 
     /** Why {@link #meta} is empty; null when it is present. */
@@ -204,10 +240,10 @@ public final class BlockReader implements AutoCloseable {
         return batchReader.read(batch, columns);
     }
 
-    private static void closeQuietly(ArrowFileReader arrow) {
+    private static void closeQuietly(AutoCloseable closeable) {
         try {
-            arrow.close();
-        } catch (IOException | RuntimeException ignored) {
+            closeable.close();
+        } catch (Exception ignored) {
             // Already failing with a better message.
         }
     }
@@ -215,6 +251,10 @@ public final class BlockReader implements AutoCloseable {
     @Override
     public void close() throws IOException {
         batchReader.close();
-        arrow.close();
+        if (arrow != null) {
+            arrow.close();
+        } else {
+            data.close();
+        }
     }
 }

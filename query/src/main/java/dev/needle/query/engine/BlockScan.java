@@ -2,6 +2,7 @@ package dev.needle.query.engine;
 
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.read.BlockFacts;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockRef;
@@ -86,7 +87,11 @@ final class BlockScan {
             }
         }
 
-        try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
+        BlockFacts known = cache.facts(ref);
+        try (BlockReader reader = BlockReader.open(store, ref, allocator, known)) {
+            if (known == null) {
+                reader.facts().ifPresent(facts -> cache.keep(ref, facts));
+            }
             long decideBytes = sidecarBytes + reader.bytesRead();
             String[] batchRuledOut = new String[reader.batchCount()];
             if (batchIdx != null) {

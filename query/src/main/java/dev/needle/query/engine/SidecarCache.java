@@ -1,5 +1,7 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.read.BlockFacts;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.sidecar.Sidecar;
 import java.util.LinkedHashMap;
@@ -7,7 +9,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Decoded sidecars kept in memory, least recently used first out, bounded by bytes. Keys name
+ * Decoded sidecars kept in memory, least recently used first out, bounded by bytes; beside them,
+ * under the same bound, the {@link BlockFacts} of opened blocks (meta.json and the Arrow footer),
+ * so that a block the sidecars cannot rule out is opened without reading either again. Keys name
  * the block (whose id is unique) and the file, so a deleted block's entries just age out.
  */
 public final class SidecarCache {
@@ -15,13 +19,16 @@ public final class SidecarCache {
     private record Key(BlockRef block, String file) {
     }
 
+    private record Entry(Object value, long bytes) {
+    }
+
     private final long maxBytes;
-    private final LinkedHashMap<Key, Sidecar> entries = new LinkedHashMap<>(64, 0.75f, true);
+    private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
     private long bytes;
     private long hits;
     private long misses;
 
-    /** A cache holding at most {@code maxBytes} of decoded sidecars; 0 disables it. */
+    /** A cache holding at most {@code maxBytes} of decoded sidecars and block facts; 0 disables it. */
     public SidecarCache(long maxBytes) {
         this.maxBytes = maxBytes;
     }
@@ -30,11 +37,11 @@ public final class SidecarCache {
     public Sidecar get(BlockRef block, String file, Supplier<Sidecar> load, boolean[] hit) {
         Key key = new Key(block, file);
         synchronized (this) {
-            Sidecar cached = entries.get(key);
+            Entry cached = entries.get(key);
             if (cached != null) {
                 hits++;
                 hit[0] = true;
-                return cached;
+                return (Sidecar) cached.value();
             }
             misses++;
         }
@@ -42,19 +49,35 @@ public final class SidecarCache {
         Sidecar loaded = load.get();
         // Only verified files are kept: a missing or damaged one is read again next time, so that a
         // repaired file is noticed.
-        if (loaded.isVerified() && loaded.sizeInBytes() <= maxBytes) {
-            synchronized (this) {
-                Sidecar previous = entries.put(key, loaded);
-                bytes += loaded.sizeInBytes() - (previous == null ? 0 : previous.sizeInBytes());
-                var it = entries.entrySet().iterator();
-                while (bytes > maxBytes && it.hasNext()) {
-                    Map.Entry<Key, Sidecar> eldest = it.next();
-                    bytes -= eldest.getValue().sizeInBytes();
-                    it.remove();
-                }
-            }
+        if (loaded.isVerified()) {
+            put(key, loaded, loaded.sizeInBytes());
         }
         return loaded;
+    }
+
+    /** The facts of {@code block} kept by {@link #keep}, or null. */
+    synchronized BlockFacts facts(BlockRef block) {
+        Entry cached = entries.get(new Key(block, BlockLayout.DATA));
+        return cached == null ? null : (BlockFacts) cached.value();
+    }
+
+    /** Keeps what opening {@code block} learnt. */
+    void keep(BlockRef block, BlockFacts facts) {
+        put(new Key(block, BlockLayout.DATA), facts, facts.sizeInBytes());
+    }
+
+    private synchronized void put(Key key, Object value, long size) {
+        if (size > maxBytes) {
+            return;
+        }
+        Entry previous = entries.put(key, new Entry(value, size));
+        bytes += size - (previous == null ? 0 : previous.bytes());
+        var it = entries.entrySet().iterator();
+        while (bytes > maxBytes && it.hasNext()) {
+            Map.Entry<Key, Entry> eldest = it.next();
+            bytes -= eldest.getValue().bytes();
+            it.remove();
+        }
     }
 
     /**
@@ -80,7 +103,7 @@ public final class SidecarCache {
             if (bytes + loaded.sizeInBytes() > maxBytes) {
                 return false;
             }
-            if (entries.putIfAbsent(key, loaded) == null) {
+            if (entries.putIfAbsent(key, new Entry(loaded, loaded.sizeInBytes())) == null) {
                 bytes += loaded.sizeInBytes();
             }
             return true;
@@ -92,12 +115,12 @@ public final class SidecarCache {
         return bytes;
     }
 
-    /** Lookups answered from memory. */
+    /** Sidecar lookups answered from memory. */
     public synchronized long hits() {
         return hits;
     }
 
-    /** Lookups that read the file. */
+    /** Sidecar lookups that read the file. */
     public synchronized long misses() {
         return misses;
     }
