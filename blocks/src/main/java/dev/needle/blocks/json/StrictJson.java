@@ -9,10 +9,10 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 /**
- * The jackson-databind settings that needle's own JSON documents share (meta.json, EXPLAIN, the
- * corpus manifest, bench reports): a value must have the JSON type its field has, and a field
- * must not appear twice. Fields a reader does not know are skipped, so that a later writer may
- * add some. OTLP JSON is not among these documents: it has its own streaming codec.
+ * The jackson-databind settings that needle's own JSON documents share (EXPLAIN, the corpus
+ * manifest, bench reports): a value must have the JSON type its field has, and a field must not
+ * appear twice. Fields a reader does not know are skipped, so that a later writer may add some.
+ * OTLP JSON and meta.json are not among these documents: each has its own streaming codec.
  */
 public final class StrictJson {
 

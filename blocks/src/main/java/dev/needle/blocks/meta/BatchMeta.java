@@ -1,8 +1,5 @@
 package dev.needle.blocks.meta;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonSetter;
-import com.fasterxml.jackson.annotation.Nulls;
 import dev.needle.blocks.model.Bytes;
 
 /**
@@ -28,22 +25,21 @@ import dev.needle.blocks.model.Bytes;
  * @param crc32c            the CRC-32C of the batch's IPC message in data.arrow, as an unsigned 32-bit
  *                          value (see {@link BlockMetaJson}); null in a block of writer version 1
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
 public record BatchMeta(
         int index,
         long firstRow,
         int rows,
         long minTimeUnixNano,
         long maxTimeUnixNano,
-        @JsonSetter(nulls = Nulls.SET) Bytes minTraceId,
-        @JsonSetter(nulls = Nulls.SET) Bytes maxTraceId,
+        Bytes minTraceId,
+        Bytes maxTraceId,
         int traceIdNullCount,
-        @JsonSetter(nulls = Nulls.SET) Long minDurationNano,
-        @JsonSetter(nulls = Nulls.SET) Long maxDurationNano,
-        @JsonSetter(nulls = Nulls.SET) Integer minSeverity,
-        @JsonSetter(nulls = Nulls.SET) Integer maxSeverity,
-        @JsonSetter(nulls = Nulls.SET) Integer severityNullCount,
-        @JsonSetter(nulls = Nulls.SET) Long crc32c) {
+        Long minDurationNano,
+        Long maxDurationNano,
+        Integer minSeverity,
+        Integer maxSeverity,
+        Integer severityNullCount,
+        Long crc32c) {
 
     /** The largest CRC-32C: the checksum is an unsigned 32-bit value. */
     public static final long MAX_CRC32C = 0xFFFF_FFFFL;

@@ -1,7 +1,5 @@
 package dev.needle.blocks.meta;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.needle.blocks.model.Signal;
 import java.util.List;
 import java.util.Objects;
@@ -9,7 +7,8 @@ import java.util.Objects;
 /**
  * What a block's {@code meta.json} says about it: counts, sizes, its event-time range, its
  * sidecars and, per record batch, the zone maps that let a reader skip batches. Read and written
- * by {@link BlockMetaJson}: the components are meta.json's fields, in this order, after {@link #format()}.
+ * by {@link BlockMetaJson}: the components are meta.json's fields, in this order, after
+ * {@code format}.
  *
  * @param writerVersion          the version of the writer that made the block ({@link #WRITER_VERSION_CURRENT})
  * @param signal                 spans or logs
@@ -24,7 +23,6 @@ import java.util.Objects;
  * @param createdUnixMillis      when the block was written
  * @param batches                the record batches in file order, covering rows 0..rows one after another
  */
-@JsonPropertyOrder("format")
 public record BlockMeta(
         int writerVersion,
         Signal signal,
@@ -95,12 +93,6 @@ public record BlockMeta(
         if (nextRow != rows) {
             throw new IllegalArgumentException("the batches hold " + nextRow + " rows, the block " + rows);
         }
-    }
-
-    /** Always {@link #FORMAT}: meta.json's first field. */
-    @JsonProperty("format")
-    public String format() {
-        return FORMAT;
     }
 
     /** Whether every batch has a {@link BatchMeta#crc32c} to check its bytes against: from writer version 2. */

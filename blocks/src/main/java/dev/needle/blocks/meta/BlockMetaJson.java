@@ -1,40 +1,29 @@
 package dev.needle.blocks.meta;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.DeserializationContext;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SerializerProvider;
-import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
-import com.fasterxml.jackson.databind.module.SimpleModule;
-import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-import dev.needle.blocks.json.StrictJson;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
- * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, with
- * jackson-databind over the records (whose components name the fields) and the strict settings of
- * {@link StrictJson}. A block of three spans in one batch, as writer version 2 writes it:
+ * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, field by field
+ * with Jackson's streaming parser and generator: no data binding, so that the first read in a fresh
+ * process does not pay for a mapper's start-up. A block of three spans in one batch, as writer
+ * version 2 writes it:
  *
  * <pre>{@code
  * {
@@ -68,8 +57,8 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * The fields are the components of {@link BlockMeta} and {@link BatchMeta}, under the same names,
- * plus {@code format}, always {@value BlockMeta#FORMAT}. {@code signal} is the signal's directory
+ * The fields are the components of {@link BlockMeta} and {@link BatchMeta}, under the same names
+ * and in the same order, after {@code format}, always {@value BlockMeta#FORMAT}. {@code signal} is the signal's directory
  * name ({@code spans} or {@code logs}); trace ids are lower-case hex; times are nanoseconds and
  * {@code createdUnixMillis} milliseconds since the epoch, as JSON integers. A null field is left
  * out: {@code minTraceId}/{@code maxTraceId} when no row of the batch has a trace id,
@@ -91,10 +80,12 @@ import java.util.function.Function;
  * meta.json does not repeat the offset and lengths: a footer that points elsewhere covers other
  * bytes, whose checksum then differs. The data.arrow of version 2 is the same as version 1's.
  *
- * <p>Reading is forward compatible: unknown fields are ignored, so that a later writer may add
- * some without changing {@code writerVersion}; a writer changes it when an existing field changes
+ * <p>Reading is forward compatible: unknown fields are skipped, so that a later writer may add some
+ * without changing {@code writerVersion}; a writer changes it when an existing field changes
  * meaning or a new one becomes required, and a reader refuses versions newer than
- * {@link BlockMeta#WRITER_VERSION_CURRENT}. Everything else that is wrong — not JSON, a duplicate,
+ * {@link BlockMeta#WRITER_VERSION_CURRENT}. It reads {@code format} and {@code writerVersion} in a
+ * pass of their own before the rest, wherever they are, so that a newer layout is refused as newer
+ * and not as corrupt. Everything else that is wrong — not JSON, a duplicate,
  * missing, null or mistyped required field, a negative count, a minimum above its maximum, batches
  * that do not cover the rows one after another, a version-2 batch without its checksum — is a
  * {@link CorruptMetaException} whose message names the field, and nothing else is thrown: a reader
@@ -103,6 +94,11 @@ import java.util.function.Function;
  */
 public final class BlockMetaJson {
 
+    // Duplicates are refused by the parser, so also inside the values of fields this reader skips.
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
     // "key": value, one field a line, two spaces a level, "\n" on every platform: the bytes are the same everywhere.
     private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter(Separators.createDefaultInstance()
                     .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
@@ -110,23 +106,14 @@ public final class BlockMetaJson {
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
 
-    private static final ObjectMapper MAPPER = StrictJson.requiringEveryField()
-            // A signal as its directory name, a trace id as lower-case hex.
-            .addModule(new SimpleModule("meta.json values")
-                    .addSerializer(Signal.class, new AsString<>(Signal.class, Signal::dirName))
-                    .addDeserializer(Signal.class, new FromString<>(Signal.class, "a string", BlockMetaJson::signal))
-                    .addSerializer(Bytes.class, new AsString<>(Bytes.class, Bytes::hex))
-                    .addDeserializer(Bytes.class, new FromString<>(Bytes.class, "a hex string", BlockMetaJson::hex)))
-            .build();
-    private static final ObjectWriter WRITER = MAPPER.writer(PRETTY);
-    // bind() looks past the object itself, to say so in meta.json's words.
-    private static final ObjectReader HEADER_READER = MAPPER.readerFor(Header.class)
-            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private static final ObjectReader META_READER = MAPPER.readerFor(BlockMeta.class)
-            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
     /** The two fields read before the rest: a newer layout may lack what this one requires. */
     private record Header(String format, int writerVersion) {
+    }
+
+    /** Reads the document's object, which the parser has just entered, up to and including its end. */
+    @FunctionalInterface
+    private interface DocumentReader<T> {
+        T read(JsonParser p) throws IOException;
     }
 
     private BlockMetaJson() {
@@ -134,18 +121,72 @@ public final class BlockMetaJson {
 
     /** The pretty-printed UTF-8 JSON of {@code meta}. */
     public static byte[] write(BlockMeta meta) {
-        try {
-            return WRITER.writeValueAsBytes(meta);
-        } catch (JsonProcessingException e) {
-            // Every field of a BlockMeta can be written; this would be a bug in the mapping.
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.setPrettyPrinter(PRETTY.createInstance());
+            g.writeStartObject();
+            g.writeStringField("format", BlockMeta.FORMAT);
+            g.writeNumberField("writerVersion", meta.writerVersion());
+            g.writeStringField("signal", meta.signal().dirName());
+            g.writeNumberField("rows", meta.rows());
+            g.writeNumberField("dataBytes", meta.dataBytes());
+            g.writeNumberField("minTimeUnixNano", meta.minTimeUnixNano());
+            g.writeNumberField("maxTimeUnixNano", meta.maxTimeUnixNano());
+            g.writeNumberField("distinctTraceIds", meta.distinctTraceIds());
+            g.writeNumberField("traceIdxBytes", meta.traceIdxBytes());
+            g.writeNumberField("attrIdxBytes", meta.attrIdxBytes());
+            g.writeNumberField("distinctAttributePairs", meta.distinctAttributePairs());
+            g.writeNumberField("createdUnixMillis", meta.createdUnixMillis());
+            g.writeArrayFieldStart("batches");
+            for (BatchMeta batch : meta.batches()) {
+                writeBatch(g, batch);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            // A generator over memory does no I/O; this would be a bug.
             throw new IllegalStateException("writing meta.json failed", e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void writeBatch(JsonGenerator g, BatchMeta batch) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("index", batch.index());
+        g.writeNumberField("firstRow", batch.firstRow());
+        g.writeNumberField("rows", batch.rows());
+        g.writeNumberField("minTimeUnixNano", batch.minTimeUnixNano());
+        g.writeNumberField("maxTimeUnixNano", batch.maxTimeUnixNano());
+        writeHex(g, "minTraceId", batch.minTraceId());
+        writeHex(g, "maxTraceId", batch.maxTraceId());
+        g.writeNumberField("traceIdNullCount", batch.traceIdNullCount());
+        writeNumber(g, "minDurationNano", batch.minDurationNano());
+        writeNumber(g, "maxDurationNano", batch.maxDurationNano());
+        writeNumber(g, "minSeverity", batch.minSeverity());
+        writeNumber(g, "maxSeverity", batch.maxSeverity());
+        writeNumber(g, "severityNullCount", batch.severityNullCount());
+        writeNumber(g, "crc32c", batch.crc32c());
+        g.writeEndObject();
+    }
+
+    /** A trace id as lower-case hex; null is left out. */
+    private static void writeHex(JsonGenerator g, String name, Bytes value) throws IOException {
+        if (value != null) {
+            g.writeStringField(name, value.hex());
+        }
+    }
+
+    /** An optional integer; null is left out. */
+    private static void writeNumber(JsonGenerator g, String name, Number value) throws IOException {
+        if (value != null) {
+            g.writeNumberField(name, value.longValue());
         }
     }
 
     /** Parses a meta.json; anything wrong with it is a {@link CorruptMetaException} naming the problem. */
     public static BlockMeta read(byte[] json) throws CorruptMetaException {
         Objects.requireNonNull(json, "json");
-        Header header = bind(json, HEADER_READER);
+        Header header = parse(json, BlockMetaJson::readHeader);
         if (!BlockMeta.FORMAT.equals(header.format())) {
             throw new CorruptMetaException("format is \"" + abbreviate(header.format()) + "\", expected \""
                     + BlockMeta.FORMAT + "\"");
@@ -154,23 +195,26 @@ public final class BlockMetaJson {
             throw new CorruptMetaException("writerVersion " + header.writerVersion() + " is newer than this reader ("
                     + BlockMeta.WRITER_VERSION_CURRENT + ")");
         }
-        return bind(json, META_READER);
+        return parse(json, p -> readMeta(p, header.writerVersion()));
     }
 
-    /** The object {@code json} holds, bound by {@code reader}; nothing may follow it. */
-    private static <T> T bind(byte[] json, ObjectReader reader) throws CorruptMetaException {
-        try (JsonParser p = MAPPER.createParser(json)) {
+    /** The object {@code json} holds, read by {@code reader}; nothing may follow it. */
+    private static <T> T parse(byte[] json, DocumentReader<T> reader) throws CorruptMetaException {
+        try (JsonParser p = JSON.createParser(json)) {
             try {
                 if (p.nextToken() != JsonToken.START_OBJECT) {
                     throw new CorruptMetaException("meta.json does not start with a JSON object");
                 }
-                T value = reader.readValue(p);
+                T value = reader.read(p);
                 if (p.nextToken() != null) {
                     throw new CorruptMetaException("content after the closing brace" + at(p.currentLocation()));
                 }
                 return value;
             } catch (JacksonException e) {
-                throw corrupt(e, p);
+                // The parser's own refusals: a duplicate, or not JSON at all.
+                throw new CorruptMetaException(e.getOriginalMessage().startsWith("Duplicate field")
+                        ? "duplicate field " + where(p)
+                        : "not valid JSON: " + e.getOriginalMessage() + at(e.getLocation()), e);
             }
         } catch (CorruptMetaException e) {
             throw e;
@@ -180,60 +224,234 @@ public final class BlockMetaJson {
         }
     }
 
-    /** What {@code e} says is wrong, in the words of the format; {@code p} is still where it failed. */
-    private static CorruptMetaException corrupt(JacksonException e, JsonParser p) {
-        JacksonException root = e;
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof CorruptMetaException found) {
-                return found;
+    private static Header readHeader(JsonParser p) throws IOException {
+        String format = null;
+        Integer writerVersion = null;
+        for (String name = nextField(p); name != null; name = nextField(p)) {
+            switch (name) {
+                case "format" -> format = notNull(p, string(p, "a string"));
+                case "writerVersion" -> writerVersion = notNull(p, int32(p));
+                default -> p.skipChildren();
             }
-            if (cause instanceof JacksonException jackson) {
-                root = jackson;
-            }
         }
-        JsonToken token = p.currentToken();
-        String where = e instanceof JsonMappingException m ? StrictJson.where(m) : where(p.getParsingContext());
-        if (root instanceof InputCoercionException) {
-            return new CorruptMetaException(isBigInteger(p)
-                    ? "field " + where + " should be an integer, found " + found(p)
-                    : "field " + where + " (" + text(p) + ") does not fit in 32 bits", e);
-        }
-        if (!(root instanceof JsonMappingException mapping)) {
-            // The parser's own refusals: a duplicate, or not JSON at all.
-            return new CorruptMetaException(root.getOriginalMessage().startsWith("Duplicate field")
-                    ? "duplicate field " + where
-                    : "not valid JSON: " + root.getOriginalMessage() + at(root.getLocation()), e);
-        }
-        if (mapping instanceof ValueInstantiationException && mapping.getCause() instanceof IllegalArgumentException invalid) {
-            return new CorruptMetaException(where.isEmpty() ? invalid.getMessage() : where + ": " + invalid.getMessage(), e);
-        }
-        if (token == JsonToken.END_OBJECT) {
-            return new CorruptMetaException("missing field " + where, e);
-        }
-        if (token == JsonToken.VALUE_NULL) {
-            return new CorruptMetaException("field " + where + " is null", e);
-        }
-        if (mapping instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
-            Class<?> type = mismatch.getTargetType();
-            if (type.isRecord()) {
-                return new CorruptMetaException(where + " is not an object", e);
-            }
-            return wrongType(where, Collection.class.isAssignableFrom(type) ? "an array of objects"
-                    : type == String.class ? "a string" : "an integer", p);
-        }
-        return new CorruptMetaException("field " + where + ": " + mapping.getOriginalMessage(), e);
+        return new Header(required(p, "format", format), required(p, "writerVersion", writerVersion));
     }
 
-    private static CorruptMetaException wrongType(String where, String expected, JsonParser p) {
-        return new CorruptMetaException("field " + where + " should be " + expected + ", found " + found(p));
+    private static BlockMeta readMeta(JsonParser p, int writerVersion) throws IOException {
+        Signal signal = null;
+        Long rows = null;
+        Long dataBytes = null;
+        Long minTime = null;
+        Long maxTime = null;
+        Integer distinctTraceIds = null;
+        Long traceIdxBytes = null;
+        Long attrIdxBytes = null;
+        Long distinctAttributePairs = null;
+        Long createdUnixMillis = null;
+        List<BatchMeta> batches = null;
+        for (String name = nextField(p); name != null; name = nextField(p)) {
+            switch (name) {
+                case "signal" -> signal = notNull(p, signal(p));
+                case "rows" -> rows = notNull(p, int64(p));
+                case "dataBytes" -> dataBytes = notNull(p, int64(p));
+                case "minTimeUnixNano" -> minTime = notNull(p, int64(p));
+                case "maxTimeUnixNano" -> maxTime = notNull(p, int64(p));
+                case "distinctTraceIds" -> distinctTraceIds = notNull(p, int32(p));
+                case "traceIdxBytes" -> traceIdxBytes = notNull(p, int64(p));
+                case "attrIdxBytes" -> attrIdxBytes = notNull(p, int64(p));
+                case "distinctAttributePairs" -> distinctAttributePairs = notNull(p, int64(p));
+                case "createdUnixMillis" -> createdUnixMillis = notNull(p, int64(p));
+                case "batches" -> batches = notNull(p, batches(p));
+                // format and writerVersion were read by the header's pass.
+                default -> p.skipChildren();
+            }
+        }
+        try {
+            return new BlockMeta(writerVersion, required(p, "signal", signal), required(p, "rows", rows),
+                    required(p, "dataBytes", dataBytes), required(p, "minTimeUnixNano", minTime),
+                    required(p, "maxTimeUnixNano", maxTime), required(p, "distinctTraceIds", distinctTraceIds),
+                    required(p, "traceIdxBytes", traceIdxBytes), required(p, "attrIdxBytes", attrIdxBytes),
+                    required(p, "distinctAttributePairs", distinctAttributePairs),
+                    required(p, "createdUnixMillis", createdUnixMillis), required(p, "batches", batches));
+        } catch (IllegalArgumentException e) {
+            throw invalid(p, e);
+        }
+    }
+
+    /** The batches, or null for JSON null. */
+    private static List<BatchMeta> batches(JsonParser p) throws IOException {
+        if (isNull(p, JsonToken.START_ARRAY, "an array of objects")) {
+            return null;
+        }
+        List<BatchMeta> batches = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            batches.add(notNull(p, batch(p)));
+        }
+        return batches;
+    }
+
+    /** One batch, or null for JSON null. */
+    private static BatchMeta batch(JsonParser p) throws IOException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            throw new CorruptMetaException(where(p) + " is not an object");
+        }
+        Integer index = null;
+        Long firstRow = null;
+        Integer rows = null;
+        Long minTime = null;
+        Long maxTime = null;
+        Bytes minTraceId = null;
+        Bytes maxTraceId = null;
+        Integer traceIdNullCount = null;
+        Long minDuration = null;
+        Long maxDuration = null;
+        Integer minSeverity = null;
+        Integer maxSeverity = null;
+        Integer severityNullCount = null;
+        Long crc32c = null;
+        for (String name = nextField(p); name != null; name = nextField(p)) {
+            switch (name) {
+                case "index" -> index = notNull(p, int32(p));
+                case "firstRow" -> firstRow = notNull(p, int64(p));
+                case "rows" -> rows = notNull(p, int32(p));
+                case "minTimeUnixNano" -> minTime = notNull(p, int64(p));
+                case "maxTimeUnixNano" -> maxTime = notNull(p, int64(p));
+                case "minTraceId" -> minTraceId = hex(p);
+                case "maxTraceId" -> maxTraceId = hex(p);
+                case "traceIdNullCount" -> traceIdNullCount = notNull(p, int32(p));
+                case "minDurationNano" -> minDuration = int64(p);
+                case "maxDurationNano" -> maxDuration = int64(p);
+                case "minSeverity" -> minSeverity = int32(p);
+                case "maxSeverity" -> maxSeverity = int32(p);
+                case "severityNullCount" -> severityNullCount = int32(p);
+                case "crc32c" -> crc32c = int64(p);
+                default -> p.skipChildren();
+            }
+        }
+        try {
+            return new BatchMeta(required(p, "index", index), required(p, "firstRow", firstRow),
+                    required(p, "rows", rows), required(p, "minTimeUnixNano", minTime),
+                    required(p, "maxTimeUnixNano", maxTime), minTraceId, maxTraceId,
+                    required(p, "traceIdNullCount", traceIdNullCount), minDuration, maxDuration, minSeverity,
+                    maxSeverity, severityNullCount, crc32c);
+        } catch (IllegalArgumentException e) {
+            throw invalid(p, e);
+        }
+    }
+
+    /** The next field's name with the parser on its value, or null at the end of the object. */
+    private static String nextField(JsonParser p) throws IOException {
+        String name = p.nextFieldName();
+        if (name != null) {
+            p.nextToken();
+        }
+        return name;
+    }
+
+    /** An integer of up to 64 bits, or null for JSON null. */
+    private static Long int64(JsonParser p) throws IOException {
+        if (isNull(p, JsonToken.VALUE_NUMBER_INT, "an integer")) {
+            return null;
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            throw wrongType(p, "an integer");
+        }
+        return p.getLongValue();
+    }
+
+    /** An integer of up to 32 bits, or null for JSON null. */
+    private static Integer int32(JsonParser p) throws IOException {
+        Long value = int64(p);
+        if (value == null) {
+            return null;
+        }
+        if (value.intValue() != value) {
+            throw fieldProblem(p, "(" + abbreviate(p.getText()) + ") does not fit in 32 bits");
+        }
+        return value.intValue();
+    }
+
+    /** A string, or null for JSON null; {@code expected} names the string's kind for a message. */
+    private static String string(JsonParser p, String expected) throws IOException {
+        return isNull(p, JsonToken.VALUE_STRING, expected) ? null : p.getText();
+    }
+
+    /** A signal by its directory name, or null for JSON null. */
+    private static Signal signal(JsonParser p) throws IOException {
+        String name = string(p, "a string");
+        if (name == null) {
+            return null;
+        }
+        for (Signal signal : Signal.values()) {
+            if (signal.dirName().equals(name)) {
+                return signal;
+            }
+        }
+        throw fieldProblem(p, "is \"" + abbreviate(name) + "\", expected \"spans\" or \"logs\"");
+    }
+
+    /** A trace id in hex, or null for JSON null. */
+    private static Bytes hex(JsonParser p) throws IOException {
+        String hex = string(p, "a hex string");
+        if (hex == null) {
+            return null;
+        }
+        try {
+            return Bytes.fromHex(hex);
+        } catch (IllegalArgumentException e) {
+            throw fieldProblem(p, "is not hex: \"" + abbreviate(hex) + "\"");
+        }
+    }
+
+    /** Whether the value is JSON null; a value that is neither null nor {@code token} is not {@code expected}. */
+    private static boolean isNull(JsonParser p, JsonToken token, String expected) throws CorruptMetaException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return true;
+        }
+        if (p.currentToken() != token) {
+            throw wrongType(p, expected);
+        }
+        return false;
+    }
+
+    /** {@code value}, which may not be JSON null. */
+    private static <T> T notNull(JsonParser p, T value) throws CorruptMetaException {
+        if (value == null) {
+            throw fieldProblem(p, "is null");
+        }
+        return value;
+    }
+
+    /** {@code value}, the field {@code name} of the object the parser has just left, which must have been there. */
+    private static <T> T required(JsonParser p, String name, T value) throws CorruptMetaException {
+        if (value == null) {
+            String object = where(p);
+            throw new CorruptMetaException("missing field " + (object.isEmpty() ? name : object + "." + name));
+        }
+        return value;
+    }
+
+    /** A record's refusal of the object the parser has just left, prefixed by where that object is. */
+    private static CorruptMetaException invalid(JsonParser p, IllegalArgumentException e) {
+        String object = where(p);
+        return new CorruptMetaException(object.isEmpty() ? e.getMessage() : object + ": " + e.getMessage(), e);
+    }
+
+    private static CorruptMetaException wrongType(JsonParser p, String expected) {
+        return fieldProblem(p, "should be " + expected + ", found " + found(p));
+    }
+
+    /** "field {@code where} {@code problem}", about the value the parser is at. */
+    private static CorruptMetaException fieldProblem(JsonParser p, String problem) {
+        return new CorruptMetaException("field " + where(p) + " " + problem);
     }
 
     /** The value the parser is at, described for a message. */
     private static String found(JsonParser p) {
         JsonToken token = p.currentToken();
-        if (token == null) {
-            return "nothing";
-        }
         return switch (token) {
             case VALUE_STRING -> "a string";
             case VALUE_NUMBER_INT -> isBigInteger(p) ? "an integer beyond 64 bits" : "an integer";
@@ -248,21 +466,23 @@ public final class BlockMetaJson {
 
     private static boolean isBigInteger(JsonParser p) {
         try {
-            return p.currentToken() == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+            return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
         } catch (IOException e) {
             return false;
         }
     }
 
-    private static String text(JsonParser p) {
-        try {
-            return abbreviate(p.getText());
-        } catch (IOException e) {
-            return "?";
-        }
+    /**
+     * The value or field the parser is at, as a person writes it: {@code rows}, {@code batches[1].index};
+     * after an object or array has ended, that object or array; "" for the whole document.
+     */
+    private static String where(JsonParser p) {
+        JsonStreamContext context = p.getParsingContext();
+        JsonToken token = p.currentToken();
+        // An object or array that starts has opened its own context already: it is a value of the one around it.
+        return where(token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY ? context.getParent() : context);
     }
 
-    /** The field the parser is at, in the form of {@link StrictJson#where}. */
     private static String where(JsonStreamContext context) {
         if (context == null || context.inRoot()) {
             return "";
@@ -272,65 +492,6 @@ public final class BlockMetaJson {
             return parent + "[" + context.getCurrentIndex() + "]";
         }
         return parent.isEmpty() ? context.getCurrentName() : parent + "." + context.getCurrentName();
-    }
-
-    private static Signal signal(String where, String name) throws CorruptMetaException {
-        for (Signal signal : Signal.values()) {
-            if (signal.dirName().equals(name)) {
-                return signal;
-            }
-        }
-        throw new CorruptMetaException("field " + where + " is \"" + abbreviate(name) + "\", expected \"spans\" or \"logs\"");
-    }
-
-    private static Bytes hex(String where, String hex) throws CorruptMetaException {
-        try {
-            return Bytes.fromHex(hex);
-        } catch (IllegalArgumentException e) {
-            throw new CorruptMetaException("field " + where + " is not hex: \"" + abbreviate(hex) + "\"", e);
-        }
-    }
-
-    /** Parses a field's string; a bad one is a {@link CorruptMetaException} naming the field. */
-    @FunctionalInterface
-    private interface StringParser<T> {
-        T parse(String where, String text) throws CorruptMetaException;
-    }
-
-    /** A value that meta.json holds as a string. */
-    private static final class AsString<T> extends StdSerializer<T> {
-        private final Function<T, String> format;
-
-        AsString(Class<T> type, Function<T, String> format) {
-            super(type);
-            this.format = format;
-        }
-
-        @Override
-        public void serialize(T value, JsonGenerator g, SerializerProvider provider) throws IOException {
-            g.writeString(format.apply(value));
-        }
-    }
-
-    /** A value read from a string; any other JSON value is the wrong type. */
-    private static final class FromString<T> extends StdDeserializer<T> {
-        private final String expected;
-        private final StringParser<T> parser;
-
-        FromString(Class<T> type, String expected, StringParser<T> parser) {
-            super(type);
-            this.expected = expected;
-            this.parser = parser;
-        }
-
-        @Override
-        public T deserialize(JsonParser p, DeserializationContext context) throws IOException {
-            String where = where(p.getParsingContext());
-            if (p.currentToken() != JsonToken.VALUE_STRING) {
-                throw wrongType(where, expected, p);
-            }
-            return parser.parse(where, p.getText());
-        }
     }
 
     /** " at line L, column C", or nothing when the parser knows no location. */

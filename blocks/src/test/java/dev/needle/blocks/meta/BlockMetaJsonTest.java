@@ -327,6 +327,11 @@ class BlockMetaJsonTest {
     }
 
     @Test
+    void read_whitespaceAfterTheClosingBrace_accepted() throws CorruptMetaException {
+        assertEquals(SPANS, BlockMetaJson.read(utf8(SPANS_JSON + "\n \t\r\n")));
+    }
+
+    @Test
     void read_explicitNullsAndUpperCaseHex_accepted() throws CorruptMetaException {
         String json = LOGS_JSON
                 .replace("\"traceIdNullCount\": 2,", "\"traceIdNullCount\": 2, \"minTraceId\": null, \"maxTraceId\": null,"
@@ -420,7 +425,31 @@ class BlockMetaJsonTest {
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 4294967295", "\"crc32c\": 4294967296"), "batches[0]: crc32c (4294967296) must be an unsigned 32-bit value"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": -1"), "batches[1]: crc32c (-1) must be an unsigned 32-bit value"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": \"0\""), "field batches[1].crc32c should be an integer, found a string"),
-                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": 0.5"), "found a decimal number"));
+                Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": 0.5"), "found a decimal number"),
+                // The header: read first, wherever it is, and as strictly as the rest.
+                Arguments.of(SPANS_JSON.replace("\"format\": \"needle-block\"", "\"format\": 1"),
+                        "field format should be a string, found an integer"),
+                Arguments.of(SPANS_JSON.replace("\"format\": \"needle-block\"", "\"format\": null"), "field format is null"),
+                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1,", ""), "missing field writerVersion"),
+                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 4294967297"),
+                        "field writerVersion (4294967297) does not fit in 32 bits"),
+                Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1,", "").replace("\"rows\": 3,", "\"rows\": \"3\", \"writerVersion\": 7,"),
+                        "writerVersion 7 is newer than this reader (2)"),
+                // Values of the wrong shape, named by the field that holds them.
+                Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": [\"spans\"]"),
+                        "field signal should be a string, found an array"),
+                Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": null"), "field signal is null"),
+                Arguments.of(SPANS_JSON.replace("\"minTraceId\": \"0af7651916cd43dd8448eb211c80319c\"", "\"minTraceId\": {}"),
+                        "field batches[0].minTraceId should be a hex string, found an object"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": null"), "field batches is null"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": [null]"), "field batches[0] is null"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": [[]]"), "batches[0] is not an object"),
+                Arguments.of(SPANS_JSON.replace("\"index\": 1,", "\"index\": null,"), "field batches[1].index is null"),
+                // Duplicates anywhere, also inside a field this reader skips.
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 3, \"future\": {\"a\": 1, \"a\": 2},"),
+                        "duplicate field future.a"),
+                Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 3, \"format\": \"needle-block\","),
+                        "duplicate field format"));
     }
 
     @ParameterizedTest(name = "[{index}] {1}")
