@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -40,6 +41,9 @@ public final class QueryEngine implements AutoCloseable {
 
     /** The sidecar cache of the server and the CLI: both sidecars of some 700 span blocks of 300,000 rows. */
     public static final long DEFAULT_SIDECAR_CACHE_BYTES = 64L << 20;
+
+    /** Spans a trace search first asks for per trace wanted: most traces hold a few matching spans. */
+    static final int SPANS_PER_TRACE = 10;
 
     private final BlockStore store;
     private final HeadSource head;
@@ -149,6 +153,60 @@ public final class QueryEngine implements AutoCloseable {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
                 head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano);
+    }
+
+    /**
+     * The traces holding spans that match {@code expr} in {@code range}, as Tempo's search answers
+     * them: the {@code limit} traces whose newest matching span is newest, each with every one of its
+     * spans and those that match.
+     *
+     * <p>The span search is asked for {@link #SPANS_PER_TRACE} spans per trace wanted; when those
+     * fall into fewer traces and more spans may match, it is asked again for four times as many, so
+     * that {@code limit} counts traces. Each trace is then looked up by id over all time (TRACE_IDX
+     * picks its blocks), so that its root, start and duration are the whole trace's, not the
+     * matching spans'.
+     */
+    public TraceSearchResult searchTraces(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                          Mechanisms mechanisms) throws IOException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
+        }
+        int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
+        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+        while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
+                && spanLimit < Integer.MAX_VALUE) {
+            spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
+            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+        }
+        Map<Bytes, List<SpanRecord>> byTrace = new LinkedHashMap<>();
+        for (SpanRecord s : spans.records()) {
+            if (byTrace.size() < limit || byTrace.containsKey(s.traceId())) {
+                byTrace.computeIfAbsent(s.traceId(), id -> new ArrayList<>()).add(s);
+            }
+        }
+        Set<String> problems = new LinkedHashSet<>(spans.problems());
+        List<Explain> plans = new ArrayList<>();
+        plans.add(spans.plan());
+        List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
+        for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
+            TraceResult whole = trace(tenant, e.getKey(), TimeRange.ALL, mechanisms, false);
+            problems.addAll(whole.problems());
+            plans.add(whole.spanPlan());
+            // The search's own spans too: a block the trace lookup could not read still answered the search.
+            Found<SpanRecord> all = Found.spans();
+            all.addAll(whole.spans());
+            all.addAll(e.getValue());
+            List<SpanRecord> sorted = new ArrayList<>(all.records());
+            sorted.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+            List<SpanRecord> matched = sorted.stream()
+                    .filter(s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano())).toList();
+            traces.add(new TraceSearchResult.Match(e.getKey(), sorted, matched));
+        }
+        return new TraceSearchResult(traces, List.copyOf(problems), plans);
+    }
+
+    private static long distinctTraces(List<SpanRecord> spans) {
+        return spans.stream().map(SpanRecord::traceId).distinct().count();
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */

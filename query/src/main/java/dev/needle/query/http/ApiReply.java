@@ -2,6 +2,8 @@ package dev.needle.query.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Response;
@@ -15,12 +17,34 @@ import org.eclipse.jetty.util.Callback;
  * @param status      the HTTP status
  * @param contentType the Content-Type, or null for an empty body
  * @param body        the body
+ * @param headers     more response headers, by name
  */
-record ApiReply(int status, String contentType, byte[] body) {
+record ApiReply(int status, String contentType, byte[] body, Map<String, String> headers) {
 
     static final String JSON = "application/json";
     static final String PROTOBUF = "application/protobuf";
     static final String TEXT = "text/plain; charset=utf-8";
+
+    ApiReply {
+        headers = Map.copyOf(headers);
+    }
+
+    /** A reply without headers of its own. */
+    ApiReply(int status, String contentType, byte[] body) {
+        this(status, contentType, body, Map.of());
+    }
+
+    /** This reply with one more header; the value must be printable ASCII, as HTTP/1.1 header values are. */
+    ApiReply withHeader(String name, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) < 0x20 || value.charAt(i) > 0x7e) {
+                throw new IllegalArgumentException("header " + name + ": not printable ASCII at " + i + ": " + value);
+            }
+        }
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new ApiReply(status, contentType, body, more);
+    }
 
     /** A plain-text reply. */
     static ApiReply text(int status, String text) {
@@ -37,6 +61,7 @@ record ApiReply(int status, String contentType, byte[] body) {
         if (contentType != null) {
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         }
+        headers.forEach((name, value) -> response.getHeaders().put(name, value));
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
     }
