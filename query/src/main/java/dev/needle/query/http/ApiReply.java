@@ -2,6 +2,7 @@ package dev.needle.query.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
@@ -26,7 +27,8 @@ record ApiReply(int status, String contentType, byte[] body, Map<String, String>
     static final String TEXT = "text/plain; charset=utf-8";
 
     ApiReply {
-        headers = Map.copyOf(headers);
+        // In the order added, so that a reply reads the same every time.
+        headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
     /** A reply without headers of its own. */
