@@ -1,5 +1,7 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.index.BlockTags;
+import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -12,6 +14,8 @@ import dev.needle.query.ql.Expr;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -207,6 +211,56 @@ public final class QueryEngine implements AutoCloseable {
 
     private static long distinctTraces(List<SpanRecord> spans) {
         return spans.stream().map(SpanRecord::traceId).distinct().count();
+    }
+
+    /**
+     * The attribute keys and values of the tenant's spans in {@code range}: each block's TAGS file,
+     * or a scan of the block when that file is missing or damaged, or cut short (TRUNCATED) for a key
+     * {@code complete} accepts, whose values are asked for; then the head's unpublished spans. A block
+     * counts when its time range (from its name) overlaps {@code range}, and gives all its keys.
+     */
+    public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, Signal.SPANS));
+        List<SpanRecord> head = unpublished(this.head.spanParts(tenant), blocks);
+        blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
+        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
+        List<BlockRef> toScan = new ArrayList<>();
+        BlockTags.Builder tags = new BlockTags.Builder();
+        for (int i = 0; i < blocks.size(); i++) {
+            if (files.get(i) == null) {
+                toScan.add(blocks.get(i));
+            } else {
+                tags.merge(files.get(i));
+            }
+        }
+        IndexedPairs pairs = new IndexedPairs(tags);
+        List<String> problems = new ArrayList<>();
+        SearchTarget<SpanRecord> everything = SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL);
+        for (BlockScan.Outcome<SpanRecord> outcome : runAll(toScan,
+                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
+            outcome.records().forEach(pairs::span);
+            if (outcome.problem() != null) {
+                problems.add(outcome.problem());
+            }
+        }
+        head.stream().filter(s -> range.contains(s.startTimeUnixNano())).forEach(pairs::span);
+        return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
+    }
+
+    /** A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, or a key cut short. */
+    private BlockTags tagsFile(BlockRef ref, Predicate<String> complete) {
+        try (SeekableByteChannel channel = store.open(ref, BlockTags.FILE)) {
+            if (channel.size() > BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES) {
+                return null;
+            }
+            byte[] bytes = Channels.newInputStream(channel).readAllBytes();
+            BlockTags tags = BlockTags.decode(bytes, ref + "/" + BlockTags.FILE);
+            boolean cutShort = tags.keys().entrySet().stream().anyMatch(e -> e.getValue().truncated() && complete.test(e.getKey()));
+            return cutShort ? null : tags;
+        } catch (IOException | RuntimeException e) {
+            // Derived data, like a sidecar: whatever is wrong with it, the block itself still answers.
+            return null;
+        }
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */

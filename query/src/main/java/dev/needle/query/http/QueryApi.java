@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  * GET /api/traces/{id}      OTLP JSON {"resourceSpans":[…]} (protobuf: the Trace message); 404 likewise
  * GET /api/search           q=&lt;selector&gt; or tags=&lt;logfmt&gt;, spss: Tempo's SearchResponse (see SearchEndpoint)
  * GET /api/logs             q=&lt;selector&gt; over logs: {"logs":{"resourceLogs":[…]},"status":…}
+ * GET /api/v2/search/tags, /api/v2/search/tag/{tag}/values, /api/search/tags, /api/search/tag/{tag}/values
+ *                           Tempo's tag names and values (see TagsEndpoint)
  * GET /api/echo             "echo"
  * GET /api/status/buildinfo {"version","revision","branch","buildUser","buildDate","goVersion"}, Tempo's shape
  * anything else             404
@@ -57,10 +59,16 @@ public final class QueryApi extends Handler.Abstract {
     private static final Logger LOG = LoggerFactory.getLogger(QueryApi.class);
     private static final String V2_TRACES = "/api/v2/traces/";
     private static final String V1_TRACES = "/api/traces/";
+    private static final String V2_TAGS = "/api/v2/search/tags";
+    private static final String V1_TAGS = "/api/search/tags";
+    private static final String V2_TAG = "/api/v2/search/tag/";
+    private static final String V1_TAG = "/api/search/tag/";
+    private static final String VALUES = "/values";
 
     private final TraceEndpoint traces;
     private final SearchEndpoint search;
     private final LogsEndpoint logs;
+    private final TagsEndpoint tags;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public QueryApi(QueryEngine engine, QueryMetrics metrics) {
@@ -68,6 +76,7 @@ public final class QueryApi extends Handler.Abstract {
         this.traces = new TraceEndpoint(engine, metrics);
         this.search = new SearchEndpoint(engine, metrics);
         this.logs = new LogsEndpoint(engine, metrics);
+        this.tags = new TagsEndpoint(engine);
     }
 
     @Override
@@ -108,6 +117,18 @@ public final class QueryApi extends Handler.Abstract {
         if (path.equals("/api/search")) {
             return search.answer(tenant(request), Params.of(request));
         }
+        if (path.equals(V2_TAGS)) {
+            return tags.v2Tags(tenant(request), Params.of(request));
+        }
+        if (path.equals(V1_TAGS)) {
+            return tags.v1Tags(tenant(request), Params.of(request));
+        }
+        if (path.startsWith(V2_TAG) && path.endsWith(VALUES)) {
+            return tags.v2Values(tenant(request), tagOf(path, V2_TAG), Params.of(request));
+        }
+        if (path.startsWith(V1_TAG) && path.endsWith(VALUES)) {
+            return tags.v1Values(tenant(request), tagOf(path, V1_TAG), Params.of(request));
+        }
         if (path.equals("/api/logs")) {
             return logs.answer(tenant(request), Params.of(request));
         }
@@ -127,6 +148,12 @@ public final class QueryApi extends Handler.Abstract {
             g.writeStringField("buildDate", "");
             g.writeStringField("goVersion", "java" + Runtime.version());
         });
+    }
+
+    /** The {@code {tag}} of {@code prefix{tag}/values}; at least the prefix and "/values" are there. */
+    private static String tagOf(String path, String prefix) {
+        return path.length() <= prefix.length() + VALUES.length() ? ""
+                : path.substring(prefix.length(), path.length() - VALUES.length());
     }
 
     private static TenantId tenant(Request request) throws ApiException {

@@ -55,8 +55,6 @@ final class SearchEndpoint {
     static final int DEFAULT_SPSS = 3;
     static final int MAX_SPSS = 100;
     static final String NO_ROOT = "<root span not yet received>";
-    /** Long enough for dozens of block names, short enough for any proxy's header limit. */
-    private static final int MAX_MESSAGE_HEADER = 4000;
     private static final Pattern DIGITS = Pattern.compile("\\d{1,9}");
 
     private final QueryEngine engine;
@@ -92,7 +90,7 @@ final class SearchEndpoint {
         long inspectedSpans = spans;
         long inspectedBytes = bytes;
         Explain.Totals search = result.plans().get(0).totals();
-        ApiReply reply = JsonReplies.object(200, g -> {
+        return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("traces");
             for (TraceSearchResult.Match t : traces) {
                 writeTrace(g, t, spss, shown);
@@ -105,12 +103,9 @@ final class SearchEndpoint {
             g.writeStringField("inspectedSpans", Long.toString(inspectedSpans));
             g.writeEndObject();
             JsonReplies.explain(g, explain, result.plans());
-        }).withHeader(QueryApi.STATUS_HEADER, result.partial() ? "PARTIAL" : "COMPLETE")
+        }).withStatusHeaders(result.problems())
                 .withHeader(QueryApi.INSPECTED_HEADER, Integer.toString(search.opened()))
                 .withHeader(QueryApi.SKIPPED_HEADER, Integer.toString(search.listed() - search.opened()));
-        return result.partial()
-                ? reply.withHeader(QueryApi.MESSAGE_HEADER, headerText(JsonReplies.partialMessage(result.problems())))
-                : reply;
     }
 
     private static Expr expr(Params params) throws ApiException {
@@ -238,15 +233,5 @@ final class SearchEndpoint {
     private static String serviceName(SpanRecord span) {
         KeyValue kv = find(span.resource().attributes(), "service.name");
         return kv != null && kv.value() instanceof AnyValue.Str s ? s.value() : "";
-    }
-
-    /** {@code text} as a header value can hold it: printable ASCII (others become '?'), cut short. */
-    static String headerText(String text) {
-        StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_MESSAGE_HEADER));
-        for (int i = 0; i < text.length() && out.length() < MAX_MESSAGE_HEADER; i++) {
-            char c = text.charAt(i);
-            out.append(c >= 0x20 && c <= 0x7e ? c : '?');
-        }
-        return out.toString();
     }
 }

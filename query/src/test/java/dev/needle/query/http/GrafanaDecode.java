@@ -3,6 +3,7 @@ package dev.needle.query.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import dev.needle.query.tempopb.SearchResponse;
 import java.io.IOException;
@@ -21,9 +22,13 @@ final class GrafanaDecode {
 
     /** A {@code /api/search} answer, as Grafana reads it; any field Tempo's message lacks fails. */
     static SearchResponse search(String json) throws InvalidProtocolBufferException {
-        SearchResponse.Builder b = SearchResponse.newBuilder();
-        JsonFormat.parser().merge(json, b);
-        return b.build();
+        return decode(json, SearchResponse.newBuilder()).build();
+    }
+
+    /** Any answer into {@code builder}'s message, refusing a field the message lacks. */
+    static <B extends Message.Builder> B decode(String json, B builder) throws InvalidProtocolBufferException {
+        JsonFormat.parser().merge(json, builder);
+        return builder;
     }
 
     /** An answer to {@code explain=true}, which Grafana never sends: without its "explain", exactly Tempo's shape. */
