@@ -47,13 +47,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueryApi extends Handler.Abstract {
 
-    /** Search: {@code COMPLETE}, or {@code PARTIAL} when a block could not be read (Tempo's message has no field for it). */
+    /** Search and tags: {@code COMPLETE}, or {@code PARTIAL} when a block could not be read (Tempo's messages have no field for it). */
     public static final String STATUS_HEADER = "X-Needle-Status";
-    /** Search, only when partial: the blocks that could not be read, in printable ASCII. */
+    /** Search and tags, only when partial: the blocks that could not be read, in printable ASCII. */
     public static final String MESSAGE_HEADER = "X-Needle-Message";
     /** Search: the blocks the span search opened. */
     public static final String INSPECTED_HEADER = "X-Needle-Inspected-Blocks";
-    /** Search: the blocks the span search ruled out without reading a batch. */
+    /** Search: the blocks the span search did not open (pruned, or left unread past the limit). */
     public static final String SKIPPED_HEADER = "X-Needle-Skipped-Blocks";
 
     private static final Logger LOG = LoggerFactory.getLogger(QueryApi.class);
