@@ -101,7 +101,7 @@ final class ServedLookups {
                     "/api/logs?q=" + query(logs) + "&limit=" + Lookups.LIMIT, ServedLookups::logRecords, expected, expected,
                     progress));
         }
-        // The endpoint lists the traces of the newest limit × 10 spans: fewer than the limit when a few traces hold them.
+        // The endpoint lists the newest traces, the limit of them when the corpus holds that many.
         out.add(search("{ } (the newest traces) via /api/search", null, "/api/search?q=" + QueryClient.encode("{ }")
                 + "&limit=" + Lookups.LIMIT, ServedLookups::traces, 1, Lookups.LIMIT, progress));
         return out;

@@ -220,7 +220,11 @@ public final class OtlpJson {
         g.writeEndObject();
     }
 
-    private static void writeKeyValues(JsonGenerator g, String field, List<KeyValue> pairs) throws IOException {
+    /**
+     * {@code "field":[{"key":…,"value":{…}},…]}, OTLP/JSON's KeyValue list (which is also protobuf's
+     * JSON mapping of it, as Tempo's answers use); nothing when {@code pairs} is empty.
+     */
+    public static void writeKeyValues(JsonGenerator g, String field, List<KeyValue> pairs) throws IOException {
         if (pairs.isEmpty()) {
             return;
         }

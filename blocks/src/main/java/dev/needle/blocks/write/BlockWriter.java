@@ -3,6 +3,7 @@ package dev.needle.blocks.write;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
@@ -40,7 +41,7 @@ import org.apache.arrow.vector.ipc.message.IpcOption;
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
  * time), writes {@code data.arrow} in batches of at most {@value BlockLayout#MAX_BATCH_ROWS} rows, then
- * {@code TRACE_IDX}, {@code ATTR_IDX}, {@code BATCH_ATTR_IDX} and {@code meta.json}, and publishes the block atomically
+ * {@code TRACE_IDX}, {@code ATTR_IDX}, {@code BATCH_ATTR_IDX}, {@code TAGS} and {@code meta.json}, and publishes the block atomically
  * under a name that holds its time range. meta.json holds each batch's CRC-32C, taken over the bytes
  * on their way to the file ({@link BlockMetaJson} says which bytes).
  *
@@ -261,6 +262,7 @@ public final class BlockWriter {
             long traceIdxBytes = writeSidecar(pending, BloomSidecar.TRACE_IDX, traceIdx.build());
             long attrIdxBytes = writeSidecar(pending, BloomSidecar.ATTR_IDX, attrs.attrIdx.build());
             long batchAttrIdxBytes = writeSidecar(pending, BloomSidecar.BATCH_ATTR_IDX, attrs.batchAttrIdx.build());
+            writeSidecar(pending, BlockTags.FILE, attrs.tags.file());
             long minTime = batches.stream().mapToLong(BatchMeta::minTimeUnixNano).min().orElseThrow();
             long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
@@ -299,12 +301,13 @@ public final class BlockWriter {
     }
 
     /**
-     * The block's ATTR_IDX and BATCH_ATTR_IDX, fed by one {@link IndexedPairs} that passes each pair
-     * on once per record batch, hashed once for both.
+     * The block's ATTR_IDX, BATCH_ATTR_IDX and TAGS, fed by one {@link IndexedPairs} that passes each
+     * pair on once per record batch, hashed once for both sidecars.
      */
     private static final class AttributeSidecars implements IndexedPairs.Sink {
         final AttrIdxBuilder attrIdx = new AttrIdxBuilder();
         final BatchAttrIdxBuilder batchAttrIdx = new BatchAttrIdxBuilder();
+        final BlockTags.Builder tags = new BlockTags.Builder();
         final IndexedPairs pairs = new IndexedPairs(this);
         private int batch;
 
@@ -316,16 +319,19 @@ public final class BlockWriter {
 
         @Override
         public void string(String key, String value) {
+            tags.string(key, value);
             add(AttributeHash.ofString(key, value));
         }
 
         @Override
         public void integer(String key, long value) {
+            tags.integer(key, value);
             add(AttributeHash.ofLong(key, value));
         }
 
         @Override
         public void dbl(String key, double value) {
+            tags.dbl(key, value);
             attrIdx.holdingDouble();
             batchAttrIdx.holdingDouble();
             AttributeHash hash = AttributeHash.ofDouble(key, value);
@@ -336,6 +342,7 @@ public final class BlockWriter {
 
         @Override
         public void bool(String key, boolean value) {
+            tags.bool(key, value);
             add(AttributeHash.ofBool(key, value));
         }
 

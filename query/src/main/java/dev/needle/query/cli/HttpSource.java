@@ -15,6 +15,7 @@ import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.ExplainFormat;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.QueryApi;
 import dev.needle.query.ql.Expr;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -54,6 +55,8 @@ final class HttpSource implements Source {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
+    private static final String NO_PARTIAL_MESSAGE = "the server answered PARTIAL without naming the blocks it could not read";
+
     private final URI base;
     private final HttpClient client;
 
@@ -88,8 +91,15 @@ final class HttpSource implements Source {
     @Override
     public Answer.Traces spans(Request request, String query, Expr expr, int limit) throws QueryFailure {
         String path = "/api/search";
-        Body body = parse(path, ok(path, get(path, search(request, query, limit), request)));
-        return new Answer.Traces(body.traces(), limit, body.problems(), body.plans());
+        HttpResponse<byte[]> response = get(path, search(request, query, limit), request);
+        Body body = parse(path, ok(path, response));
+        // Tempo's search answer has no status field: a needle server says PARTIAL in headers.
+        List<String> problems = new ArrayList<>(body.problems());
+        if ("PARTIAL".equals(response.headers().firstValue(QueryApi.STATUS_HEADER).orElse(""))) {
+            problems.add(0, response.headers().firstValue(QueryApi.MESSAGE_HEADER).filter(m -> !m.isEmpty())
+                    .orElse(NO_PARTIAL_MESSAGE));
+        }
+        return new Answer.Traces(body.traces(), limit, problems, body.plans());
     }
 
     @Override
@@ -198,7 +208,7 @@ final class HttpSource implements Source {
                 + ": " + message);
     }
 
-    /** An error body's "message" (or "error") field, else the start of the body as text. */
+    /** An error body's "message" (or "error") field, else the start of the body as text (Tempo's errors are plain text). */
     private static String errorMessage(byte[] body) {
         try (JsonParser p = JSON.createParser(body)) {
             if (p.nextToken() == JsonToken.START_OBJECT) {
@@ -279,8 +289,7 @@ final class HttpSource implements Source {
                     + " is not what needle's API promises: " + e.getMessage(), e);
         }
         if ("PARTIAL".equals(status)) {
-            problems.add(0, message != null && !message.isEmpty() ? message
-                    : "the server answered PARTIAL without naming the blocks it could not read");
+            problems.add(0, message != null && !message.isEmpty() ? message : NO_PARTIAL_MESSAGE);
         }
         return new Body(spans, logs, traces, problems, plans);
     }

@@ -1,5 +1,7 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.index.BlockTags;
+import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -12,10 +14,13 @@ import dev.needle.query.ql.Expr;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -40,6 +45,9 @@ public final class QueryEngine implements AutoCloseable {
 
     /** The sidecar cache of the server and the CLI: both sidecars of some 700 span blocks of 300,000 rows. */
     public static final long DEFAULT_SIDECAR_CACHE_BYTES = 64L << 20;
+
+    /** Spans a trace search first asks for per trace wanted: most traces hold a few matching spans. */
+    static final int SPANS_PER_TRACE = 10;
 
     private final BlockStore store;
     private final HeadSource head;
@@ -149,6 +157,110 @@ public final class QueryEngine implements AutoCloseable {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
                 head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano);
+    }
+
+    /**
+     * The traces holding spans that match {@code expr} in {@code range}, as Tempo's search answers
+     * them: the {@code limit} traces whose newest matching span is newest, each with every one of its
+     * spans and those that match.
+     *
+     * <p>The span search is asked for {@link #SPANS_PER_TRACE} spans per trace wanted; when those
+     * fall into fewer traces and more spans may match, it is asked again for four times as many, so
+     * that {@code limit} counts traces. Each trace is then looked up by id over all time (TRACE_IDX
+     * picks its blocks), so that its root, start and duration are the whole trace's, not the
+     * matching spans'.
+     */
+    public TraceSearchResult searchTraces(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                          Mechanisms mechanisms) throws IOException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
+        }
+        int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
+        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+        while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
+                && spanLimit < Integer.MAX_VALUE) {
+            spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
+            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+        }
+        Map<Bytes, List<SpanRecord>> byTrace = new LinkedHashMap<>();
+        for (SpanRecord s : spans.records()) {
+            if (byTrace.size() < limit || byTrace.containsKey(s.traceId())) {
+                byTrace.computeIfAbsent(s.traceId(), id -> new ArrayList<>()).add(s);
+            }
+        }
+        Set<String> problems = new LinkedHashSet<>(spans.problems());
+        List<Explain> plans = new ArrayList<>();
+        plans.add(spans.plan());
+        List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
+        for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
+            TraceResult whole = trace(tenant, e.getKey(), TimeRange.ALL, mechanisms, false);
+            problems.addAll(whole.problems());
+            plans.add(whole.spanPlan());
+            // The search's own spans too: a block the trace lookup could not read still answered the search.
+            Found<SpanRecord> all = Found.spans();
+            all.addAll(whole.spans());
+            all.addAll(e.getValue());
+            List<SpanRecord> sorted = new ArrayList<>(all.records());
+            sorted.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+            List<SpanRecord> matched = sorted.stream()
+                    .filter(s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano())).toList();
+            traces.add(new TraceSearchResult.Match(e.getKey(), sorted, matched));
+        }
+        return new TraceSearchResult(traces, List.copyOf(problems), plans);
+    }
+
+    private static long distinctTraces(List<SpanRecord> spans) {
+        return spans.stream().map(SpanRecord::traceId).distinct().count();
+    }
+
+    /**
+     * The attribute keys and values of the tenant's spans in {@code range}: each block's TAGS file,
+     * or a scan of the block when that file is missing or damaged, or cut short (TRUNCATED) for a key
+     * {@code complete} accepts, whose values are asked for; then the head's unpublished spans. A block
+     * counts when its time range (from its name) overlaps {@code range}, and gives all its keys.
+     */
+    public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, Signal.SPANS));
+        List<SpanRecord> head = unpublished(this.head.spanParts(tenant), blocks);
+        blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
+        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
+        List<BlockRef> toScan = new ArrayList<>();
+        BlockTags.Builder tags = new BlockTags.Builder();
+        for (int i = 0; i < blocks.size(); i++) {
+            if (files.get(i) == null) {
+                toScan.add(blocks.get(i));
+            } else {
+                tags.merge(files.get(i));
+            }
+        }
+        IndexedPairs pairs = new IndexedPairs(tags);
+        List<String> problems = new ArrayList<>();
+        SearchTarget<SpanRecord> everything = SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL);
+        for (BlockScan.Outcome<SpanRecord> outcome : runAll(toScan,
+                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
+            outcome.records().forEach(pairs::span);
+            if (outcome.problem() != null) {
+                problems.add(outcome.problem());
+            }
+        }
+        head.stream().filter(s -> range.contains(s.startTimeUnixNano())).forEach(pairs::span);
+        return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
+    }
+
+    /** A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, or a key cut short. */
+    private BlockTags tagsFile(BlockRef ref, Predicate<String> complete) {
+        try (SeekableByteChannel channel = store.open(ref, BlockTags.FILE)) {
+            if (channel.size() > BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES) {
+                return null;
+            }
+            byte[] bytes = Channels.newInputStream(channel).readAllBytes();
+            BlockTags tags = BlockTags.decode(bytes, ref + "/" + BlockTags.FILE);
+            boolean cutShort = tags.keys().entrySet().stream().anyMatch(e -> e.getValue().truncated() && complete.test(e.getKey()));
+            return cutShort ? null : tags;
+        } catch (IOException | RuntimeException e) {
+            // Derived data, like a sidecar: whatever is wrong with it, the block itself still answers.
+            return null;
+        }
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */

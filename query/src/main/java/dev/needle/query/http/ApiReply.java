@@ -2,6 +2,10 @@ package dev.needle.query.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Response;
@@ -15,12 +19,57 @@ import org.eclipse.jetty.util.Callback;
  * @param status      the HTTP status
  * @param contentType the Content-Type, or null for an empty body
  * @param body        the body
+ * @param headers     more response headers, by name
  */
-record ApiReply(int status, String contentType, byte[] body) {
+record ApiReply(int status, String contentType, byte[] body, Map<String, String> headers) {
 
     static final String JSON = "application/json";
     static final String PROTOBUF = "application/protobuf";
     static final String TEXT = "text/plain; charset=utf-8";
+    /** Long enough for dozens of block names, short enough for any proxy's header limit. */
+    private static final int MAX_MESSAGE_HEADER = 4000;
+
+    ApiReply {
+        // In the order added, so that a reply reads the same every time.
+        headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+    }
+
+    /** A reply without headers of its own. */
+    ApiReply(int status, String contentType, byte[] body) {
+        this(status, contentType, body, Map.of());
+    }
+
+    /** This reply with one more header; the value must be printable ASCII, as HTTP/1.1 header values are. */
+    ApiReply withHeader(String name, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) < 0x20 || value.charAt(i) > 0x7e) {
+                throw new IllegalArgumentException("header " + name + ": not printable ASCII at " + i + ": " + value);
+            }
+        }
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new ApiReply(status, contentType, body, more);
+    }
+
+    /**
+     * This reply with {@code X-Needle-Status} ({@code COMPLETE}, or {@code PARTIAL} when blocks could
+     * not be read) and, when partial, {@code X-Needle-Message} naming them: for answers in a shape of
+     * Tempo's that has no field for it.
+     */
+    ApiReply withStatusHeaders(List<String> problems) {
+        ApiReply out = withHeader(QueryApi.STATUS_HEADER, problems.isEmpty() ? "COMPLETE" : "PARTIAL");
+        return problems.isEmpty() ? out : out.withHeader(QueryApi.MESSAGE_HEADER, headerText(JsonReplies.partialMessage(problems)));
+    }
+
+    /** {@code text} as a header value can hold it: printable ASCII (others become '?'), cut short. */
+    static String headerText(String text) {
+        StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_MESSAGE_HEADER));
+        for (int i = 0; i < text.length() && out.length() < MAX_MESSAGE_HEADER; i++) {
+            char c = text.charAt(i);
+            out.append(c >= 0x20 && c <= 0x7e ? c : '?');
+        }
+        return out.toString();
+    }
 
     /** A plain-text reply. */
     static ApiReply text(int status, String text) {
@@ -37,6 +86,7 @@ record ApiReply(int status, String contentType, byte[] body) {
         if (contentType != null) {
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         }
+        headers.forEach((name, value) -> response.getHeaders().put(name, value));
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
     }

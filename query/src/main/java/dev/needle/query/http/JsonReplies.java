@@ -36,11 +36,6 @@ final class JsonReplies {
         return new ApiReply(status, ApiReply.JSON, out.toByteArray());
     }
 
-    /** {@code {"error":"…"}}. */
-    static ApiReply error(int status, String message) {
-        return object(status, g -> g.writeStringField("error", message));
-    }
-
     /**
      * {@code "status":"COMPLETE"} or {@code "status":"PARTIAL"} with a {@code "message"} naming
      * the blocks that could not be read.

@@ -31,7 +31,7 @@ public final class MetricsHandler extends Handler.Abstract {
 
     private ApiReply reply(Request request) {
         if (!HttpMethod.GET.is(request.getMethod())) {
-            return JsonReplies.error(405, request.getMethod() + " is not allowed: use GET");
+            return ApiReply.text(405, request.getMethod() + " is not allowed: use GET");
         }
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

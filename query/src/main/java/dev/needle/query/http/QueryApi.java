@@ -2,6 +2,7 @@ package dev.needle.query.http;
 
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.sidecar.cli.NeedleVersion;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -14,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
- * (anything else is 405 with {@code Allow: GET}); errors are {@code {"error":"…"}} with a 4xx, or a
- * 500 for a failure inside needle.
+ * (anything else is 405 with {@code Allow: GET}); errors are, as Tempo's, the message as plain text
+ * with a 4xx, or a 500 for a failure inside needle (Grafana shows such a body as it is).
  *
  * <pre>
  * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
@@ -23,9 +24,12 @@ import org.slf4j.LoggerFactory;
  *                           with Accept: application/protobuf (or application/x-protobuf) the protobuf
  *                           TraceByIDResponse; 404 when no span is found and no block was unreadable
  * GET /api/traces/{id}      OTLP JSON {"resourceSpans":[…]} (protobuf: the Trace message); 404 likewise
- * GET /api/search           q=&lt;selector&gt; or tags=&lt;logfmt&gt;: {"traces":[…],"metrics":{…}}
+ * GET /api/search           q=&lt;selector&gt; or tags=&lt;logfmt&gt;, spss: Tempo's SearchResponse (see SearchEndpoint)
  * GET /api/logs             q=&lt;selector&gt; over logs: {"logs":{"resourceLogs":[…]},"status":…}
+ * GET /api/v2/search/tags, /api/v2/search/tag/{tag}/values, /api/search/tags, /api/search/tag/{tag}/values
+ *                           Tempo's tag names and values (see TagsEndpoint)
  * GET /api/echo             "echo"
+ * GET /api/status/buildinfo {"version","revision","branch","buildUser","buildDate","goVersion"}, Tempo's shape
  * anything else             404
  * </pre>
  *
@@ -43,13 +47,28 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueryApi extends Handler.Abstract {
 
+    /** Search and tags: {@code COMPLETE}, or {@code PARTIAL} when a block could not be read (Tempo's messages have no field for it). */
+    public static final String STATUS_HEADER = "X-Needle-Status";
+    /** Search and tags, only when partial: the blocks that could not be read, in printable ASCII. */
+    public static final String MESSAGE_HEADER = "X-Needle-Message";
+    /** Search: the blocks the span search opened. */
+    public static final String INSPECTED_HEADER = "X-Needle-Inspected-Blocks";
+    /** Search: the blocks the span search did not open (pruned, or left unread past the limit). */
+    public static final String SKIPPED_HEADER = "X-Needle-Skipped-Blocks";
+
     private static final Logger LOG = LoggerFactory.getLogger(QueryApi.class);
     private static final String V2_TRACES = "/api/v2/traces/";
     private static final String V1_TRACES = "/api/traces/";
+    private static final String V2_TAGS = "/api/v2/search/tags";
+    private static final String V1_TAGS = "/api/search/tags";
+    private static final String V2_TAG = "/api/v2/search/tag/";
+    private static final String V1_TAG = "/api/search/tag/";
+    private static final String VALUES = "/values";
 
     private final TraceEndpoint traces;
     private final SearchEndpoint search;
     private final LogsEndpoint logs;
+    private final TagsEndpoint tags;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public QueryApi(QueryEngine engine, QueryMetrics metrics) {
@@ -57,6 +76,7 @@ public final class QueryApi extends Handler.Abstract {
         this.traces = new TraceEndpoint(engine, metrics);
         this.search = new SearchEndpoint(engine, metrics);
         this.logs = new LogsEndpoint(engine, metrics);
+        this.tags = new TagsEndpoint(engine);
     }
 
     @Override
@@ -69,11 +89,11 @@ public final class QueryApi extends Handler.Abstract {
         try {
             return route(request);
         } catch (ApiException e) {
-            return JsonReplies.error(e.status(), e.getMessage());
+            return ApiReply.text(e.status(), e.getMessage());
         } catch (Exception e) {
             // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
             LOG.error("query failed: {}", request.getHttpURI(), e);
-            return JsonReplies.error(500, "internal error: " + e);
+            return ApiReply.text(500, "internal error: " + e);
         }
     }
 
@@ -91,13 +111,49 @@ public final class QueryApi extends Handler.Abstract {
         if (path.startsWith(V1_TRACES)) {
             return traces.v1(tenant(request), path.substring(V1_TRACES.length()), Params.of(request), protobuf(request));
         }
+        if (path.equals("/api/status/buildinfo")) {
+            return buildInfo();
+        }
         if (path.equals("/api/search")) {
             return search.answer(tenant(request), Params.of(request));
+        }
+        if (path.equals(V2_TAGS)) {
+            return tags.v2Tags(tenant(request), Params.of(request));
+        }
+        if (path.equals(V1_TAGS)) {
+            return tags.v1Tags(tenant(request), Params.of(request));
+        }
+        if (path.startsWith(V2_TAG) && path.endsWith(VALUES)) {
+            return tags.v2Values(tenant(request), tagOf(path, V2_TAG), Params.of(request));
+        }
+        if (path.startsWith(V1_TAG) && path.endsWith(VALUES)) {
+            return tags.v1Values(tenant(request), tagOf(path, V1_TAG), Params.of(request));
         }
         if (path.equals("/api/logs")) {
             return logs.answer(tenant(request), Params.of(request));
         }
         throw ApiException.notFound("no such endpoint: " + Params.quote(path));
+    }
+
+    /**
+     * Tempo's build info (Prometheus' version struct): needle's version; needle's jars do not record
+     * their revision, branch, builder or date, so those are empty; the runtime is Java, not Go.
+     */
+    private static ApiReply buildInfo() {
+        return JsonReplies.object(200, g -> {
+            g.writeStringField("version", NeedleVersion.version());
+            g.writeStringField("revision", "");
+            g.writeStringField("branch", "");
+            g.writeStringField("buildUser", "");
+            g.writeStringField("buildDate", "");
+            g.writeStringField("goVersion", "java" + Runtime.version());
+        });
+    }
+
+    /** The {@code {tag}} of {@code prefix{tag}/values}; at least the prefix and "/values" are there. */
+    private static String tagOf(String path, String prefix) {
+        return path.length() <= prefix.length() + VALUES.length() ? ""
+                : path.substring(prefix.length(), path.length() - VALUES.length());
     }
 
     private static TenantId tenant(Request request) throws ApiException {

@@ -18,7 +18,8 @@ import java.util.Map;
  * <caption>Metrics</caption>
  * <tr><th>name</th><th>type</th><th>labels</th><th>counts</th></tr>
  * <tr><td>{@code needle_query_lookups_total}</td><td>counter</td><td>signal, kind</td>
- *     <td>lookups run; a trace lookup with {@code logs=true} counts once per signal</td></tr>
+ *     <td>lookups run; a trace lookup with {@code logs=true} counts once per signal, a search once for its
+ *     span search and once per trace it looks up whole</td></tr>
  * <tr><td>{@code needle_query_latency_seconds}</td><td>histogram</td><td>kind</td>
  *     <td>time the engine took for one request's lookups</td></tr>
  * <tr><td>{@code needle_query_blocks_listed_total}</td><td>counter</td><td>signal</td><td>blocks considered</td></tr>

@@ -112,11 +112,18 @@ final class TraceEndpoint {
         return result;
     }
 
-    /** A 404 that still carries the plan when asked for it: why nothing was found is worth seeing. */
+    /**
+     * A 404: the message as plain text, as Tempo's errors are; as JSON {@code {"error","explain"}}
+     * when the plan is asked for, since why nothing was found is worth seeing.
+     */
     private static ApiReply notFound(Bytes id, boolean explain, TraceResult result) {
+        String message = "trace " + id.hex() + " not found";
+        if (!explain) {
+            return ApiReply.text(404, message);
+        }
         return JsonReplies.object(404, g -> {
-            g.writeStringField("error", "trace " + id.hex() + " not found");
-            JsonReplies.explain(g, explain, plans(result));
+            g.writeStringField("error", message);
+            JsonReplies.explain(g, true, plans(result));
         });
     }
 

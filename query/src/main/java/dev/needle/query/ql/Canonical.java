@@ -65,8 +65,7 @@ final class Canonical {
         long v = i.value();
         return switch (a.intrinsic()) {
             case DURATION -> duration(v);
-            case STATUS -> v >= 0 && v < STATUSES.size() ? STATUSES.get((int) v) : l.toString();
-            case KIND -> v >= 0 && v < KINDS.size() ? KINDS.get((int) v) : l.toString();
+            case STATUS, KIND -> Keywords.of(a.intrinsic(), v).orElse(l.toString());
             case NAME, SEVERITY -> l.toString();
         };
     }

@@ -110,9 +110,9 @@ final class ServerQueryTest {
         Set<String> listed = lines.subList(1, lines.size() - 1).stream().map(line -> line.split(" +")[1])
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(expected, listed);
-        // The tree's failing span is not its root, so the server names no root, as Tempo does.
+        // The tree's failing span is not its root; the server still names the whole trace's root, as Tempo does.
         String tree = lines.stream().filter(l -> l.contains(fixture.treeId.hex())).findFirst().orElseThrow();
-        assertTrue(tree.contains("<root span not yet received>  -"), tree);
+        assertTrue(tree.contains(fixture.treeId.hex() + "  frontend      GET /checkout"), tree);
         assertTrue(lines.get(lines.size() - 1).startsWith(expected.size() + " traces, newest first"), r::toString);
     }
 
@@ -154,6 +154,20 @@ final class ServerQueryTest {
             assertEquals(QueryCommand.PARTIAL, r.exit(), r::toString);
             assertTrue(r.err().contains("block " + f.treeBlock + ": "), r::toString);
             assertTrue(r.out().contains("checkout: retry reservation"), r::toString);
+        }
+    }
+
+    @Test
+    void url_spansWithAnUnreadableBlock_exits3NamingItFromTheHeaders(@TempDir Path own) throws Exception {
+        Fixture f = Fixture.write(own);
+        try (FileChannel ch = FileChannel.open(FsBlockStore.readOnly(own).blockDir(f.treeBlock).resolve(BlockLayout.DATA),
+                StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() / 2);
+        }
+        try (ApiServer partial = ApiServer.start(own)) {
+            Run r = Cli.run("spans", "{ }", "--url", partial.url());
+            assertEquals(QueryCommand.PARTIAL, r.exit(), r::toString);
+            assertTrue(r.err().contains("block " + f.treeBlock + ": "), r::toString);
         }
     }
 

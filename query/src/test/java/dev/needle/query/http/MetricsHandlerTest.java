@@ -89,18 +89,19 @@ class MetricsHandlerTest {
         String text = r.getContent();
         assertEquals(4.0, sample(text, "needle_query_lookups_total", "kind", "trace", "signal", "spans"));
         assertEquals(1.0, sample(text, "needle_query_lookups_total", "kind", "trace", "signal", "logs"));
-        assertEquals(1.0, sample(text, "needle_query_lookups_total", "kind", "search", "signal", "spans"));
+        // The search's span lookup, then the one trace it found, looked up whole.
+        assertEquals(2.0, sample(text, "needle_query_lookups_total", "kind", "search", "signal", "spans"));
         assertEquals(1.0, sample(text, "needle_query_lookups_total", "kind", "logs", "signal", "logs"));
         assertEquals(4.0, sample(text, "needle_query_latency_seconds_count", "kind", "trace"));
         assertEquals(1.0, sample(text, "needle_query_latency_seconds_count", "kind", "logs"));
         assertTrue(sample(text, "needle_query_latency_seconds_sum", "kind", "search") > 0);
-        assertEquals(5.0 * ApiFixture.SPAN_BLOCKS_A, sample(text, "needle_query_blocks_listed_total", "signal", "spans"));
+        assertEquals(6.0 * ApiFixture.SPAN_BLOCKS_A, sample(text, "needle_query_blocks_listed_total", "signal", "spans"));
         assertTrue(sample(text, "needle_query_blocks_pruned_total", "mechanism", "trace_idx", "signal", "spans") > 0);
         assertTrue(sample(text, "needle_query_blocks_pruned_total", "mechanism", "attr_idx", "signal", "spans") > 0);
         assertTrue(sample(text, "needle_query_blocks_opened_total", "signal", "spans") > 0);
         assertTrue(sample(text, "needle_query_blocks_opened_for_nothing_total", "signal", "spans") >= 0);
-        assertEquals(4.0, sample(text, "needle_query_sidecars_failed_open_total", "reason", "missing", "signal", "spans"),
-                "every trace lookup scans the block whose TRACE_IDX is gone");
+        assertEquals(5.0, sample(text, "needle_query_sidecars_failed_open_total", "reason", "missing", "signal", "spans"),
+                "every trace lookup (the search's too) scans the block whose TRACE_IDX is gone");
         assertEquals(1.0, sample(text, "needle_query_blocks_unreadable_total", "signal", "spans"));
         assertTrue(sample(text, "needle_query_rows_scanned_total", "signal", "logs") > 0);
         assertTrue(sample(text, "needle_query_read_bytes_total", "signal", "spans") > 0);

@@ -3,6 +3,7 @@ package dev.needle.query.http;
 import static dev.needle.query.http.ApiFixture.A;
 import static dev.needle.query.http.SearchEndpointTest.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.LogRecord;
@@ -14,11 +15,13 @@ import dev.needle.blocks.store.PendingBlock;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.sidecar.cli.NeedleVersion;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.eclipse.jetty.http.HttpTester;
 import org.eclipse.jetty.server.LocalConnector;
@@ -49,9 +52,24 @@ class QueryApiTest {
         return api.get(uri, "X-Scope-OrgID", A.value());
     }
 
-    private static String error(HttpTester.Response r) throws IOException {
+    /** The message of an error reply: plain text, as Tempo's are. */
+    static String error(HttpTester.Response r) {
+        assertEquals("text/plain; charset=utf-8", r.get("Content-Type"));
+        return r.getContent();
+    }
+
+    @Test
+    void buildinfo_answersTemposShapeWithNeedlesVersion() throws Exception {
+        HttpTester.Response r = api.get("/api/status/buildinfo");
+        assertEquals(200, r.getStatus());
         assertEquals("application/json", r.get("Content-Type"));
-        return (String) JsonTree.at(JsonTree.parse(r.getContent()), "error");
+        Map<String, Object> info = JsonTree.object(JsonTree.parse(r.getContent()));
+        // Prometheus' version struct, which Tempo answers: six strings, nothing else.
+        assertEquals(List.of("version", "revision", "branch", "buildUser", "buildDate", "goVersion"),
+                List.copyOf(info.keySet()));
+        info.values().forEach(v -> assertInstanceOf(String.class, v));
+        assertEquals(NeedleVersion.version(), info.get("version"));
+        assertTrue(((String) info.get("goVersion")).startsWith("java17"), info.toString());
     }
 
     @Test

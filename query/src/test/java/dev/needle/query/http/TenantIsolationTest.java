@@ -101,7 +101,7 @@ class TenantIsolationTest {
             for (String uri : DATA_ENDPOINTS) {
                 HttpTester.Response r = as(tenant, uri);
                 assertEquals(400, r.getStatus(), tenant + " " + uri);
-                String error = (String) JsonTree.at(JsonTree.parse(r.getContent()), "error");
+                String error = QueryApiTest.error(r);
                 assertTrue(error.startsWith("X-Scope-OrgID: tenant id"), error);
             }
         }

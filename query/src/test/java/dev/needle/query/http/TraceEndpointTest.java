@@ -162,15 +162,17 @@ class TraceEndpointTest {
     }
 
     @Test
-    void v2_absentId_is404JsonOrEmptyProtobuf() throws Exception {
+    void v2_absentId_is404TextOrEmptyProtobuf() throws Exception {
         String absent = "/api/v2/traces/0123456789abcdef0123456789abcdef";
         HttpTester.Response json = getA(absent);
         assertEquals(404, json.getStatus());
-        assertEquals("trace 0123456789abcdef0123456789abcdef not found", JsonTree.at(JsonTree.parse(json.getContent()), "error"));
+        assertEquals("trace 0123456789abcdef0123456789abcdef not found", QueryApiTest.error(json));
         HttpTester.Response proto = getA(absent, "Accept", "application/protobuf");
         assertEquals(404, proto.getStatus());
         assertEquals(0, proto.getContentBytes() == null ? 0 : proto.getContentBytes().length);
+        // With the plan asked for, the 404 is JSON, so that it can carry why nothing was found.
         Object explained = JsonTree.parse(getA(absent + "?explain=true").getContent());
+        assertEquals("trace 0123456789abcdef0123456789abcdef not found", JsonTree.at(explained, "error"));
         assertEquals((long) ApiFixture.SPAN_BLOCKS_A, JsonTree.at(explained, "explain", 0, "totals", "blocksListed"));
         assertEquals(0L, JsonTree.at(explained, "explain", 0, "totals", "matched"));
     }
@@ -240,7 +242,7 @@ class TraceEndpointTest {
                     "%D9%A3", "abc/def")) {
                 HttpTester.Response r = getA(prefix + id);
                 assertEquals(400, r.getStatus(), prefix + id + ": " + r.getContent());
-                String error = (String) JsonTree.at(JsonTree.parse(r.getContent()), "error");
+                String error = QueryApiTest.error(r);
                 assertTrue(error.startsWith("trace id: expected 1 to 32 hex digits"), error);
             }
         }

@@ -1,0 +1,26 @@
+package dev.needle.query.ql;
+
+import dev.needle.blocks.index.Intrinsic;
+import java.util.List;
+import java.util.Optional;
+
+/** The TraceQL keywords of intrinsic values: a span's status and kind by name, as queries write them. */
+public final class Keywords {
+
+    private Keywords() {
+    }
+
+    /**
+     * The keyword of {@code value} of {@code intrinsic}: {@code unset}, {@code ok}, {@code error} for a
+     * status, {@code unspecified} … {@code consumer} for a kind; empty for other intrinsics and values
+     * out of range.
+     */
+    public static Optional<String> of(Intrinsic intrinsic, long value) {
+        List<String> words = switch (intrinsic) {
+            case STATUS -> Canonical.STATUSES;
+            case KIND -> Canonical.KINDS;
+            default -> List.of();
+        };
+        return value >= 0 && value < words.size() ? Optional.of(words.get((int) value)) : Optional.empty();
+    }
+}

@@ -1,0 +1,171 @@
+package dev.needle.query.http;
+
+import static dev.needle.query.http.ApiFixture.A;
+import static dev.needle.query.http.ApiFixture.B;
+import static dev.needle.query.http.SearchEndpointTest.enc;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.Message;
+import dev.needle.blocks.index.BlockTags;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.tempopb.SearchTagValuesResponse;
+import dev.needle.query.tempopb.SearchTagValuesV2Response;
+import dev.needle.query.tempopb.SearchTagsResponse;
+import dev.needle.query.tempopb.SearchTagsV2Response;
+import dev.needle.query.tempopb.SearchTagsV2Scope;
+import dev.needle.query.tempopb.TagValue;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.eclipse.jetty.http.HttpTester;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tempo's tag endpoints over real blocks, each answer decoded strictly into Tempo's message. */
+class TagsEndpointTest {
+
+    /** Tenant A's span names, in the order of their UTF-8 bytes; the rootless trace's root ("GET /lost") never came. */
+    private static final List<String> SPAN_NAMES = List.of("GET /checkout", "GET /long", "GET /shared", "GET /short",
+            "add-to-cart", "charge");
+
+    @TempDir
+    Path dir;
+    private ApiFixture api;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        api = new ApiFixture(dir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        api.close();
+    }
+
+    private <B extends Message.Builder> B get(TenantId tenant, String uri, B builder) throws Exception {
+        HttpTester.Response r = api.get(uri, "X-Scope-OrgID", tenant.value());
+        assertEquals(200, r.getStatus(), uri + ": " + r.getContent());
+        assertEquals("COMPLETE", r.get(QueryApi.STATUS_HEADER), uri);
+        return GrafanaDecode.decode(r.getContent(), builder);
+    }
+
+    private List<SearchTagsV2Scope> v2Tags(String params) throws Exception {
+        return get(A, "/api/v2/search/tags" + params, SearchTagsV2Response.newBuilder()).getScopesList();
+    }
+
+    private List<String> v2Values(TenantId tenant, String tag, String params) throws Exception {
+        return get(tenant, "/api/v2/search/tag/" + tag + "/values" + params, SearchTagValuesV2Response.newBuilder())
+                .getTagValuesList().stream().map(v -> v.getType() + ":" + v.getValue()).toList();
+    }
+
+    private static SearchTagsV2Scope scope(String name, String... tags) {
+        return SearchTagsV2Scope.newBuilder().setName(name).addAllTags(List.of(tags)).build();
+    }
+
+    @Test
+    void v2Tags_everyScope_listsTheKeysOfTheBlocksAndNeedlesIntrinsics() throws Exception {
+        List<SearchTagsV2Scope> all = List.of(scope("resource", "service.name"),
+                scope("span", "cache.hit", "http.response.status_code", "user.id"),
+                scope("intrinsic", "name", "status", "kind", "duration"));
+        assertEquals(all, v2Tags(""));
+        assertEquals(all, v2Tags("?scope=none"));
+        assertEquals(List.of(all.get(1)), v2Tags("?scope=span"));
+        assertEquals(List.of(scope("instrumentation")), v2Tags("?scope=instrumentation"));
+        assertEquals(List.of(), v2Tags("?scope=event"), "a scope of Tempo's that needle does not index");
+        assertEquals(List.of(scope("span", "cache.hit", "http.response.status_code")), v2Tags("?scope=span&limit=2"));
+
+        HttpTester.Response bad = api.get("/api/v2/search/tags?scope=spans", "X-Scope-OrgID", A.value());
+        assertEquals(400, bad.getStatus());
+        assertEquals("invalid scope: spans", QueryApiTest.error(bad));
+    }
+
+    @Test
+    void v2Values_typedAsTempoTypesThem() throws Exception {
+        List<String> services = List.of("string:cart", "string:frontend", "string:payment");
+        assertEquals(services, v2Values(A, "resource.service.name", ""));
+        assertEquals(services, v2Values(A, ".service.name", ""), "any scope");
+        assertEquals(List.of("int:200", "int:500"), v2Values(A, "span.http.response.status_code", ""));
+        assertEquals(List.of("bool:true"), v2Values(A, "span.cache.hit", ""));
+        assertEquals(SPAN_NAMES.stream().map(n -> "string:" + n).toList(), v2Values(A, "name", ""));
+        assertEquals(v2Values(A, "name", ""), v2Values(A, "span:name", ""));
+        assertEquals(List.of("keyword:unset", "keyword:error"), v2Values(A, "status", ""));
+        assertEquals(List.of("keyword:server"), v2Values(A, "kind", ""));
+        assertEquals(List.of(), v2Values(A, "duration", ""));
+        assertEquals(List.of(), v2Values(A, "span.nothing", ""));
+        assertEquals(List.of("string:b-api", "string:b-db"), v2Values(B, "resource.service.name", ""),
+                "each tenant its own");
+        long users = api.spansA.stream().flatMap(sp -> sp.attributes().stream())
+                .filter(kv -> kv.key().equals("user.id")).map(KeyValue::value).distinct().count();
+        assertEquals(users, v2Values(A, "span.user.id", "").size());
+        assertEquals(7, v2Values(A, "span.user.id", "?limit=7").size());
+
+        for (String tag : List.of("service.name", "resources.x", "span.", "nope")) {
+            HttpTester.Response r = api.get("/api/v2/search/tag/" + tag + "/values", "X-Scope-OrgID", A.value());
+            assertEquals(400, r.getStatus(), tag);
+            assertTrue(QueryApiTest.error(r).startsWith("please provide a valid tagName"), tag);
+        }
+    }
+
+    @Test
+    void v2Values_q_keepsTheValuesOfMatchingSpans() throws Exception {
+        String failing = "?q=" + enc("{ resource.service.name = \"payment\" && span.http.response.status_code = 500 }");
+        assertEquals(List.of("string:charge"), v2Values(A, "name", failing));
+        assertEquals(List.of("int:500"), v2Values(A, "span.http.response.status_code", failing));
+        assertEquals(List.of("keyword:error"), v2Values(A, "status", failing));
+        assertEquals(v2Values(A, "name", ""), v2Values(A, "name", "?q=" + enc("{ }")), "{ } is no filter");
+        HttpTester.Response bad = api.get("/api/v2/search/tag/name/values?q=" + enc("{ name = }"),
+                "X-Scope-OrgID", A.value());
+        assertEquals(400, bad.getStatus());
+        assertTrue(QueryApiTest.error(bad).startsWith("q: at "), QueryApiTest.error(bad));
+    }
+
+    @Test
+    void v2Values_startAndEnd_keepTheBlocksThatOverlapThem() throws Exception {
+        // The first minute's block: neither the rootless trace (minute 2) nor the crossing one (minutes 3 and 4).
+        String minuteZero = "?start=" + ApiFixture.T0_SECONDS + "&end=" + (ApiFixture.T0_SECONDS + 59);
+        assertEquals(List.of("string:GET /checkout", "string:GET /shared", "string:GET /short", "string:add-to-cart",
+                "string:charge"), v2Values(A, "name", minuteZero));
+    }
+
+    @Test
+    void tagsFileMissingOrDamaged_theBlockIsScannedInstead() throws Exception {
+        // "GET /long" is only in the third block.
+        Path tags = api.store.blockDir(api.spanBlocksA.get(2)).resolve(BlockTags.FILE);
+        byte[] bytes = Files.readAllBytes(tags);
+        bytes[bytes.length - 1] ^= 1;
+        Files.write(tags, bytes);
+        assertEquals(SPAN_NAMES.stream().map(n -> "string:" + n).toList(), v2Values(A, "name", ""));
+        Files.delete(tags);
+        assertEquals(SPAN_NAMES.stream().map(n -> "string:" + n).toList(), v2Values(A, "name", ""));
+        assertEquals(3, v2Tags("").size());
+    }
+
+    @Test
+    void v1_tagNamesAndValues() throws Exception {
+        assertEquals(List.of("cache.hit", "http.response.status_code", "service.name", "user.id"),
+                get(A, "/api/search/tags", SearchTagsResponse.newBuilder()).getTagNamesList());
+        assertEquals(List.of("cart", "frontend", "payment"),
+                get(A, "/api/search/tag/service.name/values", SearchTagValuesResponse.newBuilder()).getTagValuesList());
+        assertEquals(List.of("200", "500"), get(A, "/api/search/tag/http.response.status_code/values",
+                SearchTagValuesResponse.newBuilder()).getTagValuesList());
+        assertEquals(List.of("b-api", "b-db"),
+                get(B, "/api/search/tag/service.name/values", SearchTagValuesResponse.newBuilder()).getTagValuesList());
+    }
+
+    @Test
+    void unreadableBlock_isPartialInTheHeaders() throws Exception {
+        Files.delete(api.store.blockDir(api.spanBlocksA.get(2)).resolve(BlockTags.FILE));
+        api.truncateData(api.spanBlocksA.get(2));
+        HttpTester.Response r = api.get("/api/v2/search/tag/name/values", "X-Scope-OrgID", A.value());
+        assertEquals(200, r.getStatus());
+        assertEquals("PARTIAL", r.get(QueryApi.STATUS_HEADER));
+        assertTrue(r.get(QueryApi.MESSAGE_HEADER).contains(api.spanBlocksA.get(2).name().toString()));
+        List<String> values = GrafanaDecode.decode(r.getContent(), SearchTagValuesV2Response.newBuilder())
+                .getTagValuesList().stream().map(TagValue::getValue).toList();
+        assertTrue(values.contains("GET /checkout") && !values.contains("GET /long"), values.toString());
+    }
+}
