@@ -36,8 +36,8 @@ final class ServedSections {
                 + "`%s` (the OS page cache is not dropped, so the corpus's files are as warm as the runs above left them). "
                 + "Server: `%s --data DIR --otlp-port 0 --query-port 0`, timed from starting the process to the first 200 "
                 + "from `/ready` (polled every few milliseconds), then its first `/api/v2/traces/{id}`. Query: `%s trace ID "
-                + "--data DIR`, the whole process from start to exit, output discarded. Neither includes the `needle` "
-                + "script's own up-to-date check.%n%n", cold.cliWallMillis().size(), cold.traceId(), cold.serverLaunch(),
+                + "--data DIR`, the whole process from start to exit, output discarded, after one untimed process (through the "
+                + "`needle` script, that one makes the script's class-data sharing archive; a later one maps it).%n%n", cold.cliWallMillis().size(), cold.traceId(), cold.serverLaunch(),
                 cold.cliLaunch()));
         md.append("| path | runs | median | min | max |\n|---|---:|---:|---:|---:|\n");
         row(md, "`needle serve`: start to `/ready`", cold.startToReady());
