@@ -265,7 +265,8 @@ public final class ParquetExport {
         a.append(r.observedTimeUnixNano());
         a.append(r.severityNumber());
         a.append(r.severityText());
-        a.append(bodyText(r.body()));
+        // A scalar body as text; bytes, arrays and maps have no text column here and are NULL.
+        a.append(r.body().scalarText());
         appendId(a, r.traceId());
         appendId(a, r.spanId());
         a.append(r.scope().name());
@@ -283,19 +284,6 @@ public final class ParquetExport {
         }
     }
 
-    /** A scalar body as text; bytes, arrays and maps have no text column here and are NULL. */
-    private static String bodyText(AnyValue body) {
-        if (body instanceof AnyValue.Str s) {
-            return s.value();
-        } else if (body instanceof AnyValue.Int i) {
-            return Long.toString(i.value());
-        } else if (body instanceof AnyValue.Dbl d) {
-            return Double.toString(d.value());
-        } else if (body instanceof AnyValue.Bool b) {
-            return Boolean.toString(b.value());
-        }
-        return null;
-    }
 
     private long appendAttributes(DuckDBAppender a, List<KeyValue> resource, List<KeyValue> own) throws SQLException {
         long mismatches = 0;

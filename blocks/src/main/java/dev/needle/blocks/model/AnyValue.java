@@ -73,4 +73,19 @@ public sealed interface AnyValue {
     static AnyValue of(boolean value) {
         return new Bool(value);
     }
+
+    /** A string as it is, an int, double or bool as Java prints it; null for bytes, arrays, lists and nothing. */
+    default String scalarText() {
+        // Java 17 has no pattern matching in switch, hence the chain.
+        if (this instanceof Str s) {
+            return s.value();
+        } else if (this instanceof Int i) {
+            return Long.toString(i.value());
+        } else if (this instanceof Dbl d) {
+            return Double.toString(d.value());
+        } else if (this instanceof Bool b) {
+            return Boolean.toString(b.value());
+        }
+        return null;
+    }
 }

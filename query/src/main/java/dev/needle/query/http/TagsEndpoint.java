@@ -138,8 +138,8 @@ final class TagsEndpoint {
         List<TagValue> typed = new ArrayList<>();
         for (AnyValue v : found.values().subList(0, Math.min(limit, found.values().size()))) {
             boolean keyword = intrinsic == Intrinsic.STATUS || intrinsic == Intrinsic.KIND;
-            typed.add(keyword ? new TagValue("keyword", Keywords.of(intrinsic, ((AnyValue.Int) v).value()).orElse(text(v)))
-                    : new TagValue(type(v), text(v)));
+            typed.add(keyword ? new TagValue("keyword", Keywords.of(intrinsic, ((AnyValue.Int) v).value()).orElse(v.scalarText()))
+                    : new TagValue(type(v), v.scalarText()));
         }
         return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("tagValues");
@@ -162,7 +162,7 @@ final class TagsEndpoint {
         int limit = params.limit(MAX_VALUES, MAX_VALUES);
         Values found = values(tenant, unscoped(tag), range, null);
         Set<String> texts = new LinkedHashSet<>();
-        found.values().forEach(v -> texts.add(text(v)));
+        found.values().forEach(v -> texts.add(v.scalarText()));
         return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("tagValues");
             for (String text : texts.stream().limit(limit).toList()) {
@@ -265,14 +265,4 @@ final class TagsEndpoint {
         return "string";
     }
 
-    private static String text(AnyValue v) {
-        if (v instanceof AnyValue.Str s) {
-            return s.value();
-        } else if (v instanceof AnyValue.Int i) {
-            return Long.toString(i.value());
-        } else if (v instanceof AnyValue.Dbl d) {
-            return Double.toString(d.value());
-        }
-        return Boolean.toString(((AnyValue.Bool) v).value());
-    }
 }
