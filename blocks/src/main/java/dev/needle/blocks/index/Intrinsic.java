@@ -111,6 +111,11 @@ public enum Intrinsic {
         return access.signal();
     }
 
+    /** Whether this field's values are strings (the others are ints). */
+    public boolean isString() {
+        return this == NAME;
+    }
+
     /** The ATTR_IDX key of this field's values, such as {@code intrinsic.name}; none for duration. */
     public Optional<String> indexedKey() {
         return Optional.ofNullable(indexedKey);

@@ -52,13 +52,33 @@ public sealed interface Expr {
             if (op.isOrdering() && literal instanceof Literal.BoolLit) {
                 throw new IllegalArgumentException("true and false are not ordered: compare them with = or !=");
             }
+            if (op.isRegex() != literal instanceof Literal.Regex) {
+                throw new IllegalArgumentException(op.isRegex() ? op.symbol() + " takes a regex, got " + literal
+                        : "a regex goes with =~ or !~, not " + op.symbol());
+            }
             if (attribute.scope() == Attribute.Scope.INTRINSIC) {
-                boolean isName = attribute.intrinsic() == Intrinsic.NAME;
-                if (isName ? !(literal instanceof Literal.StringLit) : !(literal instanceof Literal.IntLit)) {
-                    throw new IllegalArgumentException(attribute.key() + " takes " + (isName ? "a string" : "an int")
+                boolean isString = attribute.intrinsic().isString();
+                if (isString ? literal instanceof Literal.IntLit : !(literal instanceof Literal.IntLit)) {
+                    throw new IllegalArgumentException(attribute.key() + " takes " + (isString ? "a string" : "an int")
                             + " literal, got " + literal);
                 }
             }
+        }
+
+        /**
+         * The literals one of which every matching value equals, which ATTR_IDX may therefore
+         * look up: the literal of {@code =}, the strings of a {@code =~} alternation of plain
+         * literals. Empty for every other condition, which no index of values can rule out.
+         */
+        public List<Literal> equalities() {
+            if (op == Op.EQ) {
+                return List.of(literal);
+            }
+            if (op == Op.MATCH && literal instanceof Literal.Regex r) {
+                return r.alternatives().stream().flatMap(List::stream)
+                        .<Literal>map(Literal.StringLit::new).toList();
+            }
+            return List.of();
         }
 
         /**

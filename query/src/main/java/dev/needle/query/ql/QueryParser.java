@@ -5,6 +5,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * Parses needle's query language, the equality-and-comparison subset of TraceQL, by recursive
@@ -20,8 +21,8 @@ import java.util.Objects;
  * attribute = ( 'resource' | 'span' | 'log' | 'instrumentation' | 'scope' )? '.' key | intrinsic
  * key       = ( letter | digit | '.' | '-' | '_' | '/' )+ | string
  * intrinsic = 'name' | 'status' | 'kind' | 'duration'    (spans)  | 'severity'  (logs)
- * op        = '=' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;='
- * literal   = string | number | 'true' | 'false'          (and per intrinsic: see below)
+ * op        = '=' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;=' | '=~' | '!~'
+ * literal   = string | number | 'true' | 'false'          (and per intrinsic: see below; a string after =~ and !~)
  * string    = '"' ( char | '\"' | '\\' | '\n' | '\r' | '\t' | '&#92;u' hex{4} )* '"'
  * number    = '-'? ( digits ( '.' digits )? | '.' digits ) ( ( 'e' | 'E' ) ( '+' | '-' )? digits )?
  * </pre>
@@ -33,7 +34,8 @@ import java.util.Objects;
  * {@code ns us ms s m h} (1.5s, 2e3ms; a whole number of nanoseconds); {@code severity} an int
  * 0 to 24 or trace, debug, info, warn, error, fatal, which stand for the first number of their
  * range (1, 5, 9, 13, 17, 21): {@code severity = warn} is {@code severity = 13} (WARN, not WARN2),
- * and {@code severity >= warn} is {@code >= 13}.
+ * and {@code severity >= warn} is {@code >= 13}. After {@code =~} and {@code !~} the string is a
+ * regular expression ({@link Literal.Regex}), matched against string values and string intrinsics.
  */
 public final class QueryParser {
 
@@ -44,9 +46,9 @@ public final class QueryParser {
     private static final String DURATION = "a duration (such as 2s, 150ms or 1.5h)";
     private static final String SEVERITY = "a severity (a number from 0 to " + Canonical.MAX_SEVERITY
             + ", or " + String.join(", ", Canonical.SEVERITIES) + ")";
-    private static final Op[] OPS_LONGEST_FIRST = {Op.NE, Op.LE, Op.GE, Op.EQ, Op.LT, Op.GT};
-    private static final List<String> TWO_CHAR_TOKENS = List.of("&&", "||", "!=", "<=", ">=");
-    private static final String PUNCTUATION = "{}()=<>!&|\"";
+    private static final Op[] OPS_LONGEST_FIRST = {Op.MATCH, Op.NOT_MATCH, Op.NE, Op.LE, Op.GE, Op.EQ, Op.LT, Op.GT};
+    private static final List<String> TWO_CHAR_TOKENS = List.of("&&", "||", "!=", "<=", ">=", "=~", "!~");
+    private static final String PUNCTUATION = "{}()=<>!&|~\"";
     private static final int EOF = -1;
 
     private final String text;
@@ -114,7 +116,7 @@ public final class QueryParser {
         int opAt = pos;
         Op op = op();
         skipSpace();
-        Literal literal = literal(attribute);
+        Literal literal = op.isRegex() ? regex(attribute, opAt) : literal(attribute);
         try {
             return new Expr.Condition(attribute, op, literal);
         } catch (IllegalArgumentException e) {
@@ -181,7 +183,26 @@ public final class QueryParser {
                 return op;
             }
         }
-        throw expected("an operator (=, !=, <, <=, >, >=)");
+        throw expected("an operator (=, !=, <, <=, >, >=, =~, !~)");
+    }
+
+    /** The quoted regex after {@code =~} or {@code !~}, compiled; only string values and intrinsics take one. */
+    private Literal regex(Attribute attribute, int opAt) throws QueryParseException {
+        if (attribute.scope() == Attribute.Scope.INTRINSIC && !attribute.intrinsic().isString()) {
+            throw new QueryParseException(opAt, "=~ and !~ match strings, and " + attribute.key()
+                    + " is not one: compare it with = or !=");
+        }
+        int start = pos;
+        if (at(pos) != '"') {
+            throw expected("a \"regular expression\" in quotes");
+        }
+        String pattern = string();
+        try {
+            return new Literal.Regex(pattern);
+        } catch (PatternSyntaxException e) {
+            throw new QueryParseException(start, "invalid regular expression " + Canonical.quote(pattern) + ": "
+                    + e.getDescription() + (e.getIndex() >= 0 ? " at index " + e.getIndex() + " of the pattern" : ""));
+        }
     }
 
     private Literal literal(Attribute attribute) throws QueryParseException {

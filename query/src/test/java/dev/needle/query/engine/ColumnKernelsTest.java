@@ -309,7 +309,11 @@ class ColumnKernelsTest {
             Literal literal = intrinsic == Intrinsic.NAME
                     ? new Literal.StringLit(random.nextInt(4) == 0 ? pick(random, ABSENT_STRINGS) : ((AnyValue.Str) held).value())
                     : new Literal.IntLit(((AnyValue.Int) held).value() + (random.nextInt(4) == 0 ? random.nextInt(5) - 2 : 0));
-            return new Expr.Condition(new Attribute(signal, scope, intrinsic.word()), op, literal);
+            if (op.isRegex() && !intrinsic.isString()) {
+                op = random.nextBoolean() ? Op.EQ : Op.NE;
+            }
+            return new Expr.Condition(new Attribute(signal, scope, intrinsic.word()), op,
+                    op.isRegex() ? regexNear(random, ((Literal.StringLit) literal).value()) : literal);
         }
         List<KeyValue> held = held(signal, records.get(random.nextInt(records.size())), scope, random);
         KeyValue pair = held.isEmpty() || random.nextInt(5) == 0
@@ -319,7 +323,31 @@ class ColumnKernelsTest {
         if (literal instanceof Literal.BoolLit && op.isOrdering()) {
             op = random.nextBoolean() ? Op.EQ : Op.NE;
         }
+        if (op.isRegex()) {
+            // A regex near a held string; any other value is matched against a regex of the pools.
+            literal = regexNear(random, pair.value() instanceof AnyValue.Str str ? str.value() : pick(random, STRINGS));
+        }
         return new Expr.Condition(new Attribute(signal, scope, pair.key()), op, literal);
+    }
+
+    /**
+     * A regex around a held string: an alternation with it and an absent value, of absent values
+     * only, the string alone, or a pattern that is no alternation (a prefix and {@code .*}).
+     */
+    private static Literal.Regex regexNear(SplittableRandom random, String held) {
+        String absent = escape(pick(random, ABSENT_STRINGS));
+        return new Literal.Regex(switch (random.nextInt(5)) {
+            case 0 -> escape(held) + "|" + absent;
+            case 1 -> absent + "|" + escape(pick(random, ABSENT_STRINGS));
+            case 2 -> escape(held);
+            case 3 -> escape(held.isEmpty() ? "" : held.substring(0, 1)) + ".*";
+            default -> "[^/]*" + (random.nextBoolean() ? "" : "|" + escape(held));
+        });
+    }
+
+    /** Escapes a value as Grafana's multi-value filter does: a backslash before {@code \\$^*{}[]'+?.()|}. */
+    private static String escape(String value) {
+        return value.replaceAll("[\\\\$^*{}\\[\\]'+?.()|]", "\\\\$0");
     }
 
     /** The attributes a record holds in a scope (for UNSCOPED, in any of the three). */

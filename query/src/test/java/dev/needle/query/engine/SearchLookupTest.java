@@ -47,11 +47,20 @@ class SearchLookupTest {
         "instrumentation.scope.kind = \"http\"", "span.user.id = \"u17\"", "span.user.id = \"u99999\"",
         "duration > 5ms", "duration < 100us", "duration >= 1s", "duration <= 1ms", "duration = 1ms",
         "span.http.response.status_code >= 300", "span.http.route < \"/api/15\"", "span.http.route != \"/api/3\"",
+        // Regexes: alternations of values present, absent and mixed, which ATTR_IDX probes one by one,
+        // and patterns and !~ that it cannot judge.
+        "resource.service.name =~ \"cart|payment\"", "resource.service.name =~ \"billing|shipping\"",
+        ".service.name =~ \"billing|checkout\"", "span.user.id =~ \"u17|u99999|u4\"", "span.code =~ \"200\"",
+        "span.code =~ \"2.*\"", "span.http.route =~ \"/api/1[0-9]\"", "span.http.route =~ \"/api/1\"",
+        "name =~ \"op-3|op-99\"", "name =~ \"op-1.\"", "name !~ \"op-[0-5]\"", ".k8s.pod.name !~ \"cart-1|cart-9\"",
+        "span.http.response.status_code =~ \"500\"", "span.http.route =~ \"/API/1\"",
     };
     private static final String[] LOG_CONDITIONS = {
         "severity >= 17", "severity < 5", "severity = 9", "severity = 24", "severity != 1", "log.attempt = 2",
         "log.attempt = 2.5", "log.log.source = \"app\"", "log.log.source = \"db\"", "resource.service.name = \"payment\"",
         ".service.name = \"nope\"", "instrumentation.scope.kind = \"rpc\"",
+        "log.log.source =~ \"app|db\"", "log.log.source =~ \"db|queue\"", "log.log.source !~ \"side.*\"",
+        "resource.service.name =~ \"pay.*|cart\"",
     };
 
     @TempDir

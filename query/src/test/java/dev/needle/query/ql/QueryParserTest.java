@@ -141,6 +141,19 @@ class QueryParserTest {
         return ((Condition) spans("{ span.x = " + text + " }")).literal();
     }
 
+    @Test
+    void parse_regexOperators() throws Exception {
+        assertEquals(cond(S, Scope.RESOURCE, "service.name", Op.MATCH, new Literal.Regex("cart|checkout")),
+                spans("{ resource.service.name =~ \"cart|checkout\" }"));
+        assertEquals(span("http.route", Op.NOT_MATCH, new Literal.Regex("/api/.*")),
+                spans("{ span.http.route!~\"/api/.*\" }"));
+        assertEquals(cond(S, Scope.INTRINSIC, "name", Op.MATCH, new Literal.Regex("GET \\.x")),
+                spans("{ name =~ \"GET \\\\.x\" }"));
+        assertEquals(cond(L, Scope.UNSCOPED, "a", Op.MATCH, new Literal.Regex("")), logs("{ .a =~ \"\" }"));
+        assertEquals("{ .a =~ \"x|y\" && name !~ \"a\\\\.b\" }",
+                spans("{.a=~\"x|y\"&&name!~\"a\\\\.b\"}").toString());
+    }
+
     @ParameterizedTest
     @CsvSource({"2s, 2000000000", "150ms, 150000000", "10us, 10000", "5ns, 5", "1m, 60000000000",
             "1h, 3600000000000", "1.5s, 1500000000", "2e3ms, 2000000000", ".5h, 1800000000000", "0s, 0",
@@ -215,8 +228,8 @@ class QueryParserTest {
         "{ .a = 1 # 8 # expected '&&', '||' or '}', found the end of the query",
         "{ .a = 1 } x # 11 # expected the end of the query, found 'x'",
         "{ .a = 1 } } # 11 # expected the end of the query, found '}'",
-        "{ .a 1 } # 5 # expected an operator (=, !=, <, <=, >, >=), found '1'",
-        "{ .a ! 1 } # 5 # expected an operator (=, !=, <, <=, >, >=), found '!'",
+        "{ .a 1 } # 5 # expected an operator (=, !=, <, <=, >, >=, =~, !~), found '1'",
+        "{ .a ! 1 } # 5 # expected an operator (=, !=, <, <=, >, >=, =~, !~), found '!'",
         "{ .a == 1 } # 6 # expected a literal (a \"string\", a number, true or false), found '='",
         "{ span.foo = && .b = 1 } # 13 # expected a literal (a \"string\", a number, true or false), found '&&'",
         "{ .a = } # 7 # expected a literal (a \"string\", a number, true or false), found '}'",
@@ -262,6 +275,13 @@ class QueryParserTest {
         "{ kind = \"server\" } # 9 # expected a span kind (unspecified, internal, server, client, producer, consumer), found '\"server\"'",
         "{ name = 5 } # 9 # expected a \"string\" (the span name), found '5'",
         "{ name = true } # 9 # expected a \"string\" (the span name), found 'true'",
+        "{ .a =~ 1 } # 8 # expected a \"regular expression\" in quotes, found '1'",
+        "{ .a !~ } # 8 # expected a \"regular expression\" in quotes, found '}'",
+        "{ .a =~ \"(ab\" } # 8 # invalid regular expression \"(ab\": Unclosed group at index 3 of the pattern",
+        "{ .a =~ \"a[\" } # 8 # invalid regular expression \"a[\": Unclosed character class at index 1 of the pattern",
+        "{ name !~ \"*x\" } # 10 # invalid regular expression \"*x\": Dangling meta character '*' at index 0 of the pattern",
+        "{ status =~ \"ok\" } # 9 # =~ and !~ match strings, and status is not one: compare it with = or !=",
+        "{ duration !~ \"1s\" } # 11 # =~ and !~ match strings, and duration is not one: compare it with = or !=",
     })
     void parse_spanErrors(String query, int position, String message) {
         QueryParseException e = assertThrows(QueryParseException.class, () -> spans(query));

@@ -17,6 +17,7 @@ class RoundTripTest {
         "back\\slash", "tab\t", "nl\n", "ünï", "\uD83D\uDE00", "", ".x", "-", "x=y", "\u0001", "1.5", "&&", "{}", "_"};
     private static final String[] STRING_PIECES = {"checkout", "200", "", " ", "\"", "\\", "\\u0041", "\n", "\r\t",
         "\u0000", "\u007f", "é", "\uFFFF", "\uD83D\uDE00", "\uD800", "true", "}", "||"};
+    private static final String[] REGEXES = {"", "a|b", "x\\.y|\\\\|\"q\"", ".*\n", "[日本]+|🚀", "(?i)get /api/\\d+"};
     private static final long[] LONGS = {0, 1, -1, 500, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 53, 1_500_000_000L,
         3_600_000_000_000L, 7_200_000_000_000L, 60_000_000_000L};
     private static final double[] DOUBLES = {0.0, -0.0, 1.5, 200.0, 1e19, 0x1p63, Double.MIN_VALUE, Double.MAX_VALUE,
@@ -56,6 +57,11 @@ class RoundTripTest {
         Op op = Op.values()[r.nextInt(Op.values().length)];
         if (literal instanceof Literal.BoolLit && op.isOrdering()) {
             op = Op.EQ;
+        }
+        if (op.isRegex()) {
+            boolean takesString = scope != Scope.INTRINSIC || attribute.intrinsic().isString();
+            literal = takesString ? new Literal.Regex(REGEXES[r.nextInt(REGEXES.length)]) : literal;
+            op = takesString ? op : Op.NE;
         }
         return new Expr.Condition(attribute, op, literal);
     }
