@@ -99,6 +99,11 @@ abstract class SearchTarget<R> implements Target<R> {
                 case UNSCOPED -> columns.addAll(List.of(layout.resourceRow(), layout.resourceAttributes(),
                         layout.scopeRow(), layout.scopeAttributes(), layout.attributes()));
                 case INTRINSIC -> columns.add(a.intrinsic().column());
+                case TRACE -> {
+                    // Judged on the whole trace after the search: no column of the span's row.
+                }
+                // Only spans have events (the Attribute refuses event:name on logs).
+                case EVENT -> columns.add(SpanColumns.EVENTS);
             }
         }
     }
@@ -190,7 +195,7 @@ abstract class SearchTarget<R> implements Target<R> {
             case SEVERITY -> batch.severityNullCount() == null ? null
                     : batch.minSeverity() == null ? "no record of the batch has a severity"
                     : ruledOut(c, lit.value(), batch.minSeverity(), batch.maxSeverity());
-            case NAME, STATUS, KIND -> null;
+            case NAME, STATUS, KIND, STATUS_MESSAGE -> null;
         };
     }
 

@@ -56,8 +56,8 @@ public sealed interface Expr {
                 throw new IllegalArgumentException(op.isRegex() ? op.symbol() + " takes a regex, got " + literal
                         : "a regex goes with =~ or !~, not " + op.symbol());
             }
-            if (attribute.scope() == Attribute.Scope.INTRINSIC) {
-                boolean isString = attribute.intrinsic().isString();
+            if (attribute.isField()) {
+                boolean isString = attribute.isStringField();
                 if (isString ? literal instanceof Literal.IntLit : !(literal instanceof Literal.IntLit)) {
                     throw new IllegalArgumentException(attribute.key() + " takes " + (isString ? "a string" : "an int")
                             + " literal, got " + literal);
@@ -84,8 +84,8 @@ public sealed interface Expr {
         /**
          * Whether a record whose attribute has this value satisfies the condition; {@code null}
          * means the attribute is missing, which satisfies no condition, {@code !=} included.
-         * Intrinsics are passed as values too: the name as a string, status, kind, severity and
-         * duration (in nanoseconds) as ints.
+         * Intrinsics and trace fields are passed as values too: the name, status message, root
+         * service and root name as strings, status, kind, severity and durations (in nanoseconds) as ints.
          */
         public boolean matches(AnyValue value) {
             return value != null && literal.matches(op, value);
