@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Parses needle's query language, the equality-and-comparison subset of TraceQL, by recursive
+ * Parses needle's query language, the subset of TraceQL of equalities, comparisons and regexes, by recursive
  * descent straight over the characters (the meaning of a word depends on where it stands:
  * {@code error} is 2 after {@code status}, 17 after {@code severity}).
  *
