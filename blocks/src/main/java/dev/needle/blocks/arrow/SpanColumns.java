@@ -152,6 +152,11 @@ public final class SpanColumns {
     }
 
     private SpanRecord decode(int row) throws CorruptValueException {
+        // duration_nano is a copy of end − start that kernels and zone maps read in its place: a row
+        // where they disagree would answer a duration query unlike its decoded record.
+        if (duration.get(row) != end.get(row) - start.get(row)) {
+            throw new CorruptValueException("duration_nano of row " + row + " is not its end minus its start", 0);
+        }
         return new SpanRecord(
                 resourceScope.resource(row),
                 resourceScope.scope(row),

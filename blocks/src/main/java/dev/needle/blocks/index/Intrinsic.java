@@ -25,7 +25,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * signal, the ATTR_IDX key the writer indexes it under (part of the sidecar contract), its column
  * in the signal's block schema, and its value in a decoded record and in a batch row.
  *
- * <p>Names are strings, every other intrinsic an int. A value is what the record stores, except
+ * <p>Names and status messages are strings, every other intrinsic an int. A value is what the record stores, except
  * that a log's severity number 0 (unspecified) is no value to a condition; the writer still
  * indexes it, which only makes the filter say "maybe" more often.
  */
@@ -38,6 +38,9 @@ public enum Intrinsic {
     KIND("kind", "intrinsic.kind", SpanColumns.KIND, Access.span(s -> new AnyValue.Int(s.kind()))),
     /** The span duration in nanoseconds (end − start), an int; not in ATTR_IDX: the batch zone maps decide it. */
     DURATION("duration", null, SpanColumns.DURATION, Access.span(s -> new AnyValue.Int(s.durationNano()))),
+    /** The span status message, a string; "" when it has none. Not in ATTR_IDX: the rows decide it. */
+    STATUS_MESSAGE("statusMessage", null, SpanColumns.STATUS_MESSAGE,
+            Access.span(s -> new AnyValue.Str(s.statusMessage()))),
     /** The log severity number, an int 0 to 24; 0 (unspecified) is indexed but is no value to a condition. */
     SEVERITY("severity", "intrinsic.severity", LogColumns.SEVERITY_NUMBER,
             Access.log(r -> new AnyValue.Int(r.severityNumber()), new AnyValue.Int(0)));
@@ -111,6 +114,11 @@ public enum Intrinsic {
         return access.signal();
     }
 
+    /** Whether this field's values are strings (the others are ints). */
+    public boolean isString() {
+        return this == NAME || this == STATUS_MESSAGE;
+    }
+
     /** The ATTR_IDX key of this field's values, such as {@code intrinsic.name}; none for duration. */
     public Optional<String> indexedKey() {
         return Optional.ofNullable(indexedKey);
@@ -150,7 +158,9 @@ public enum Intrinsic {
     public IntFunction<AnyValue> values(VectorSchemaRoot batch) {
         FieldVector v = batch.getVector(column);
         if (v instanceof VarCharVector strings) {
-            return row -> value(new AnyValue.Str(new String(strings.get(row), StandardCharsets.UTF_8)));
+            // A nullable string column (the status message) stores "" as null.
+            return row -> value(new AnyValue.Str(strings.isNull(row) ? ""
+                    : new String(strings.get(row), StandardCharsets.UTF_8)));
         } else if (v instanceof IntVector ints) {
             return row -> value(new AnyValue.Int(ints.get(row)));
         } else if (v instanceof BigIntVector longs) {

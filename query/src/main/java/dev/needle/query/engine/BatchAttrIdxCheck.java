@@ -2,7 +2,6 @@ package dev.needle.query.engine;
 
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
-import dev.needle.query.ql.Op;
 import dev.needle.sidecar.AttributeHash;
 import dev.needle.sidecar.Sidecar;
 import java.util.ArrayList;
@@ -14,8 +13,8 @@ import java.util.Map;
  * Which record batches of a block a search's equalities rule out, by the block's BATCH_ATTR_IDX:
  * judged as ATTR_IDX judges the block ({@code SearchTarget.ruledOutBy(Sidecar)}), condition by
  * condition, with the probes of one batch instead of the block's. An equality {@code key = literal}
- * rules batch b out when no indexed key its value may lie under may hold it in b (or when it needs
- * a double and the block holds none); AND is ruled out by any term, OR only by every term; any
+ * (or a {@code =~} alternation of literals, each an equality) rules batch b out when no indexed key
+ * its values may lie under may hold one of them in b (or when they need a double and the block holds none); AND is ruled out by any term, OR only by every term; any
  * other condition rules nothing out.
  */
 final class BatchAttrIdxCheck {
@@ -40,10 +39,13 @@ final class BatchAttrIdxCheck {
             and.terms().forEach(this::collect);
         } else if (e instanceof Expr.Or or) {
             or.terms().forEach(this::collect);
-        } else if (e instanceof Expr.Condition c && c.op() == Op.EQ && !c.attribute().indexedKeys().isEmpty()) {
+        } else if (e instanceof Expr.Condition c && !c.equalities().isEmpty()
+                && !c.attribute().indexedKeys().isEmpty()) {
             List<AttributeHash> hashes = new ArrayList<>();
-            for (String key : c.attribute().indexedKeys()) {
-                hashes.add(c.literal().hash(key));
+            for (Literal value : c.equalities()) {
+                for (String key : c.attribute().indexedKeys()) {
+                    hashes.add(value.hash(key));
+                }
             }
             pairs.put(c, hashes);
         }
@@ -59,8 +61,7 @@ final class BatchAttrIdxCheck {
         if (hashes == null) {
             return null;
         }
-        Literal literal = c.literal();
-        if (literal.matchesOnlyDoubles() && !file.mayHoldDoubles()) {
+        if (c.equalities().stream().allMatch(Literal::matchesOnlyDoubles) && !file.mayHoldDoubles()) {
             return "BATCH_ATTR_IDX: the block holds no double, so nothing equals " + c;
         }
         for (AttributeHash pair : hashes) {

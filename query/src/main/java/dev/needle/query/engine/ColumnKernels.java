@@ -3,9 +3,12 @@ package dev.needle.query.engine;
 import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.AttributeView;
 import dev.needle.blocks.arrow.BufferViews;
+import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.arrow.VarWidthView;
 import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.index.Intrinsic;
+import dev.needle.blocks.model.AnyValue;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import java.nio.ByteBuffer;
@@ -15,6 +18,7 @@ import java.util.Map;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.BitSetUtil;
@@ -89,6 +93,10 @@ final class ColumnKernels {
             return matched;
         }
         // MatchAll: every row.
+        return all();
+    }
+
+    private long[] all() {
         long[] all = new long[words];
         Arrays.fill(all, -1L);
         if ((rows & 63) != 0) {
@@ -107,7 +115,10 @@ final class ColumnKernels {
             case UNSCOPED -> or(or(throughRow(layout.resourceRow(), layout.resourceAttributes(), c, test),
                     throughRow(layout.scopeRow(), layout.scopeAttributes(), c, test)),
                     attribute(layout.attributes(), c, test));
-            case INTRINSIC -> intrinsic(a.intrinsic(), test);
+            case INTRINSIC -> intrinsic(a.intrinsic(), c, test);
+            // A field of the whole trace may hold for every row: the trace's lookup decides it (Values).
+            case TRACE -> all();
+            case EVENT -> events(c);
         };
     }
 
@@ -242,14 +253,19 @@ final class ColumnKernels {
     }
 
     /** The rows whose intrinsic field satisfies the condition, tested on the field's own column. */
-    private long[] intrinsic(Intrinsic intrinsic, ValueTest test) throws CorruptValueException {
+    private long[] intrinsic(Intrinsic intrinsic, Expr.Condition c, ValueTest test) throws CorruptValueException {
         FieldVector vector = batch.getVector(intrinsic.column());
-        requireNoNulls(vector);
+        boolean nullable = vector.getField().isNullable();
+        if (!nullable) {
+            requireNoNulls(vector);
+        }
         long[] matched = new long[words];
         if (vector instanceof VarCharVector strings) {
             VarWidthView values = new VarWidthView(strings);
+            // A nullable string column (the status message) stores "" as null, whatever bytes a null row spans.
+            boolean emptyMatches = c.matches(new AnyValue.Str(""));
             for (int row = 0; row < rows; row++) {
-                if (test.string(values, row)) {
+                if (nullable && strings.isNull(row) ? emptyMatches : test.string(values, row)) {
                     matched[row >>> 6] |= 1L << row;
                 }
             }
@@ -268,6 +284,21 @@ final class ColumnKernels {
                 if (!intrinsic.isNone(v) && test.integer(v)) {
                     matched[row >>> 6] |= 1L << row;
                 }
+            }
+        }
+        return matched;
+    }
+
+    /**
+     * The rows with an event whose name satisfies {@code c}: the events column holds each row's
+     * events encoded together, so the rows are decoded one by one and judged as {@link Values} judges them.
+     */
+    private long[] events(Expr.Condition c) throws CorruptValueException {
+        VarBinaryVector events = (VarBinaryVector) batch.getVector(SpanColumns.EVENTS);
+        long[] matched = new long[words];
+        for (int row = 0; row < rows; row++) {
+            if (!events.isNull(row) && Values.anyEventName(ValueCodec.decodeEvents(events.get(row)), c)) {
+                matched[row >>> 6] |= 1L << row;
             }
         }
         return matched;

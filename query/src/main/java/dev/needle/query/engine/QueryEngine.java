@@ -10,6 +10,7 @@ import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -151,12 +153,80 @@ public final class QueryEngine implements AutoCloseable {
                 logs == null ? null : logs.plan());
     }
 
-    /** Spans matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
+    /**
+     * Spans matching {@code expr} in {@code range}, newest first, at most {@code limit}.
+     *
+     * <p>A condition on the whole trace ({@code trace:rootService}, {@code trace:duration}, …) holds
+     * for every span to the blocks and the rows, which know one span at a time; the spans found are
+     * then judged with their trace, looked up by id over all time (TRACE_IDX picks its blocks). When
+     * that keeps fewer than {@code limit} and more spans may match, the search is asked again for
+     * four times as many. The plan is the span search's.
+     */
     public SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                                Mechanisms mechanisms) throws IOException {
+        if (!namesTrace(expr)) {
+            return spanSearch(tenant, expr, range, limit, mechanisms);
+        }
+        int candidates = limit;
+        while (true) {
+            SearchResult<SpanRecord> found = spanSearch(tenant, expr, range, candidates, mechanisms);
+            Set<String> problems = new LinkedHashSet<>(found.problems());
+            Map<Bytes, WholeTrace> traces = new HashMap<>();
+            List<SpanRecord> kept = new ArrayList<>();
+            for (SpanRecord s : found.records()) {
+                if (kept.size() == limit) {
+                    break;
+                }
+                WholeTrace trace = traces.get(s.traceId());
+                if (trace == null) {
+                    trace = new WholeTrace(wholeTrace(tenant, s.traceId(), List.of(s), mechanisms, problems, null));
+                    traces.put(s.traceId(), trace);
+                }
+                if (Values.matches(expr, Values.of(s, trace))) {
+                    kept.add(s);
+                }
+            }
+            if (kept.size() == limit || found.records().size() < candidates || candidates == Integer.MAX_VALUE) {
+                return new SearchResult<>(kept, List.copyOf(problems), found.plan());
+            }
+            candidates = (int) Math.min(Integer.MAX_VALUE, candidates * 4L);
+        }
+    }
+
+    private SearchResult<SpanRecord> spanSearch(TenantId tenant, Expr expr, TimeRange range, int limit,
                                                 Mechanisms mechanisms) throws IOException {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
                 head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano);
+    }
+
+    /** Whether {@code e} has a condition on the whole trace, which only the trace's lookup decides. */
+    private static boolean namesTrace(Expr e) {
+        if (e instanceof Expr.Condition c) {
+            return c.attribute().scope() == Attribute.Scope.TRACE;
+        }
+        List<Expr> terms = e instanceof Expr.And and ? and.terms() : e instanceof Expr.Or or ? or.terms() : List.of();
+        return terms.stream().anyMatch(QueryEngine::namesTrace);
+    }
+
+    /**
+     * Every span of a trace by start time: looked up by id over all time, with {@code found}, the
+     * spans a search already has (a block the lookup could not read still answered the search). The
+     * lookup's problems are added to {@code problems}, its plan to {@code plans} unless null.
+     */
+    private List<SpanRecord> wholeTrace(TenantId tenant, Bytes traceId, List<SpanRecord> found, Mechanisms mechanisms,
+                                        Set<String> problems, List<Explain> plans) throws IOException {
+        TraceResult whole = trace(tenant, traceId, TimeRange.ALL, mechanisms, false);
+        problems.addAll(whole.problems());
+        if (plans != null) {
+            plans.add(whole.spanPlan());
+        }
+        Found<SpanRecord> all = Found.spans();
+        all.addAll(whole.spans());
+        all.addAll(found);
+        List<SpanRecord> sorted = new ArrayList<>(all.records());
+        sorted.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+        return sorted;
     }
 
     /**
@@ -193,17 +263,11 @@ public final class QueryEngine implements AutoCloseable {
         plans.add(spans.plan());
         List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
         for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
-            TraceResult whole = trace(tenant, e.getKey(), TimeRange.ALL, mechanisms, false);
-            problems.addAll(whole.problems());
-            plans.add(whole.spanPlan());
-            // The search's own spans too: a block the trace lookup could not read still answered the search.
-            Found<SpanRecord> all = Found.spans();
-            all.addAll(whole.spans());
-            all.addAll(e.getValue());
-            List<SpanRecord> sorted = new ArrayList<>(all.records());
-            sorted.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+            List<SpanRecord> sorted = wholeTrace(tenant, e.getKey(), e.getValue(), mechanisms, problems, plans);
+            WholeTrace trace = new WholeTrace(sorted);
             List<SpanRecord> matched = sorted.stream()
-                    .filter(s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano())).toList();
+                    .filter(s -> Values.matches(expr, Values.of(s, trace)) && range.contains(s.startTimeUnixNano()))
+                    .toList();
             traces.add(new TraceSearchResult.Match(e.getKey(), sorted, matched));
         }
         return new TraceSearchResult(traces, List.copyOf(problems), plans);

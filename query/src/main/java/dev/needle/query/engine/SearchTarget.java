@@ -10,7 +10,6 @@ import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
-import dev.needle.query.ql.Op;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
 import java.util.ArrayList;
@@ -100,6 +99,11 @@ abstract class SearchTarget<R> implements Target<R> {
                 case UNSCOPED -> columns.addAll(List.of(layout.resourceRow(), layout.resourceAttributes(),
                         layout.scopeRow(), layout.scopeAttributes(), layout.attributes()));
                 case INTRINSIC -> columns.add(a.intrinsic().column());
+                case TRACE -> {
+                    // Judged on the whole trace after the search: no column of the span's row.
+                }
+                // Only spans have events (the Attribute refuses event:name on logs).
+                case EVENT -> columns.add(SpanColumns.EVENTS);
             }
         }
     }
@@ -157,18 +161,24 @@ abstract class SearchTarget<R> implements Target<R> {
         return e instanceof Expr.Condition c ? leaf.apply(c) : null;
     }
 
-    /** ATTR_IDX decides equalities only: a fractional literal needs HAS_DOUBLE, any other a probe that may hit. */
+    /**
+     * ATTR_IDX decides equalities only ({@link Expr.Condition#equalities}, one value or a regex's
+     * alternatives, any of which may match): fractional literals need HAS_DOUBLE, any other value a
+     * probe that may hit.
+     */
     private static String ruledOut(Expr.Condition c, Sidecar sidecar) {
-        if (c.op() != Op.EQ || c.attribute().indexedKeys().isEmpty()) {
+        List<Literal> values = c.equalities();
+        if (values.isEmpty() || c.attribute().indexedKeys().isEmpty()) {
             return null;
         }
-        Literal literal = c.literal();
-        if (literal.matchesOnlyDoubles() && !sidecar.mayHoldDoubles()) {
+        if (values.stream().allMatch(Literal::matchesOnlyDoubles) && !sidecar.mayHoldDoubles()) {
             return "ATTR_IDX: the block holds no double, so nothing equals " + c;
         }
-        for (String key : c.attribute().indexedKeys()) {
-            if (sidecar.mayContain(literal.hash(key))) {
-                return null;
+        for (Literal value : values) {
+            for (String key : c.attribute().indexedKeys()) {
+                if (sidecar.mayContain(value.hash(key))) {
+                    return null;
+                }
             }
         }
         return "ATTR_IDX rules out " + c;
@@ -185,7 +195,7 @@ abstract class SearchTarget<R> implements Target<R> {
             case SEVERITY -> batch.severityNullCount() == null ? null
                     : batch.minSeverity() == null ? "no record of the batch has a severity"
                     : ruledOut(c, lit.value(), batch.minSeverity(), batch.maxSeverity());
-            case NAME, STATUS, KIND -> null;
+            case NAME, STATUS, KIND, STATUS_MESSAGE -> null;
         };
     }
 
@@ -200,6 +210,7 @@ abstract class SearchTarget<R> implements Target<R> {
             case LE -> min > x ? "the minimum " + name + " " + min + " is above " + x : null;
             case GT -> max <= x ? "the maximum " + name + " " + max + " is not above " + x : null;
             case GE -> max < x ? "the maximum " + name + " " + max + " is below " + x : null;
+            case MATCH, NOT_MATCH -> null;
         };
     }
 

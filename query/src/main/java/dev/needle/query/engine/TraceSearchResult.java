@@ -43,28 +43,19 @@ public record TraceSearchResult(List<Match> traces, List<String> problems, List<
             }
         }
 
-        /**
-         * The root span: a span without a parent, the earliest if a client sent several; null when
-         * the trace has none (it has not arrived, or the trace started in another system).
-         */
+        /** The root span: a span without a parent, the earliest if a client sent several; null when the trace has none. */
         public SpanRecord root() {
-            SpanRecord root = null;
-            for (SpanRecord s : spans) {
-                if (s.parentSpanId().isEmpty() && (root == null || s.startTimeUnixNano() < root.startTimeUnixNano())) {
-                    root = s;
-                }
-            }
-            return root;
+            return new WholeTrace(spans).root();
         }
 
         /** The earliest start of any span of the trace. */
         public long startUnixNano() {
-            return spans.stream().mapToLong(SpanRecord::startTimeUnixNano).min().orElseThrow();
+            return new WholeTrace(spans).startUnixNano();
         }
 
         /** From the earliest start to the latest end of any span of the trace. */
         public long durationNano() {
-            return spans.stream().mapToLong(SpanRecord::endTimeUnixNano).max().orElseThrow() - startUnixNano();
+            return new WholeTrace(spans).durationNano();
         }
     }
 }

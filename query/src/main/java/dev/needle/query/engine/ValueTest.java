@@ -19,7 +19,7 @@ final class ValueTest {
     private final Op op;
     /** For {@code =} and {@code !=}: whether a match means equal. */
     private final boolean equal;
-    /** Only a string literal matches strings ({@link Literal#matchesString}). */
+    /** Only a string literal or a regex matches strings ({@link Literal#matchesString}). */
     private final boolean strings;
     /** The string literal's UTF-8 when {@code =}/{@code !=} may compare stored bytes with it; else null. */
     private final byte[] utf8;
@@ -36,7 +36,7 @@ final class ValueTest {
         op = c.op();
         boolean equality = op == Op.EQ || op == Op.NE;
         equal = op == Op.EQ;
-        strings = literal instanceof Literal.StringLit;
+        strings = literal instanceof Literal.StringLit || literal instanceof Literal.Regex;
         utf8 = equality && literal instanceof Literal.StringLit s ? exactUtf8(s.value()) : null;
         intEquality = equality && literal instanceof Literal.IntLit;
         doubleEquality = equality && literal instanceof Literal.DoubleLit;

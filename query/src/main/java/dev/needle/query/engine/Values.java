@@ -1,7 +1,9 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
@@ -40,8 +42,18 @@ interface Values {
         return true;
     }
 
-    /** The values of a decoded span. */
+    /**
+     * The values of a decoded span seen alone: a condition on its trace ({@code trace:rootService}
+     * and the like) may hold, so it holds here, and the whole trace decides it later
+     * ({@link #of(SpanRecord, WholeTrace)}). AND and OR are monotone, so the spans this accepts
+     * include every span the whole trace accepts.
+     */
     static Values of(SpanRecord s) {
+        return of(s, null);
+    }
+
+    /** The values of a decoded span of {@code trace}, which answers the conditions on the trace; null: they may hold. */
+    static Values of(SpanRecord s, WholeTrace trace) {
         return c -> {
             Attribute a = c.attribute();
             return switch (a.scope()) {
@@ -51,6 +63,8 @@ interface Values {
                 case UNSCOPED -> any(s.resource().attributes(), c) || any(s.scope().attributes(), c)
                         || any(s.attributes(), c);
                 case INTRINSIC -> c.matches(a.intrinsic().value(s));
+                case TRACE -> trace == null || c.matches(trace.value(a.key()));
+                case EVENT -> anyEventName(s.events(), c);
             };
         };
     }
@@ -66,8 +80,19 @@ interface Values {
                 case UNSCOPED -> any(r.resource().attributes(), c) || any(r.scope().attributes(), c)
                         || any(r.attributes(), c);
                 case INTRINSIC -> c.matches(a.intrinsic().value(r));
+                case TRACE, EVENT -> throw new IllegalArgumentException("log records have no " + a);
             };
         };
+    }
+
+    /** Whether the name of any of {@code events} satisfies {@code c}; a span without events satisfies none. */
+    static boolean anyEventName(List<SpanEvent> events, Expr.Condition c) {
+        for (SpanEvent e : events) {
+            if (c.matches(new AnyValue.Str(e.name()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean any(List<KeyValue> attributes, Expr.Condition c) {

@@ -202,7 +202,7 @@ final class SearchEndpoint {
                 case RECORD -> find(s.attributes(), a.key());
                 case UNSCOPED -> firstOf(find(s.attributes(), a.key()), find(s.resource().attributes(), a.key()),
                         find(s.scope().attributes(), a.key()));
-                case INTRINSIC -> null;
+                case INTRINSIC, TRACE, EVENT -> null;
             };
             if (found != null && out.stream().noneMatch(kv -> kv.key().equals(a.key()))) {
                 out.add(found);

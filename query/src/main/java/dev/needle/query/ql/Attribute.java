@@ -31,8 +31,21 @@ public record Attribute(Signal signal, Scope scope, String key) {
         /** {@code .<key>}: a resource, scope or record attribute; any of them may satisfy the condition. */
         UNSCOPED,
         /** An intrinsic field of the record, such as {@code name} or {@code severity}. */
-        INTRINSIC
+        INTRINSIC,
+        /**
+         * A field of the span's whole trace ({@code trace:rootService}, {@code trace:rootName},
+         * {@code trace:duration}): judged where the trace is looked up whole, never by an index.
+         */
+        TRACE,
+        /** {@code event:name}: the name of any of the span's events; the key is {@code name}. */
+        EVENT
     }
+
+    /** The one key of {@link Scope#EVENT}: events are matched by name. */
+    public static final String EVENT_NAME = "name";
+
+    /** The keys of {@link Scope#TRACE}, Tempo's {@code trace:} words; {@code duration} is an int, the others strings. */
+    public static final List<String> TRACE_FIELDS = List.of("rootService", "rootName", "duration");
 
     /** Checks that an intrinsic exists for the signal; the message names the ones that do. */
     public Attribute {
@@ -47,6 +60,32 @@ public record Attribute(Signal signal, Scope scope, String key) {
             throw new IllegalArgumentException(why + "; " + signal.dirName() + " have " + intrinsics(signal)
                     + ", and attributes are written like ." + key + " or " + recordScope(signal) + key);
         }
+        if (scope == Scope.TRACE && (signal != Signal.SPANS || !TRACE_FIELDS.contains(key))) {
+            throw new IllegalArgumentException(signal != Signal.SPANS ? "log records belong to no trace: trace:" + key
+                    : "unknown trace field 'trace:" + key + "'; traces have trace:" + String.join(", trace:", TRACE_FIELDS));
+        }
+        if (scope == Scope.EVENT && (signal != Signal.SPANS || !key.equals(EVENT_NAME))) {
+            throw new IllegalArgumentException(signal != Signal.SPANS ? "log records have no events: event:" + key
+                    : "unknown event field 'event:" + key + "'; events are matched by event:" + EVENT_NAME);
+        }
+    }
+
+    /**
+     * Whether this intrinsic or trace field compares strings (else ints, as durations and codes);
+     * an attribute may hold values of any type, so for one this is false.
+     */
+    public boolean isStringField() {
+        return switch (scope) {
+            case INTRINSIC -> intrinsic().isString();
+            case TRACE -> !key.equals("duration");
+            case EVENT -> true;
+            default -> false;
+        };
+    }
+
+    /** Whether this is an intrinsic or trace field, whose literals are typed by the field. */
+    public boolean isField() {
+        return scope == Scope.INTRINSIC || scope == Scope.TRACE || scope == Scope.EVENT;
     }
 
     /** The intrinsic field this attribute names; only for {@link Scope#INTRINSIC}. */
@@ -59,7 +98,8 @@ public record Attribute(Signal signal, Scope scope, String key) {
 
     /**
      * The ATTR_IDX keys under which a value of this attribute is indexed, any of which may hold
-     * the match: one per scope for {@code .key}; none for {@code duration}, which is not indexed.
+     * the match: one per scope for {@code .key}; none for {@code duration}, the status message and the
+     * trace's fields and event names, which are not indexed.
      */
     public List<String> indexedKeys() {
         String record = signal == Signal.SPANS ? IndexedPairs.SPAN : IndexedPairs.LOG;
@@ -69,10 +109,11 @@ public record Attribute(Signal signal, Scope scope, String key) {
             case RECORD -> List.of(record + key);
             case UNSCOPED -> List.of(IndexedPairs.RESOURCE + key, IndexedPairs.SCOPE + key, record + key);
             case INTRINSIC -> intrinsic().indexedKey().stream().toList();
+            case TRACE, EVENT -> List.of();
         };
     }
 
-    /** The canonical text: {@code resource.k}, {@code instrumentation.k}, {@code span.k}/{@code log.k}, {@code .k}, or the intrinsic; odd keys quoted. */
+    /** The canonical text: {@code resource.k}, {@code instrumentation.k}, {@code span.k}/{@code log.k}, {@code .k}, the intrinsic, {@code trace:field} or {@code event:name}; odd keys quoted. */
     @Override
     public String toString() {
         String k = Canonical.key(key);
@@ -82,6 +123,8 @@ public record Attribute(Signal signal, Scope scope, String key) {
             case RECORD -> recordScope(signal) + k;
             case UNSCOPED -> "." + k;
             case INTRINSIC -> key;
+            case TRACE -> "trace:" + key;
+            case EVENT -> "event:" + key;
         };
     }
 

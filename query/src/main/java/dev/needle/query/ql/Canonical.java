@@ -59,6 +59,9 @@ final class Canonical {
 
     /** A literal as written against an attribute: durations with a unit, status and kind by name. */
     private static String literal(Attribute a, Literal l) {
+        if (a.scope() == Attribute.Scope.TRACE && l instanceof Literal.IntLit d) {
+            return duration(d.value());
+        }
         if (a.scope() != Attribute.Scope.INTRINSIC || !(l instanceof Literal.IntLit i)) {
             return l.toString();
         }
@@ -66,7 +69,7 @@ final class Canonical {
         return switch (a.intrinsic()) {
             case DURATION -> duration(v);
             case STATUS, KIND -> Keywords.of(a.intrinsic(), v).orElse(l.toString());
-            case NAME, SEVERITY -> l.toString();
+            case NAME, STATUS_MESSAGE, SEVERITY -> l.toString();
         };
     }
 

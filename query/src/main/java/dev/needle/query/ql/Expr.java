@@ -52,20 +52,40 @@ public sealed interface Expr {
             if (op.isOrdering() && literal instanceof Literal.BoolLit) {
                 throw new IllegalArgumentException("true and false are not ordered: compare them with = or !=");
             }
-            if (attribute.scope() == Attribute.Scope.INTRINSIC) {
-                boolean isName = attribute.intrinsic() == Intrinsic.NAME;
-                if (isName ? !(literal instanceof Literal.StringLit) : !(literal instanceof Literal.IntLit)) {
-                    throw new IllegalArgumentException(attribute.key() + " takes " + (isName ? "a string" : "an int")
+            if (op.isRegex() != literal instanceof Literal.Regex) {
+                throw new IllegalArgumentException(op.isRegex() ? op.symbol() + " takes a regex, got " + literal
+                        : "a regex goes with =~ or !~, not " + op.symbol());
+            }
+            if (attribute.isField()) {
+                boolean isString = attribute.isStringField();
+                if (isString ? literal instanceof Literal.IntLit : !(literal instanceof Literal.IntLit)) {
+                    throw new IllegalArgumentException(attribute.key() + " takes " + (isString ? "a string" : "an int")
                             + " literal, got " + literal);
                 }
             }
         }
 
         /**
+         * The literals one of which every matching value equals, which ATTR_IDX may therefore
+         * look up: the literal of {@code =}, the strings of a {@code =~} alternation of plain
+         * literals. Empty for every other condition, which no index of values can rule out.
+         */
+        public List<Literal> equalities() {
+            if (op == Op.EQ) {
+                return List.of(literal);
+            }
+            if (op == Op.MATCH && literal instanceof Literal.Regex r) {
+                return r.alternatives().stream().flatMap(List::stream)
+                        .<Literal>map(Literal.StringLit::new).toList();
+            }
+            return List.of();
+        }
+
+        /**
          * Whether a record whose attribute has this value satisfies the condition; {@code null}
          * means the attribute is missing, which satisfies no condition, {@code !=} included.
-         * Intrinsics are passed as values too: the name as a string, status, kind, severity and
-         * duration (in nanoseconds) as ints.
+         * Intrinsics and trace fields are passed as values too: the name, status message, root
+         * service and root name as strings, status, kind, severity and durations (in nanoseconds) as ints.
          */
         public boolean matches(AnyValue value) {
             return value != null && literal.matches(op, value);

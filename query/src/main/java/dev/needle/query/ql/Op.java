@@ -1,6 +1,6 @@
 package dev.needle.query.ql;
 
-/** A condition's operator: equality ({@code =}, {@code !=}) or an order comparison. */
+/** A condition's operator: equality ({@code =}, {@code !=}), an order comparison, or a regex match. */
 public enum Op {
     /** {@code =} */
     EQ("="),
@@ -13,7 +13,11 @@ public enum Op {
     /** {@code >} */
     GT(">"),
     /** {@code >=} */
-    GE(">=");
+    GE(">="),
+    /** {@code =~}: the string matches the regex in full (Tempo anchors it). */
+    MATCH("=~"),
+    /** {@code !~}: the string does not match the regex in full. */
+    NOT_MATCH("!~");
 
     private final String symbol;
 
@@ -28,12 +32,17 @@ public enum Op {
 
     /** Whether this is an order comparison, which bools do not support. */
     public boolean isOrdering() {
-        return this != EQ && this != NE;
+        return this == LT || this == LE || this == GT || this == GE;
+    }
+
+    /** Whether this is {@code =~} or {@code !~}, whose right-hand side is a {@link Literal.Regex}. */
+    public boolean isRegex() {
+        return this == MATCH || this == NOT_MATCH;
     }
 
     /**
      * Whether {@code attribute op literal} holds, given the sign of (attribute value − literal):
-     * negative, zero or positive.
+     * negative, zero or positive. A regex match is no comparison: {@link Literal.Regex} decides it.
      */
     public boolean test(int sign) {
         return switch (this) {
@@ -43,6 +52,7 @@ public enum Op {
             case LE -> sign <= 0;
             case GT -> sign > 0;
             case GE -> sign >= 0;
+            case MATCH, NOT_MATCH -> throw new IllegalStateException(symbol + " compares no order: a regex decides it");
         };
     }
 }

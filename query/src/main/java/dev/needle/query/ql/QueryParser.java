@@ -4,10 +4,12 @@ import dev.needle.blocks.model.Signal;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.regex.PatternSyntaxException;
 
 /**
- * Parses needle's query language, the equality-and-comparison subset of TraceQL, by recursive
+ * Parses needle's query language, the subset of TraceQL of equalities, comparisons and regexes, by recursive
  * descent straight over the characters (the meaning of a word depends on where it stands:
  * {@code error} is 2 after {@code status}, 17 after {@code severity}).
  *
@@ -17,23 +19,28 @@ import java.util.Objects;
  * and       = primary ( '&amp;&amp;' primary )*
  * primary   = '(' or ')' | condition
  * condition = attribute op literal
- * attribute = ( 'resource' | 'span' | 'log' | 'instrumentation' | 'scope' )? '.' key | intrinsic
+ * attribute = ( 'resource' | 'span' | 'log' | 'instrumentation' | 'scope' )? '.' key | intrinsic | trace
  * key       = ( letter | digit | '.' | '-' | '_' | '/' )+ | string
- * intrinsic = 'name' | 'status' | 'kind' | 'duration'    (spans)  | 'severity'  (logs)
- * op        = '=' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;='
- * literal   = string | number | 'true' | 'false'          (and per intrinsic: see below)
+ * intrinsic = ( 'span:' )? ( 'name' | 'status' | 'kind' | 'duration' | 'statusMessage' )  (spans) | 'severity' (logs)
+ * trace     = 'trace:' ( 'rootService' | 'rootName' | 'duration' ) | 'rootServiceName' | 'rootName' | 'traceDuration'
+ *                                                      (spans: fields of the whole trace)
+ *           | 'event:name'                             (spans: the name of any of its events)
+ * op        = '=' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;=' | '=~' | '!~'
+ * literal   = string | number | 'true' | 'false'          (and per intrinsic: see below; a string after =~ and !~)
  * string    = '"' ( char | '\"' | '\\' | '\n' | '\r' | '\t' | '&#92;u' hex{4} )* '"'
  * number    = '-'? ( digits ( '.' digits )? | '.' digits ) ( ( 'e' | 'E' ) ( '+' | '-' )? digits )?
  * </pre>
  *
  * <p>A number without fraction or exponent is an int (int64; beyond it is an error), any other a
- * double. Intrinsics take their own literals, all ints: {@code name} a string;
+ * double. Intrinsics take their own literals, all ints: {@code name} and {@code statusMessage} a string
+ * (so do {@code trace:rootService} and {@code trace:rootName}; {@code trace:duration} a duration);
  * {@code status} ok, error, unset (1, 2, 0) or an int; {@code kind} unspecified, internal, server,
  * client, producer, consumer (0 to 5) or an int; {@code duration} a number with a unit
  * {@code ns us ms s m h} (1.5s, 2e3ms; a whole number of nanoseconds); {@code severity} an int
  * 0 to 24 or trace, debug, info, warn, error, fatal, which stand for the first number of their
  * range (1, 5, 9, 13, 17, 21): {@code severity = warn} is {@code severity = 13} (WARN, not WARN2),
- * and {@code severity >= warn} is {@code >= 13}.
+ * and {@code severity >= warn} is {@code >= 13}. After {@code =~} and {@code !~} the string is a
+ * regular expression ({@link Literal.Regex}), matched against string values and string intrinsics.
  */
 public final class QueryParser {
 
@@ -44,10 +51,13 @@ public final class QueryParser {
     private static final String DURATION = "a duration (such as 2s, 150ms or 1.5h)";
     private static final String SEVERITY = "a severity (a number from 0 to " + Canonical.MAX_SEVERITY
             + ", or " + String.join(", ", Canonical.SEVERITIES) + ")";
-    private static final Op[] OPS_LONGEST_FIRST = {Op.NE, Op.LE, Op.GE, Op.EQ, Op.LT, Op.GT};
-    private static final List<String> TWO_CHAR_TOKENS = List.of("&&", "||", "!=", "<=", ">=");
-    private static final String PUNCTUATION = "{}()=<>!&|\"";
+    private static final Op[] OPS_LONGEST_FIRST = {Op.MATCH, Op.NOT_MATCH, Op.NE, Op.LE, Op.GE, Op.EQ, Op.LT, Op.GT};
+    private static final List<String> TWO_CHAR_TOKENS = List.of("&&", "||", "!=", "<=", ">=", "=~", "!~");
+    private static final String PUNCTUATION = "{}()=<>!&|~\"";
     private static final int EOF = -1;
+    /** Tempo's unscoped words for the fields of the whole trace, by their {@code trace:} field. */
+    private static final Map<String, String> TRACE_WORDS = Map.of("traceDuration", "duration",
+            "rootServiceName", "rootService", "rootName", "rootName");
 
     private final String text;
     private final Signal signal;
@@ -114,7 +124,7 @@ public final class QueryParser {
         int opAt = pos;
         Op op = op();
         skipSpace();
-        Literal literal = literal(attribute);
+        Literal literal = op.isRegex() ? regex(attribute, opAt) : literal(attribute);
         try {
             return new Expr.Condition(attribute, op, literal);
         } catch (IllegalArgumentException e) {
@@ -137,10 +147,17 @@ public final class QueryParser {
                     + Attribute.intrinsics(signal) + ")");
         }
         int dot = word.indexOf('.');
+        if (dot < 0 && at(end) == ':') {
+            int fieldEnd = keyRunEnd(end + 1);
+            pos = fieldEnd;
+            return scopedField(start, word, text.substring(end + 1, fieldEnd));
+        }
         if (dot < 0) {
             pos = end;
+            String traceField = TRACE_WORDS.get(word);
             try {
-                return new Attribute(signal, Attribute.Scope.INTRINSIC, word);
+                return traceField != null ? new Attribute(signal, Attribute.Scope.TRACE, traceField)
+                        : new Attribute(signal, Attribute.Scope.INTRINSIC, word);
             } catch (IllegalArgumentException e) {
                 throw new QueryParseException(start, e.getMessage());
             }
@@ -159,6 +176,27 @@ public final class QueryParser {
         }
         pos = start + prefix.length();
         return new Attribute(signal, scope, key(prefix));
+    }
+
+    /** {@code span:field} (an intrinsic of spans), {@code trace:field} (a field of the whole trace) or {@code event:name}, as Tempo scopes them. */
+    private Attribute scopedField(int start, String scope, String field) throws QueryParseException {
+        try {
+            return switch (scope) {
+                case "span" -> {
+                    if (signal != Signal.SPANS) {
+                        throw new IllegalArgumentException("span:" + field + " is a field of spans, not of "
+                                + signal.dirName());
+                    }
+                    yield new Attribute(signal, Attribute.Scope.INTRINSIC, field);
+                }
+                case "trace" -> new Attribute(signal, Attribute.Scope.TRACE, field);
+                case "event" -> new Attribute(signal, Attribute.Scope.EVENT, field);
+                default -> throw new IllegalArgumentException("unknown scope '" + scope
+                        + ":': expected span:, trace: or event: (or an attribute scope such as resource.)");
+            };
+        } catch (IllegalArgumentException e) {
+            throw new QueryParseException(start, e.getMessage());
+        }
     }
 
     private String key(String after) throws QueryParseException {
@@ -181,18 +219,39 @@ public final class QueryParser {
                 return op;
             }
         }
-        throw expected("an operator (=, !=, <, <=, >, >=)");
+        throw expected("an operator (=, !=, <, <=, >, >=, =~, !~)");
+    }
+
+    /** The quoted regex after {@code =~} or {@code !~}, compiled; only string values and intrinsics take one. */
+    private Literal regex(Attribute attribute, int opAt) throws QueryParseException {
+        if (attribute.isField() && !attribute.isStringField()) {
+            throw new QueryParseException(opAt, "=~ and !~ match strings, and " + attribute
+                    + " is not one: compare it with = or !=");
+        }
+        int start = pos;
+        if (at(pos) != '"') {
+            throw expected("a \"regular expression\" in quotes");
+        }
+        String pattern = string();
+        try {
+            return new Literal.Regex(pattern);
+        } catch (PatternSyntaxException e) {
+            throw new QueryParseException(start, "invalid regular expression " + Canonical.quote(pattern) + ": "
+                    + e.getDescription() + (e.getIndex() >= 0 ? " at index " + e.getIndex() + " of the pattern" : ""));
+        }
     }
 
     private Literal literal(Attribute attribute) throws QueryParseException {
+        if (attribute.scope() == Attribute.Scope.TRACE) {
+            return attribute.isStringField() ? quoted("the " + attribute.key() + " of the trace") : duration();
+        }
+        if (attribute.scope() == Attribute.Scope.EVENT) {
+            return quoted("an event name");
+        }
         if (attribute.scope() == Attribute.Scope.INTRINSIC) {
             return switch (attribute.intrinsic()) {
-                case NAME -> {
-                    if (at(pos) != '"') {
-                        throw expected("a \"string\" (the span name)");
-                    }
-                    yield new Literal.StringLit(string());
-                }
+                case NAME -> quoted("the span name");
+                case STATUS_MESSAGE -> quoted("the status message");
                 case STATUS -> keywordOrInt(Canonical.STATUSES, 0, 1, "a status (ok, error or unset)");
                 case KIND -> keywordOrInt(Canonical.KINDS, 0, 1,
                         "a span kind (" + String.join(", ", Canonical.KINDS) + ")");
@@ -219,6 +278,14 @@ public final class QueryParser {
             return new Literal.BoolLit(word.equals("true"));
         }
         throw expectedAt(start, LITERAL);
+    }
+
+    /** A quoted string, the only literal of a string field ({@code what}). */
+    private Literal quoted(String what) throws QueryParseException {
+        if (at(pos) != '"') {
+            throw expected("a \"string\" (" + what + ")");
+        }
+        return new Literal.StringLit(string());
     }
 
     /** A keyword from {@code words}, standing for {@code base + step · index}, or a plain int. */

@@ -261,6 +261,10 @@ class BatchAttrIdxTest {
         assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ }", Signal.SPANS)));
         assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a = 1 || duration > 5ms }", Signal.SPANS)));
         assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a != 1 }", Signal.SPANS)));
+        assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a =~ \"x.*\" }", Signal.SPANS)));
+        assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a !~ \"x|y\" }", Signal.SPANS)));
+        assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a =~ \"x|y\" || span.b =~ \"z+\" }", Signal.SPANS)));
+        assertNotNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a =~ \"x|y\" }", Signal.SPANS)));
         assertNotNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.a = 1 && duration > 5ms }", Signal.SPANS)));
 
         // A block without doubles rules a fractional literal out of every batch; an integral one is an int.
@@ -270,6 +274,13 @@ class BatchAttrIdxTest {
         assertTrue(fractional.ruledOut(noDoubles, 0).contains("holds no double"));
         assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.ratio = 1.0 }", Signal.SPANS)).ruledOut(noDoubles, 0));
         assertNotNull(BatchAttrIdxCheck.of(QueryParser.parse("{ span.ratio = 1.0 }", Signal.SPANS)).ruledOut(noDoubles, 1));
+        // An alternation keeps a batch that may hold any one of its values.
+        Sidecar xy = BloomSidecar.decode(new BatchAttrIdxBuilder()
+                .add(0, AttributeHash.ofString("span.a", "x")).add(1, AttributeHash.ofString("span.a", "y"))
+                .build().orElseThrow());
+        BatchAttrIdxCheck alternation = BatchAttrIdxCheck.of(QueryParser.parse("{ span.a =~ \"w|y\" }", Signal.SPANS));
+        assertNotNull(alternation.ruledOut(xy, 0));
+        assertNull(alternation.ruledOut(xy, 1));
         // An unscoped attribute may be a resource, scope or span attribute: any of them keeps the batch.
         assertNull(BatchAttrIdxCheck.of(QueryParser.parse("{ .ratio = 1 }", Signal.SPANS)).ruledOut(noDoubles, 0));
     }
@@ -311,7 +322,7 @@ class BatchAttrIdxTest {
         String request = absent ? "r-none-" + random.nextInt(1000) : ((AnyValue.Str) s.attributes().get(2).value()).value();
         String deploy = absent ? "nope-" + random.nextInt(9)
                 : ((AnyValue.Str) s.resource().attributes().get(1).value()).value();
-        return switch (random.nextInt(12)) {
+        return switch (random.nextInt(15)) {
             case 0 -> "span.user.id = \"" + user + "\"";
             case 1 -> "span.request.id = \"" + request + "\"";
             case 2 -> "resource.deploy.id = \"" + deploy + "\"";
@@ -323,6 +334,11 @@ class BatchAttrIdxTest {
             case 8 -> absent ? "status = ok" : "status = error";
             case 9 -> "span.retries = " + (absent ? "2.5" : random.nextInt(5) + ".0");
             case 10 -> "span.http.response.status_code = " + (absent ? 404 : 500);
+            // Alternations ATTR_IDX probes value by value: present, absent, or both.
+            case 11 -> "span.user.id =~ \"" + user + "|u-none-" + random.nextInt(1000) + "\"";
+            case 12 -> ".deploy.id =~ \"" + deploy.replace(".", "\\\\.") + "|" + request + "\"";
+            case 13 -> random.nextBoolean() ? "name =~ \"op-" + (absent ? 99 : random.nextInt(40)) + "|op-98\""
+                    : "span.request.id !~ \"" + request + "\"";
             default -> "duration < " + (1 + random.nextInt(900)) + "ms";
         };
     }

@@ -16,6 +16,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
@@ -33,7 +34,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -62,6 +65,7 @@ class ColumnKernelsTest {
     private static final List<String> ABSENT_KEYS = List.of("absent", "http.rout", "http.route.x", "\uD800");
     private static final List<String> STRINGS = List.of("", "GET", "/api/cart", "200", "日本語", "🚀 rocket", "Zoë",
             "a\u0000b", "\uFFFD", "?", "x".repeat(40));
+    private static final List<String> EVENT_NAMES = List.of("exception", "retry", "", "日本語");
     private static final List<String> ABSENT_STRINGS = List.of("absent", "/api/car", "/api/cart/", "\uD800", "🚀");
     private static final List<Long> INTS = List.of(0L, 1L, -1L, 200L, 1L << 53, (1L << 53) + 1, Long.MIN_VALUE,
             Long.MAX_VALUE);
@@ -99,7 +103,7 @@ class ColumnKernelsTest {
                     for (int q = 0; q < 60; q++) {
                         Expr expr = expression(signal, random, records, 3);
                         TimeRange range = random.nextInt(3) == 0 ? randomRange(random) : TimeRange.ALL;
-                        RoaringBitmap expected = reference(signal, expr, range, records);
+                        RoaringBitmap expected = reference(signal, expr, range, records, Map.of());
                         assertEquals(expected, kernel(signal, expr, range, reader, b),
                                 () -> codec + " batch " + batch + ": " + expr + " in " + range);
                         expressions++;
@@ -154,7 +158,7 @@ class ColumnKernelsTest {
             for (Object[] c : cases) {
                 Expr expr = new Expr.Condition(new Attribute(Signal.SPANS, Attribute.Scope.RECORD, "v"), (Op) c[0],
                         (Literal) c[1]);
-                RoaringBitmap expected = reference(Signal.SPANS, expr, TimeRange.ALL, records);
+                RoaringBitmap expected = reference(Signal.SPANS, expr, TimeRange.ALL, records, Map.of());
                 assertEquals(c[2], expected.getCardinality(), expr::toString);
                 assertEquals(expected, kernel(Signal.SPANS, expr, TimeRange.ALL, reader, 0), expr::toString);
             }
@@ -203,7 +207,8 @@ class ColumnKernelsTest {
                     } else if (damaged != null) {
                         compared++;
                         List<Object> expected = new ArrayList<>();
-                        RoaringBitmap rows = reference(signal, expr, TimeRange.ALL, damaged);
+                        // The engine judges a trace's fields on the trace, which is all of this block.
+                        RoaringBitmap rows = reference(signal, expr, TimeRange.ALL, damaged, wholeTraces(damaged));
                         rows.forEach((int row) -> expected.add(damaged.get(row)));
                         assertEquals(new HashSet<>(expected), new HashSet<>(result.records()),
                                 () -> "bit flipped at byte " + at + ": " + expr);
@@ -250,12 +255,17 @@ class ColumnKernelsTest {
         }
     }
 
-    /** The rows whose decoded record satisfies {@code expr} through {@link Values} and lies in {@code range}. */
-    private static RoaringBitmap reference(Signal signal, Expr expr, TimeRange range, List<Object> records) {
+    /**
+     * The rows whose decoded record satisfies {@code expr} through {@link Values} and lies in
+     * {@code range}; a span's trace fields are judged on its trace in {@code traces}, or hold when it has none there.
+     */
+    private static RoaringBitmap reference(Signal signal, Expr expr, TimeRange range, List<Object> records,
+                                           Map<Bytes, WholeTrace> traces) {
         RoaringBitmap rows = new RoaringBitmap();
         for (int row = 0; row < records.size(); row++) {
             boolean match = signal == Signal.SPANS
-                    ? Values.matches(expr, Values.of((SpanRecord) records.get(row)))
+                    ? Values.matches(expr, Values.of((SpanRecord) records.get(row),
+                            traces.get(((SpanRecord) records.get(row)).traceId())))
                             && range.contains(((SpanRecord) records.get(row)).startTimeUnixNano())
                     : Values.matches(expr, Values.of((LogRecord) records.get(row)))
                             && range.contains(((LogRecord) records.get(row)).eventTimeUnixNano());
@@ -264,6 +274,19 @@ class ColumnKernelsTest {
             }
         }
         return rows;
+    }
+
+    /** The traces of {@code records} when they are spans; none for log records. */
+    private static Map<Bytes, WholeTrace> wholeTraces(List<Object> records) {
+        Map<Bytes, List<SpanRecord>> byTrace = new HashMap<>();
+        for (Object r : records) {
+            if (r instanceof SpanRecord s) {
+                byTrace.computeIfAbsent(s.traceId(), id -> new ArrayList<>()).add(s);
+            }
+        }
+        Map<Bytes, WholeTrace> traces = new HashMap<>();
+        byTrace.forEach((id, spans) -> traces.put(id, new WholeTrace(spans)));
+        return traces;
     }
 
     private static List<Object> decode(BlockReader reader, int b) throws IOException {
@@ -301,15 +324,25 @@ class ColumnKernelsTest {
     private static Expr.Condition condition(Signal signal, SplittableRandom random, List<Object> records) {
         Attribute.Scope scope = Attribute.Scope.values()[random.nextInt(Attribute.Scope.values().length)];
         Op op = random.nextInt(3) == 0 ? Op.values()[random.nextInt(Op.values().length)] : random.nextBoolean() ? Op.EQ : Op.NE;
+        if (scope == Attribute.Scope.TRACE || scope == Attribute.Scope.EVENT) {
+            if (signal == Signal.SPANS) {
+                return spanField(random, scope, (SpanRecord) records.get(random.nextInt(records.size())), op);
+            }
+            scope = Attribute.Scope.RECORD;
+        }
         if (scope == Attribute.Scope.INTRINSIC) {
             List<Intrinsic> intrinsics = Intrinsic.of(signal);
             Intrinsic intrinsic = intrinsics.get(random.nextInt(intrinsics.size()));
             Object record = records.get(random.nextInt(records.size()));
             AnyValue held = signal == Signal.SPANS ? intrinsic.stored((SpanRecord) record) : intrinsic.stored((LogRecord) record);
-            Literal literal = intrinsic == Intrinsic.NAME
+            Literal literal = intrinsic.isString()
                     ? new Literal.StringLit(random.nextInt(4) == 0 ? pick(random, ABSENT_STRINGS) : ((AnyValue.Str) held).value())
                     : new Literal.IntLit(((AnyValue.Int) held).value() + (random.nextInt(4) == 0 ? random.nextInt(5) - 2 : 0));
-            return new Expr.Condition(new Attribute(signal, scope, intrinsic.word()), op, literal);
+            if (op.isRegex() && !intrinsic.isString()) {
+                op = random.nextBoolean() ? Op.EQ : Op.NE;
+            }
+            return new Expr.Condition(new Attribute(signal, scope, intrinsic.word()), op,
+                    op.isRegex() ? regexNear(random, ((Literal.StringLit) literal).value()) : literal);
         }
         List<KeyValue> held = held(signal, records.get(random.nextInt(records.size())), scope, random);
         KeyValue pair = held.isEmpty() || random.nextInt(5) == 0
@@ -319,7 +352,47 @@ class ColumnKernelsTest {
         if (literal instanceof Literal.BoolLit && op.isOrdering()) {
             op = random.nextBoolean() ? Op.EQ : Op.NE;
         }
+        if (op.isRegex()) {
+            // A regex near a held string; any other value is matched against a regex of the pools.
+            literal = regexNear(random, pair.value() instanceof AnyValue.Str str ? str.value() : pick(random, STRINGS));
+        }
         return new Expr.Condition(new Attribute(signal, scope, pair.key()), op, literal);
+    }
+
+    /**
+     * A condition on an event name (held by the span, or not) or on a field of the span's trace,
+     * which the kernel must let through for every row, as {@link Values#of(SpanRecord)} does.
+     */
+    private static Expr.Condition spanField(SplittableRandom random, Attribute.Scope scope, SpanRecord s, Op op) {
+        String key = scope == Attribute.Scope.EVENT ? Attribute.EVENT_NAME : pick(random, Attribute.TRACE_FIELDS);
+        Attribute a = new Attribute(Signal.SPANS, scope, key);
+        if (!a.isStringField()) {
+            return new Expr.Condition(a, op.isRegex() ? Op.GT : op, new Literal.IntLit(random.nextLong(5_000)));
+        }
+        String held = random.nextInt(4) == 0 ? pick(random, ABSENT_STRINGS)
+                : !s.events().isEmpty() && random.nextBoolean() ? pick(random, s.events()).name()
+                : pick(random, EVENT_NAMES);
+        return new Expr.Condition(a, op, op.isRegex() ? regexNear(random, held) : new Literal.StringLit(held));
+    }
+
+    /**
+     * A regex around a held string: an alternation with it and an absent value, of absent values
+     * only, the string alone, or a pattern that is no alternation (a prefix and {@code .*}).
+     */
+    private static Literal.Regex regexNear(SplittableRandom random, String held) {
+        String absent = escape(pick(random, ABSENT_STRINGS));
+        return new Literal.Regex(switch (random.nextInt(5)) {
+            case 0 -> escape(held) + "|" + absent;
+            case 1 -> absent + "|" + escape(pick(random, ABSENT_STRINGS));
+            case 2 -> escape(held);
+            case 3 -> escape(held.isEmpty() ? "" : held.substring(0, 1)) + ".*";
+            default -> "[^/]*" + (random.nextBoolean() ? "" : "|" + escape(held));
+        });
+    }
+
+    /** Escapes a value as Grafana's multi-value filter does: a backslash before {@code \\$^*{}[]'+?.()|}. */
+    private static String escape(String value) {
+        return value.replaceAll("[\\\\$^*{}\\[\\]'+?.()|]", "\\\\$0");
     }
 
     /** The attributes a record holds in a scope (for UNSCOPED, in any of the three). */
@@ -398,7 +471,8 @@ class ColumnKernelsTest {
                         random.nextInt(8) == 0 ? pick(random, STRINGS) : "op-" + random.nextInt(6), start,
                         random.nextInt(6), random.nextInt(3),
                         attributes(random, random.nextInt(5) == 0 ? 0 : random.nextInt(7))));
-                spans.set(i, withDuration(spans.get(i), random.nextInt(4) == 0 ? 0 : random.nextLong(5_000)));
+                spans.set(i, withDetails(spans.get(i), random.nextInt(4) == 0 ? 0 : random.nextLong(5_000),
+                        random.nextInt(3) == 0 ? pick(random, STRINGS) : "", events(random)));
             }
             return writer.writeSpans(TENANT, spans).ref();
         }
@@ -424,10 +498,19 @@ class ColumnKernelsTest {
                 Bytes.EMPTY, 1, name, kind, start, start + 1000, attributes, 0, List.of(), 0, List.of(), 0, status, "");
     }
 
-    private static SpanRecord withDuration(SpanRecord s, long duration) {
+    private static SpanRecord withDetails(SpanRecord s, long duration, String statusMessage, List<SpanEvent> events) {
         return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
                 s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.startTimeUnixNano() + duration, s.attributes(),
-                0, List.of(), 0, List.of(), 0, s.statusCode(), "");
+                0, events, 0, List.of(), 0, s.statusCode(), statusMessage);
+    }
+
+    /** None to two events, named from a small pool (the empty name included). */
+    private static List<SpanEvent> events(SplittableRandom random) {
+        List<SpanEvent> events = new ArrayList<>();
+        for (int n = random.nextInt(3); n > 0; n--) {
+            events.add(new SpanEvent(T0, pick(random, EVENT_NAMES), List.of(), 0));
+        }
+        return events;
     }
 
     /** {@code n} attributes with keys from the pool (a key may repeat in one record) and values of every type. */

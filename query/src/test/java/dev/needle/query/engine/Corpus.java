@@ -6,6 +6,7 @@ import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
@@ -137,10 +138,16 @@ final class Corpus {
             attributes.add(new KeyValue("retries", AnyValue.of((double) random.nextInt(3))));
         }
         attributes.add(KeyValue.of("user.id", "u" + random.nextInt(5000)));
-        return new SpanRecord(resources.get(random.nextInt(resources.size())), scope, trace, Bytes.wrap(spanId), "",
-                Bytes.EMPTY, 1, "op-" + random.nextInt(12), 1 + random.nextInt(5), start,
-                start + (long) (1_000_000 * Math.exp(random.nextGaussian() * 2)), attributes, 0, List.of(), 0,
-                List.of(), 0, random.nextInt(8) == 0 ? 2 : random.nextInt(2), "");
+        Resource resource = resources.get(random.nextInt(resources.size()));
+        String name = "op-" + random.nextInt(12);
+        int kind = 1 + random.nextInt(5);
+        long end = start + (long) (1_000_000 * Math.exp(random.nextGaussian() * 2));
+        int status = random.nextInt(8) == 0 ? 2 : random.nextInt(2);
+        String message = status == 2 ? (random.nextBoolean() ? "timeout" : "connection refused") : "";
+        List<SpanEvent> events = random.nextInt(4) != 0 ? List.of()
+                : List.of(new SpanEvent(start, random.nextBoolean() ? "exception" : "retry", List.of(), 0));
+        return new SpanRecord(resource, scope, trace, Bytes.wrap(spanId), "", Bytes.EMPTY, 1, name, kind, start, end,
+                attributes, 0, events, 0, List.of(), 0, status, message);
     }
 
     private LogRecord log(SpanRecord s) {

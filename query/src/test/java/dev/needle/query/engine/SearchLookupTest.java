@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -19,10 +20,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,11 +51,27 @@ class SearchLookupTest {
         "instrumentation.scope.kind = \"http\"", "span.user.id = \"u17\"", "span.user.id = \"u99999\"",
         "duration > 5ms", "duration < 100us", "duration >= 1s", "duration <= 1ms", "duration = 1ms",
         "span.http.response.status_code >= 300", "span.http.route < \"/api/15\"", "span.http.route != \"/api/3\"",
+        // Regexes: alternations of values present, absent and mixed, which ATTR_IDX probes one by one,
+        // and patterns and !~ that it cannot judge.
+        "resource.service.name =~ \"cart|payment\"", "resource.service.name =~ \"billing|shipping\"",
+        ".service.name =~ \"billing|checkout\"", "span.user.id =~ \"u17|u99999|u4\"", "span.code =~ \"200\"",
+        "span.code =~ \"2.*\"", "span.http.route =~ \"/api/1[0-9]\"", "span.http.route =~ \"/api/1\"",
+        "name =~ \"op-3|op-99\"", "name =~ \"op-1.\"", "name !~ \"op-[0-5]\"", ".k8s.pod.name !~ \"cart-1|cart-9\"",
+        "span.http.response.status_code =~ \"500\"", "span.http.route =~ \"/API/1\"",
+        // Scoped intrinsics, status messages and event names: judged on the rows.
+        "span:name = \"op-3\"", "span:status = error", "span:kind = server", "span:duration > 5ms",
+        "statusMessage = \"timeout\"", "span:statusMessage =~ \"time.*|refused\"", "statusMessage != \"\"",
+        "statusMessage = \"\"", "event:name = \"exception\"", "event:name =~ \"retry|nope\"", "event:name != \"retry\"",
+        // Fields of the whole trace: never pruned, judged on the trace looked up whole.
+        "traceDuration > 20ms", "trace:duration < 2ms", "rootServiceName = \"cart\"",
+        "trace:rootService =~ \"cart|payment\"", "rootName = \"op-3\"", "trace:rootName !~ \"op-1.*\"",
     };
     private static final String[] LOG_CONDITIONS = {
         "severity >= 17", "severity < 5", "severity = 9", "severity = 24", "severity != 1", "log.attempt = 2",
         "log.attempt = 2.5", "log.log.source = \"app\"", "log.log.source = \"db\"", "resource.service.name = \"payment\"",
         ".service.name = \"nope\"", "instrumentation.scope.kind = \"rpc\"",
+        "log.log.source =~ \"app|db\"", "log.log.source =~ \"db|queue\"", "log.log.source !~ \"side.*\"",
+        "resource.service.name =~ \"pay.*|cart\"",
     };
 
     @TempDir
@@ -60,6 +80,8 @@ class SearchLookupTest {
     private FsBlockStore store;
     private Corpus corpus;
     private QueryEngine engine;
+    /** The corpus's traces, which decide the conditions on a whole trace. */
+    private final Map<Bytes, WholeTrace> traces = new HashMap<>();
 
     @BeforeEach
     void setUp() throws IOException {
@@ -67,6 +89,8 @@ class SearchLookupTest {
         store = new FsBlockStore(dir);
         corpus = Corpus.write(store, allocator, TENANT, 23, 8, 250);
         engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
+        corpus.spans.stream().collect(Collectors.groupingBy(SpanRecord::traceId))
+                .forEach((id, spans) -> traces.put(id, new WholeTrace(spans)));
     }
 
     @AfterEach
@@ -82,7 +106,9 @@ class SearchLookupTest {
             Expr expr = QueryParser.parse(randomQuery(random, SPAN_CONDITIONS), Signal.SPANS);
             TimeRange range = randomRange(random);
             List<SpanRecord> expected = corpus.spans.stream()
-                    .filter(s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano())).toList();
+                    .filter(s -> Values.matches(expr, Values.of(s, traces.get(s.traceId())))
+                            && range.contains(s.startTimeUnixNano()))
+                    .toList();
             for (Mechanisms m : TraceLookupTest.everyCombination()) {
                 SearchResult<SpanRecord> result = engine.searchSpans(TENANT, expr, range, 100_000, m);
                 assertEquals(new HashSet<>(expected), new HashSet<>(result.records()), expr + " " + range + " " + m);

@@ -13,10 +13,13 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
+import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParser;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -72,6 +75,37 @@ class TraceSearchTest {
             assertEquals(1 + 2, result.plans().size(), "the search's plan, then one per trace");
             assertEquals(List.of(), result.problems());
         }
+    }
+
+    @Test
+    void searchTraces_traceFields_judgedOnTheWholeTrace_askingAgainPastRejectedSpans() throws Exception {
+        try (QueryEngine engine = new QueryEngine(write(), HeadSource.EMPTY, 1 << 20, 1)) {
+            // The root "edge" matches no span condition: rootServiceName is the whole trace's.
+            assertEquals(Map.of(BUSY, 50), found(engine, "{ rootServiceName = \"edge\" && resource.service.name = \"db\" }", 5));
+            // QUIET has no root span: no root service, which no condition accepts, != included.
+            assertEquals(Map.of(OLDEST, 1), found(engine, "{ trace:rootService != \"edge\" }", 5));
+            // The newest candidates are BUSY's 51 spans, all rejected: the search must ask again.
+            assertEquals(Map.of(OLDEST, 1), found(engine, "{ trace:rootService =~ \"d.\" }", 1));
+            assertEquals(Map.of(OLDEST, 1), found(engine, "{ traceDuration < 2s }", 5));
+            assertEquals(Map.of(QUIET, 1, OLDEST, 1), found(engine, "{ trace:duration <= 2s }", 5));
+            assertEquals(Map.of(BUSY, 51), found(engine, "{ rootName = \"edge work\" && trace:duration >= 1m }", 5));
+            assertEquals(Map.of(BUSY, 1, OLDEST, 1),
+                    found(engine, "{ trace:duration > 1m || name = \"edge work\" || traceDuration = 1s }", 5));
+        }
+    }
+
+    /** The traces a search answers, with how many spans of each matched. */
+    private static Map<Bytes, Integer> found(QueryEngine engine, String query, int limit) throws Exception {
+        Expr expr = QueryParser.parse(query, Signal.SPANS);
+        Map<Bytes, Integer> found = new HashMap<>();
+        for (TraceSearchResult.Match m : engine.searchTraces(TenantId.DEFAULT, expr, TimeRange.ALL, limit,
+                Mechanisms.ALL).traces()) {
+            found.put(m.traceId(), m.matched().size());
+        }
+        // The span search answers the same spans.
+        assertEquals(found.values().stream().mapToInt(Integer::intValue).sum(),
+                engine.searchSpans(TenantId.DEFAULT, expr, TimeRange.ALL, 1000, Mechanisms.NONE).records().size(), query);
+        return found;
     }
 
     @Test

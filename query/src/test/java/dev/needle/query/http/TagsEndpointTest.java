@@ -70,7 +70,7 @@ class TagsEndpointTest {
     void v2Tags_everyScope_listsTheKeysOfTheBlocksAndNeedlesIntrinsics() throws Exception {
         List<SearchTagsV2Scope> all = List.of(scope("resource", "service.name"),
                 scope("span", "cache.hit", "http.response.status_code", "user.id"),
-                scope("intrinsic", "name", "status", "kind", "duration"));
+                scope("intrinsic", "name", "status", "kind", "duration", "statusMessage"));
         assertEquals(all, v2Tags(""));
         assertEquals(all, v2Tags("?scope=none"));
         assertEquals(List.of(all.get(1)), v2Tags("?scope=span"));

@@ -243,6 +243,61 @@ class LiteralTest {
         return IndexedHashes.of(span(List.of(), List.of(new KeyValue("k", value)))).get("span.k");
     }
 
+    @Test
+    void regex_matchesWholeStringsOnly_asTempoAnchorsThem() {
+        Literal.Regex cart = new Literal.Regex("cart|pay.*");
+        assertTrue(cart.matches(Op.MATCH, new AnyValue.Str("cart")));
+        assertTrue(cart.matches(Op.MATCH, new AnyValue.Str("payment")));
+        assertFalse(cart.matches(Op.MATCH, new AnyValue.Str("my-cart")), "anchored at the start");
+        assertFalse(cart.matches(Op.MATCH, new AnyValue.Str("carts")), "anchored at the end");
+        assertTrue(cart.matches(Op.NOT_MATCH, new AnyValue.Str("carts")));
+        assertFalse(cart.matches(Op.NOT_MATCH, new AnyValue.Str("cart")));
+        // Tempo compiles ^(?s:re)$: a dot crosses newlines.
+        assertTrue(new Literal.Regex("a.b").matches(Op.MATCH, new AnyValue.Str("a\nb")));
+        for (Op op : List.of(Op.MATCH, Op.NOT_MATCH)) {
+            for (AnyValue v : List.of(new AnyValue.Int(1), new AnyValue.Bool(true), new AnyValue.Dbl(1.0),
+                    AnyValue.Empty.INSTANCE, new AnyValue.Array(List.of(new AnyValue.Str("cart"))))) {
+                assertFalse(new Literal.Regex(".*").matches(op, v), op + " " + v);
+            }
+        }
+        assertEquals(new Literal.Regex("a|b"), new Literal.Regex("a|b"));
+        assertEquals("\"a\\\\.b\"", new Literal.Regex("a\\.b").toString());
+    }
+
+    @Test
+    void regex_alternatives_onlyForPlainLiteralAlternations() {
+        assertEquals(List.of("cart", "checkout"), new Literal.Regex("cart|checkout").alternatives().orElseThrow());
+        assertEquals(List.of("a", ""), new Literal.Regex("a|").alternatives().orElseThrow());
+        assertEquals(List.of("GET /api"), new Literal.Regex("GET /api").alternatives().orElseThrow());
+        // What Grafana's multi-value filter sends: $^*{}[]'+?.()| and \ escaped with a backslash.
+        assertEquals(List.of("v1.2", "a|b", "(x)", "it's", "c:\\d", "$^*{}[]+?"),
+                new Literal.Regex("v1\\.2|a\\|b|\\(x\\)|it\\'s|c:\\\\d|\\$\\^\\*\\{\\}\\[\\]\\+\\?")
+                        .alternatives().orElseThrow());
+        for (String any : List.of(".*", "a.b", "a|b+", "(a|b)", "[ab]", "a{2}", "^a", "a$", "\\d", "\\x41", "(?i)a",
+                "\\Qa\\E", "a\\b", "\\1")) {
+            assertTrue(new Literal.Regex(any).alternatives().isEmpty(), any);
+        }
+        // Each alternative is exactly the set of strings the regex matches.
+        for (String pattern : List.of("a|b\\.c|", "x\\|y|\\\\", "\u65e5\u672c|\uD83D\uDE80")) {
+            Literal.Regex regex = new Literal.Regex(pattern);
+            for (String alternative : regex.alternatives().orElseThrow()) {
+                assertTrue(regex.matchesString(Op.MATCH, alternative), pattern + " " + alternative);
+            }
+        }
+    }
+
+    @Test
+    void equalities_areWhatAttrIdxMayLookUp() {
+        Attribute a = new Attribute(Signal.SPANS, Attribute.Scope.RECORD, "k");
+        assertEquals(List.of(new StringLit("x")), new Condition(a, Op.EQ, new StringLit("x")).equalities());
+        assertEquals(List.of(new StringLit("x"), new StringLit("y.z")),
+                new Condition(a, Op.MATCH, new Literal.Regex("x|y\\.z")).equalities());
+        assertEquals(List.of(), new Condition(a, Op.MATCH, new Literal.Regex("x.*")).equalities());
+        assertEquals(List.of(), new Condition(a, Op.NOT_MATCH, new Literal.Regex("x|y")).equalities());
+        assertEquals(List.of(), new Condition(a, Op.NE, new StringLit("x")).equalities());
+        assertEquals(List.of(), new Condition(a, Op.GE, new IntLit(1)).equalities());
+    }
+
     /** Every intrinsic and scope names keys that IndexedPairs really writes. */
     @Test
     void indexedKeys_areWrittenByIndexedPairs() {

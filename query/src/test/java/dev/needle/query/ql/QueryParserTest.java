@@ -141,6 +141,46 @@ class QueryParserTest {
         return ((Condition) spans("{ span.x = " + text + " }")).literal();
     }
 
+    @Test
+    void parse_tempoIntrinsics_scopedAndUnscoped() throws Exception {
+        for (String word : List.of("name", "status", "kind", "duration", "statusMessage")) {
+            Attribute a = new Attribute(S, Scope.INTRINSIC, word);
+            assertEquals(a, ((Condition) spans("{ span:" + word + " != " + (a.isStringField() ? "\"x\"" : word.equals("duration") ? "1s" : "1") + " }")).attribute());
+        }
+        assertEquals(cond(S, Scope.INTRINSIC, "statusMessage", Op.MATCH, new Literal.Regex("time.*")),
+                spans("{ statusMessage =~ \"time.*\" }"));
+        assertEquals(cond(S, Scope.TRACE, "duration", Op.GT, new IntLit(2_000_000_000L)), spans("{ traceDuration > 2s }"));
+        assertEquals(cond(S, Scope.TRACE, "duration", Op.LE, new IntLit(1_500_000L)), spans("{ trace:duration <= 1.5ms }"));
+        assertEquals(cond(S, Scope.TRACE, "rootService", Op.EQ, new StringLit("cart")),
+                spans("{ rootServiceName = \"cart\" }"));
+        assertEquals(cond(S, Scope.TRACE, "rootService", Op.MATCH, new Literal.Regex("cart|pay")),
+                spans("{ trace:rootService =~ \"cart|pay\" }"));
+        assertEquals(cond(S, Scope.TRACE, "rootName", Op.NE, new StringLit("GET /")), spans("{ rootName != \"GET /\" }"));
+        assertEquals(cond(S, Scope.TRACE, "rootName", Op.NOT_MATCH, new Literal.Regex("GET .*")),
+                spans("{ trace:rootName !~ \"GET .*\" }"));
+        assertEquals(cond(S, Scope.EVENT, "name", Op.EQ, new StringLit("exception")),
+                spans("{ event:name = \"exception\" }"));
+        // What Grafana's search builder sends, and the canonical text it prints as.
+        Expr builder = spans("{resource.service.name=~\"cart|checkout\" && name=\"GET /\" && traceDuration>100ms"
+                + " && span:duration<2s && span:status=error && span:kind=server && rootName=~\"GET.*\"}");
+        assertEquals("{ resource.service.name =~ \"cart|checkout\" && name = \"GET /\" && trace:duration > 100ms"
+                + " && duration < 2s && status = error && kind = server && trace:rootName =~ \"GET.*\" }", builder.toString());
+        assertEquals(builder, spans(builder.toString()));
+    }
+
+    @Test
+    void parse_regexOperators() throws Exception {
+        assertEquals(cond(S, Scope.RESOURCE, "service.name", Op.MATCH, new Literal.Regex("cart|checkout")),
+                spans("{ resource.service.name =~ \"cart|checkout\" }"));
+        assertEquals(span("http.route", Op.NOT_MATCH, new Literal.Regex("/api/.*")),
+                spans("{ span.http.route!~\"/api/.*\" }"));
+        assertEquals(cond(S, Scope.INTRINSIC, "name", Op.MATCH, new Literal.Regex("GET \\.x")),
+                spans("{ name =~ \"GET \\\\.x\" }"));
+        assertEquals(cond(L, Scope.UNSCOPED, "a", Op.MATCH, new Literal.Regex("")), logs("{ .a =~ \"\" }"));
+        assertEquals("{ .a =~ \"x|y\" && name !~ \"a\\\\.b\" }",
+                spans("{.a=~\"x|y\"&&name!~\"a\\\\.b\"}").toString());
+    }
+
     @ParameterizedTest
     @CsvSource({"2s, 2000000000", "150ms, 150000000", "10us, 10000", "5ns, 5", "1m, 60000000000",
             "1h, 3600000000000", "1.5s, 1500000000", "2e3ms, 2000000000", ".5h, 1800000000000", "0s, 0",
@@ -215,8 +255,8 @@ class QueryParserTest {
         "{ .a = 1 # 8 # expected '&&', '||' or '}', found the end of the query",
         "{ .a = 1 } x # 11 # expected the end of the query, found 'x'",
         "{ .a = 1 } } # 11 # expected the end of the query, found '}'",
-        "{ .a 1 } # 5 # expected an operator (=, !=, <, <=, >, >=), found '1'",
-        "{ .a ! 1 } # 5 # expected an operator (=, !=, <, <=, >, >=), found '!'",
+        "{ .a 1 } # 5 # expected an operator (=, !=, <, <=, >, >=, =~, !~), found '1'",
+        "{ .a ! 1 } # 5 # expected an operator (=, !=, <, <=, >, >=, =~, !~), found '!'",
         "{ .a == 1 } # 6 # expected a literal (a \"string\", a number, true or false), found '='",
         "{ span.foo = && .b = 1 } # 13 # expected a literal (a \"string\", a number, true or false), found '&&'",
         "{ .a = } # 7 # expected a literal (a \"string\", a number, true or false), found '}'",
@@ -224,12 +264,12 @@ class QueryParserTest {
         "{ .a = 5abc } # 7 # expected a literal (a \"string\", a number, true or false), found '5abc'",
         "{ .a = - } # 7 # expected a literal (a \"string\", a number, true or false), found '-'",
         "{ .a = 2s } # 7 # a duration such as '2s' compares only with duration, not with attributes",
-        "{ = 1 } # 2 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration), found '='",
-        "{ .a = 1 && } # 12 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration), found '}'",
-        "{ () } # 3 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration), found ')'",
-        "{ \"a\" = 1 } # 2 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration), found '\"a\"'",
-        "{ foo = 1 } # 2 # unknown intrinsic 'foo'; spans have name, status, kind, duration, and attributes are written like .foo or span.foo",
-        "{ severity = 1 } # 2 # 'severity' is a field of logs, not of spans; spans have name, status, kind, duration, and attributes are written like .severity or span.severity",
+        "{ = 1 } # 2 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration, statusMessage), found '='",
+        "{ .a = 1 && } # 12 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration, statusMessage), found '}'",
+        "{ () } # 3 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration, statusMessage), found ')'",
+        "{ \"a\" = 1 } # 2 # expected a condition: an attribute (resource.<key>, span.<key>, instrumentation.<key>, .<key>) or an intrinsic (name, status, kind, duration, statusMessage), found '\"a\"'",
+        "{ foo = 1 } # 2 # unknown intrinsic 'foo'; spans have name, status, kind, duration, statusMessage, and attributes are written like .foo or span.foo",
+        "{ severity = 1 } # 2 # 'severity' is a field of logs, not of spans; spans have name, status, kind, duration, statusMessage, and attributes are written like .severity or span.severity",
         "{ foo.bar = 1 } # 2 # unknown scope 'foo.': expected resource., span., instrumentation., scope. or . (any)",
         "{ log.x = 1 } # 2 # spans have no log. attributes: use span.<key> or .<key>",
         "{ span. = 1 } # 7 # expected an attribute key after 'span.' (letters, digits, . - _ / or a \"quoted key\"), found a space",
@@ -262,6 +302,22 @@ class QueryParserTest {
         "{ kind = \"server\" } # 9 # expected a span kind (unspecified, internal, server, client, producer, consumer), found '\"server\"'",
         "{ name = 5 } # 9 # expected a \"string\" (the span name), found '5'",
         "{ name = true } # 9 # expected a \"string\" (the span name), found 'true'",
+        "{ .a =~ 1 } # 8 # expected a \"regular expression\" in quotes, found '1'",
+        "{ .a !~ } # 8 # expected a \"regular expression\" in quotes, found '}'",
+        "{ .a =~ \"(ab\" } # 8 # invalid regular expression \"(ab\": Unclosed group at index 3 of the pattern",
+        "{ .a =~ \"a[\" } # 8 # invalid regular expression \"a[\": Unclosed character class at index 1 of the pattern",
+        "{ name !~ \"*x\" } # 10 # invalid regular expression \"*x\": Dangling meta character '*' at index 0 of the pattern",
+        "{ status =~ \"ok\" } # 9 # =~ and !~ match strings, and status is not one: compare it with = or !=",
+        "{ duration !~ \"1s\" } # 11 # =~ and !~ match strings, and duration is not one: compare it with = or !=",
+        "{ traceDuration =~ \"1s\" } # 16 # =~ and !~ match strings, and trace:duration is not one: compare it with = or !=",
+        "{ span:severity = 1 } # 2 # 'severity' is a field of logs, not of spans; spans have name, status, kind, duration, statusMessage, and attributes are written like .severity or span.severity",
+        "{ trace:root = \"x\" } # 2 # unknown trace field 'trace:root'; traces have trace:rootService, trace:rootName, trace:duration",
+        "{ event:time = 1 } # 2 # unknown event field 'event:time'; events are matched by event:name",
+        "{ link:name = \"x\" } # 2 # unknown scope 'link:': expected span:, trace: or event: (or an attribute scope such as resource.)",
+        "{ rootServiceName = 1 } # 20 # expected a \"string\" (the rootService of the trace), found '1'",
+        "{ trace:duration > \"1s\" } # 19 # expected a duration (such as 2s, 150ms or 1.5h), found '\"1s\"'",
+        "{ statusMessage = error } # 18 # expected a \"string\" (the status message), found 'error'",
+        "{ event:name > 5 } # 15 # expected a \"string\" (an event name), found '5'",
     })
     void parse_spanErrors(String query, int position, String message) {
         QueryParseException e = assertThrows(QueryParseException.class, () -> spans(query));
@@ -272,6 +328,9 @@ class QueryParserTest {
     @ParameterizedTest
     @CsvSource(delimiter = '#', quoteCharacter = '`', value = {
         "{ span.x = 1 } # 2 # logs have no span. attributes: use log.<key> or .<key>",
+        "{ span:name = \"x\" } # 2 # span:name is a field of spans, not of logs",
+        "{ traceDuration > 1s } # 2 # log records belong to no trace: trace:duration",
+        "{ event:name = \"x\" } # 2 # log records have no events: event:name",
         "{ duration > 2s } # 2 # 'duration' is a field of spans, not of logs; logs have severity, and attributes are written like .duration or log.duration",
         "{ name = \"x\" } # 2 # 'name' is a field of spans, not of logs; logs have severity, and attributes are written like .name or log.name",
         "{ kind = server } # 2 # 'kind' is a field of spans, not of logs; logs have severity, and attributes are written like .kind or log.kind",

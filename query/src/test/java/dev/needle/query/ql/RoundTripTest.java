@@ -17,6 +17,7 @@ class RoundTripTest {
         "back\\slash", "tab\t", "nl\n", "ünï", "\uD83D\uDE00", "", ".x", "-", "x=y", "\u0001", "1.5", "&&", "{}", "_"};
     private static final String[] STRING_PIECES = {"checkout", "200", "", " ", "\"", "\\", "\\u0041", "\n", "\r\t",
         "\u0000", "\u007f", "é", "\uFFFF", "\uD83D\uDE00", "\uD800", "true", "}", "||"};
+    private static final String[] REGEXES = {"", "a|b", "x\\.y|\\\\|\"q\"", ".*\n", "[日本]+|🚀", "(?i)get /api/\\d+"};
     private static final long[] LONGS = {0, 1, -1, 500, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 53, 1_500_000_000L,
         3_600_000_000_000L, 7_200_000_000_000L, 60_000_000_000L};
     private static final double[] DOUBLES = {0.0, -0.0, 1.5, 200.0, 1e19, 0x1p63, Double.MIN_VALUE, Double.MAX_VALUE,
@@ -48,21 +49,36 @@ class RoundTripTest {
 
     private static Expr.Condition condition(Random r, Signal signal) {
         Scope scope = Scope.values()[r.nextInt(Scope.values().length)];
+        if (signal == Signal.LOGS && (scope == Scope.TRACE || scope == Scope.EVENT)) {
+            scope = Scope.RECORD;
+        }
         List<Intrinsic> intrinsics = Intrinsic.of(signal);
-        String key = scope == Scope.INTRINSIC ? intrinsics.get(r.nextInt(intrinsics.size())).word()
-                : text(r, KEY_PIECES);
+        String key = switch (scope) {
+            case INTRINSIC -> intrinsics.get(r.nextInt(intrinsics.size())).word();
+            case TRACE -> Attribute.TRACE_FIELDS.get(r.nextInt(Attribute.TRACE_FIELDS.size()));
+            case EVENT -> Attribute.EVENT_NAME;
+            default -> text(r, KEY_PIECES);
+        };
         Attribute attribute = new Attribute(signal, scope, key);
-        Literal literal = scope == Scope.INTRINSIC ? intrinsicLiteral(r, attribute.intrinsic()) : literal(r);
+        Literal literal = scope == Scope.INTRINSIC ? intrinsicLiteral(r, attribute.intrinsic())
+                : !attribute.isField() ? literal(r)
+                : attribute.isStringField() ? new Literal.StringLit(text(r, STRING_PIECES))
+                : new Literal.IntLit(r.nextInt(1000) * 1_000_000L);
         Op op = Op.values()[r.nextInt(Op.values().length)];
         if (literal instanceof Literal.BoolLit && op.isOrdering()) {
             op = Op.EQ;
+        }
+        if (op.isRegex()) {
+            boolean takesString = !attribute.isField() || attribute.isStringField();
+            literal = takesString ? new Literal.Regex(REGEXES[r.nextInt(REGEXES.length)]) : literal;
+            op = takesString ? op : Op.NE;
         }
         return new Expr.Condition(attribute, op, literal);
     }
 
     private static Literal intrinsicLiteral(Random r, Intrinsic intrinsic) {
         return switch (intrinsic) {
-            case NAME -> new Literal.StringLit(text(r, STRING_PIECES));
+            case NAME, STATUS_MESSAGE -> new Literal.StringLit(text(r, STRING_PIECES));
             case SEVERITY -> new Literal.IntLit(r.nextInt(Canonical.MAX_SEVERITY + 1));
             case DURATION -> new Literal.IntLit(r.nextBoolean() ? randomLong(r) : r.nextInt(1000) * 1_000_000L);
             case STATUS, KIND -> new Literal.IntLit(r.nextBoolean() ? r.nextInt(9) - 1 : randomLong(r));
