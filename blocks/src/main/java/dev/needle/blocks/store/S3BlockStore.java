@@ -30,9 +30,12 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
@@ -88,12 +91,9 @@ public final class S3BlockStore implements BlockStore, Closeable {
     public S3BlockStore(S3Client s3, String bucket, String prefix, Path staging, Clock clock, Duration grace)
             throws IOException {
         this.s3 = Objects.requireNonNull(s3, "s3");
-        if (bucket == null || bucket.isBlank()) {
-            throw new IllegalArgumentException("an S3 store needs a bucket name");
-        }
-        this.bucket = bucket;
-        String trimmed = prefix == null ? "" : prefix.replaceAll("^/+|/+$", "");
-        this.base = trimmed.isEmpty() ? "" : trimmed + "/";
+        S3Location location = new S3Location(bucket, prefix, null, false);
+        this.bucket = location.bucket();
+        this.base = location.prefix().isEmpty() ? "" : location.prefix() + "/";
         this.staging = staging.toAbsolutePath().normalize();
         this.clock = Objects.requireNonNull(clock, "clock");
         if (grace.isNegative() || grace.isZero()) {
@@ -103,6 +103,38 @@ public final class S3BlockStore implements BlockStore, Closeable {
         checkBucket();
         Files.createDirectories(this.staging);
         sweep();
+    }
+
+    /**
+     * Opens the store at {@code location} with a client of {@link #clientBuilder}, credentials and
+     * region from the SDK's default chains ({@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY},
+     * {@code AWS_REGION}, profiles); with an endpoint and no region configured, us-east-1, which
+     * S3-compatible servers accept. The store sweeps with {@link #DEFAULT_SWEEP_GRACE}.
+     *
+     * @throws IOException naming the cause, as the constructor does
+     */
+    public static S3BlockStore open(S3Location location, Path staging) throws IOException {
+        S3ClientBuilder builder = clientBuilder(location.endpoint(), location.pathStyle());
+        if (location.endpoint() != null) {
+            try {
+                new DefaultAwsRegionProviderChain().getRegion();
+            } catch (SdkClientException e) {
+                builder.region(Region.US_EAST_1);
+            }
+        }
+        S3Client client;
+        try {
+            client = builder.build();
+        } catch (SdkClientException e) {
+            throw new IOException("cannot set up the S3 client for " + location + ": " + e.getMessage(), e);
+        }
+        try {
+            return new S3BlockStore(client, location.bucket(), location.prefix(), staging, Clock.systemUTC(),
+                    DEFAULT_SWEEP_GRACE);
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
     }
 
     /**
