@@ -35,7 +35,9 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
@@ -70,6 +72,9 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     /** The default age after which objects of an unpublished block are swept. */
     public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
+
+    /** The name prefix of a staging directory, one per block being written. */
+    private static final String STAGING_PREFIX = "block-";
 
     private static final Logger LOG = LoggerFactory.getLogger(S3BlockStore.class);
 
@@ -109,18 +114,24 @@ public final class S3BlockStore implements BlockStore, Closeable {
      * Opens the store at {@code location} with a client of {@link #clientBuilder}, credentials and
      * region from the SDK's default chains ({@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY},
      * {@code AWS_REGION}, profiles); with an endpoint and no region configured, us-east-1, which
-     * S3-compatible servers accept. The store sweeps with {@link #DEFAULT_SWEEP_GRACE}.
+     * S3-compatible servers accept. {@code staging} must be this store's alone: leftovers of a
+     * previous process there are removed. The store sweeps with {@link #DEFAULT_SWEEP_GRACE}.
      *
      * @throws IOException naming the cause, as the constructor does
      */
     public static S3BlockStore open(S3Location location, Path staging) throws IOException {
+        removeStagedLeftovers(staging);
         S3ClientBuilder builder = clientBuilder(location.endpoint(), location.pathStyle());
         if (location.endpoint() != null) {
+            // Not the default chain: its last resort asks EC2's instance metadata, which only AWS answers.
+            Region region;
             try {
-                new DefaultAwsRegionProviderChain().getRegion();
+                region = new AwsRegionProviderChain(new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())
+                        .getRegion();
             } catch (SdkClientException e) {
-                builder.region(Region.US_EAST_1);
+                region = Region.US_EAST_1;
             }
+            builder.region(region);
         }
         S3Client client;
         try {
@@ -135,6 +146,33 @@ public final class S3BlockStore implements BlockStore, Closeable {
             client.close();
             throw e;
         }
+    }
+
+    /** Removes the staging directories a crashed process left; a directory that cannot be removed is only logged. */
+    private static void removeStagedLeftovers(Path staging) throws IOException {
+        if (!Files.isDirectory(staging)) {
+            return;
+        }
+        try (Stream<Path> dirs = Files.list(staging)) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(STAGING_PREFIX)).toList()) {
+                try {
+                    deleteStaged(dir);
+                    LOG.info("removed {}, left behind by a block upload that did not finish", dir);
+                } catch (IOException e) {
+                    LOG.warn("could not remove {}", dir, e);
+                }
+            }
+        }
+    }
+
+    /** Deletes one staging directory and its files (a block's files are flat). */
+    private static void deleteStaged(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path file : entries.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(dir);
     }
 
     /**
@@ -230,7 +268,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     @Override
     public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
-        return new S3PendingBlock(tenant, signal, Files.createTempDirectory(staging, "block-"));
+        return new S3PendingBlock(tenant, signal, Files.createTempDirectory(staging, STAGING_PREFIX));
     }
 
     /**
@@ -452,12 +490,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
                 return;
             }
             closed = true;
-            try (Stream<Path> entries = Files.list(dir)) {
-                for (Path file : entries.toList()) {
-                    Files.delete(file);
-                }
-            }
-            Files.delete(dir);
+            deleteStaged(dir);
         }
 
         private void checkOpen() {

@@ -251,6 +251,23 @@ class S3BlockStoreTest {
         }
     }
 
+    /** As the server opens it: credentials from the SDK's chain, the region defaulted, a crashed process's staging removed. */
+    @Test
+    void open_withTheDefaultChains_removesStagedLeftovers() throws IOException {
+        Path leftover = Files.createDirectories(staging.resolve("block-123"));
+        Files.write(leftover.resolve("data.arrow"), new byte[10]);
+        System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+        try (S3BlockStore store = S3BlockStore.open(new S3Location(bucket, "needle", server.endpoint(), true), staging)) {
+            assertFalse(Files.exists(leftover));
+            BlockRef ref = publish(store, name("b1"), FILES);
+            assertEquals(List.of(ref), store.list(ACME, Signal.SPANS));
+        } finally {
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+        }
+    }
+
     @Test
     void construct_missingBucket_saysSo() {
         IOException e = assertThrows(IOException.class,
