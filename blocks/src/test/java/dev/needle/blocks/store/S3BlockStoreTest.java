@@ -141,6 +141,23 @@ class S3BlockStoreTest {
         }
     }
 
+    /** Every GET names the ETag seen at open: an object replaced under a reader fails its reads, never mixes versions. */
+    @Test
+    void read_afterTheObjectWasReplaced_failsInsteadOfMixing() throws IOException {
+        try (S3BlockStore store = store()) {
+            BlockRef ref = publish(store, name("b1"), FILES);
+            try (SeekableByteChannel ch = store.open(ref, "data.arrow")) {
+                assertEquals(8, ch.read(ByteBuffer.allocate(8)));
+                raw.putObject(b -> b.bucket(bucket).key("needle/acme/spans/" + ref.name() + "/data.arrow"),
+                        RequestBody.fromBytes(new byte[FILES.get("data.arrow").length]));
+                ch.position(2L * S3ReadChannel.READ_AHEAD);
+                IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(8)));
+                assertTrue(e.getMessage().contains("GET s3://" + bucket + "/needle/acme/spans/" + ref.name() + "/data.arrow"),
+                        e.getMessage());
+            }
+        }
+    }
+
     @Test
     void open_missingFileOrBlock_throwsNoSuchFile() throws IOException {
         try (S3BlockStore store = store()) {
