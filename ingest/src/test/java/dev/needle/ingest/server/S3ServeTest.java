@@ -15,16 +15,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The server with its blocks in a bucket of S3Proxy, credentials from the SDK's default chain (its
  * system properties here): a block published by one server is answered by another that shares only
- * the bucket, and a missing bucket stops the start with a message that says so.
+ * the bucket, retention deletes from the bucket, and a missing bucket stops the start saying so.
  */
 class S3ServeTest {
 
@@ -72,6 +74,28 @@ class S3ServeTest {
         try (NeedleServer query = NeedleServer.start(config(dir.resolve("b"), "shared"))) {
             assertEquals(200, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 1)).statusCode());
             assertEquals(404, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 2)).statusCode());
+        }
+    }
+
+    @Test
+    void retention_deletesTheBlockFromTheBucket() throws Exception {
+        s3.createBucket("retained");
+        try (NeedleServer ingest = NeedleServer.start(config(dir.resolve("a"), "retained"))) {
+            assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(8, 1), 3)));
+        }
+        // The test spans are from 2025-11-29: older than a day whenever this runs.
+        NeedleServer.Config withRetention = new NeedleServer.Config(dir.resolve("a"), "127.0.0.1", 0, 0, NO_AGE_CUTS,
+                1 << 20, Duration.ofDays(1), S3Location.parse("s3://retained/needle", s3.endpoint(), true));
+        try (NeedleServer server = NeedleServer.start(withRetention)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!server.store().list(TenantId.DEFAULT, Signal.SPANS).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), server.store().list(TenantId.DEFAULT, Signal.SPANS));
+            assertEquals(404, Http.get(server.queryAddress(), "/api/v2/traces/" + Spans.traceHex(8, 1)).statusCode());
+        }
+        try (S3Client raw = s3.client()) {
+            assertEquals(0, raw.listObjectsV2(b -> b.bucket("retained")).keyCount(), "every object of the block is gone");
         }
     }
 
