@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,9 +51,6 @@ public final class FsBlockStore implements BlockStore {
     private static final String TMP_PREFIX = ".tmp-";
 
     private static final String DELETING_PREFIX = TMP_PREFIX + "del-";
-
-    /** File names inside a block: plain names, so a name can never climb out of the block. */
-    private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
 
     private static final Logger LOG = LoggerFactory.getLogger(FsBlockStore.class);
 
@@ -160,7 +156,7 @@ public final class FsBlockStore implements BlockStore {
     /** Returns a read-only {@link FileChannel}. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file) throws IOException {
-        return FileChannel.open(blockDir(block).resolve(checkFileName(file)), StandardOpenOption.READ);
+        return FileChannel.open(blockDir(block).resolve(BlockRef.checkFileName(file)), StandardOpenOption.READ);
     }
 
     @Override
@@ -243,14 +239,6 @@ public final class FsBlockStore implements BlockStore {
         return removed;
     }
 
-    private static String checkFileName(String file) {
-        if (file == null || !FILE_NAME.matcher(file).matches() || file.equals(".") || file.equals("..")) {
-            throw new IllegalArgumentException("a block file name must be a plain name of [A-Za-z0-9_.-], got "
-                    + (file == null ? "null" : TenantId.quote(file)));
-        }
-        return file;
-    }
-
     /** Files staged in {@code .tmp-<id>/} until {@link #publish} renames the directory. */
     private final class FsPendingBlock implements PendingBlock {
 
@@ -269,7 +257,7 @@ public final class FsBlockStore implements BlockStore {
         @Override
         public OutputStream create(String file) throws IOException {
             checkOpen();
-            return ops.newOutputStream(staging.resolve(checkFileName(file)));
+            return ops.newOutputStream(staging.resolve(BlockRef.checkFileName(file)));
         }
 
         /**

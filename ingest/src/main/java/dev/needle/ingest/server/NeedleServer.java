@@ -1,7 +1,10 @@
 package dev.needle.ingest.server;
 
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.S3BlockStore;
+import dev.needle.blocks.store.S3Location;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
 import dev.needle.ingest.http.DecodeBudget;
@@ -72,6 +75,9 @@ public final class NeedleServer implements Closeable {
     /** How long a request waits for room to decode before it is answered 503. */
     private static final long DECODE_WAIT_MILLIS = 10_000;
     /** How long a graceful stop waits for requests in flight. */
+    /** Where, under the data directory, blocks bound for a bucket are written before they are uploaded. */
+    static final String S3_STAGING_DIR = "s3-staging";
+
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
     /**
@@ -84,9 +90,11 @@ public final class NeedleServer implements Closeable {
      * @param limits          when the head is cut, and the bounds of the head and the log
      * @param maxRequestBytes the largest OTLP request body, after decompression
      * @param retention       blocks whose every record is older than this are deleted; null keeps everything
+     * @param s3              the bucket that holds the blocks; null keeps them in the data directory, which
+     *                        then holds only the write-ahead log and the blocks being uploaded
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
-                         long maxRequestBytes, Duration retention) {
+                         long maxRequestBytes, Duration retention, S3Location s3) {
 
         /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
@@ -112,19 +120,30 @@ public final class NeedleServer implements Closeable {
             }
         }
 
+        /** A config with the blocks in the data directory. */
+        public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
+                      Duration retention) {
+            this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, null);
+        }
+
         /** This config with another data directory. */
         public Config withData(Path data) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
+        }
+
+        /** This config with the blocks in a bucket. */
+        public Config withS3(S3Location s3) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
         }
     }
 
@@ -147,7 +166,7 @@ public final class NeedleServer implements Closeable {
     private InetSocketAddress queryAddress;
     private MemoryPlan memory;
     private DataDirectoryLock lock;
-    private FsBlockStore store;
+    private BlockStore store;
     private IngestPipeline pipeline;
     private QueryEngine engine;
     private boolean closed;
@@ -225,10 +244,16 @@ public final class NeedleServer implements Closeable {
 
     private void recover() throws IOException {
         Path data = config.data().toAbsolutePath().normalize();
-        LOG.info("opening {}", data);
-        store = new FsBlockStore(data);
-        for (Path stale : store.removedAtStartup()) {
-            LOG.info("removed {}, left behind by a block write or delete that did not finish", stale);
+        if (config.s3() == null) {
+            LOG.info("opening {}", data);
+            FsBlockStore local = new FsBlockStore(data);
+            for (Path stale : local.removedAtStartup()) {
+                LOG.info("removed {}, left behind by a block write or delete that did not finish", stale);
+            }
+            store = local;
+        } else {
+            LOG.info("opening {}, with the write-ahead log in {}", config.s3(), data);
+            store = S3BlockStore.open(config.s3(), data.resolve(S3_STAGING_DIR));
         }
         long started = System.nanoTime();
         pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced);
@@ -297,8 +322,8 @@ public final class NeedleServer implements Closeable {
         return pipeline;
     }
 
-    /** The block store under the data directory. */
-    public FsBlockStore store() {
+    /** The block store: the data directory, or the bucket of {@link Config#s3}. */
+    public BlockStore store() {
         return store;
     }
 
@@ -339,6 +364,9 @@ public final class NeedleServer implements Closeable {
         } finally {
             if (engine != null) {
                 engine.close();
+            }
+            if (store instanceof S3BlockStore s3) {
+                s3.close();
             }
             if (lock != null) {
                 lock.close();

@@ -2,10 +2,12 @@ package dev.needle.ingest.server;
 
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.blocks.store.S3Location;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +43,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", description = "data directory: blocks and the write-ahead log (default: ${DEFAULT-VALUE})")
+    @Option(names = "--data", paramLabel = "DIR", description = "data directory: blocks (unless --store) and the write-ahead log (default: ${DEFAULT-VALUE})")
     private Path data;
 
     @Option(names = "--otlp-port", paramLabel = "PORT", description = "OTLP/HTTP port; 0 picks a free one (default: ${DEFAULT-VALUE})")
@@ -83,6 +85,18 @@ public final class ServeCommand implements Callable<Integer> {
             description = "delete blocks whose every record is older than this, checked every minute (default: keep everything)")
     private Duration retention;
 
+    @Option(names = "--store", paramLabel = "s3://BUCKET/PREFIX",
+            description = "keep the blocks in this bucket instead of the data directory; credentials and region from "
+                    + "the AWS SDK's chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, profiles)")
+    private String store;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "the S3-compatible service's URL (MinIO, Ceph, S3Proxy...); default: AWS S3")
+    private URI s3Endpoint;
+
+    @Option(names = "--s3-path-style", description = "address the bucket in the URL's path, as most S3-compatible services need")
+    private boolean s3PathStyle;
+
     /** Runs {@code serve} with the given arguments; returns only if it could not start. */
     public static void main(String[] args) {
         configureLogging();
@@ -122,7 +136,11 @@ public final class ServeCommand implements Callable<Integer> {
             config = new NeedleServer.Config(data, bind, otlpPort, queryPort,
                     new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxWalPendingBytes,
                             IngestLimits.DEFAULTS.walSegmentBytes()),
-                    maxRequestBytes, retention);
+                    maxRequestBytes, retention,
+                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle));
+            if (store == null && (s3Endpoint != null || s3PathStyle)) {
+                throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
+            }
         } catch (IllegalArgumentException e) {
             err.println("needle serve: " + e.getMessage());
             return CommandLine.ExitCode.USAGE;

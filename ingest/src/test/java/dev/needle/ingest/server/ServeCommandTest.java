@@ -62,6 +62,18 @@ class ServeCommandTest {
     }
 
     @Test
+    void call_withS3OptionsButNoStore_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--s3-endpoint", "http://127.0.0.1:9000"));
+        assertTrue(err.toString().contains("go with --store s3://BUCKET/PREFIX"), err::toString);
+    }
+
+    @Test
+    void call_withAStoreThatIsNotABucket_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--store", "gs://bucket/prefix"));
+        assertTrue(err.toString().contains("a store in a bucket is s3://BUCKET[/PREFIX], got 'gs://bucket/prefix'"), err::toString);
+    }
+
+    @Test
     void call_withEqualPorts_isAUsageError() {
         assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--otlp-port", "5000", "--query-port", "5000"));
         assertTrue(err.toString().contains("must differ"), err::toString);

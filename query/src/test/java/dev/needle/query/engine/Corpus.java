@@ -9,7 +9,7 @@ import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import java.io.IOException;
@@ -51,7 +51,7 @@ final class Corpus {
     }
 
     /** Writes {@code blocks} span blocks and as many log blocks of about {@code perBlock} records each. */
-    static Corpus write(FsBlockStore store, BufferAllocator allocator, TenantId tenant, long seed, int blocks, int perBlock)
+    static Corpus write(BlockStore store, BufferAllocator allocator, TenantId tenant, long seed, int blocks, int perBlock)
             throws IOException {
         Corpus c = new Corpus(seed);
         BlockWriter writer = new BlockWriter(store, allocator, 64);

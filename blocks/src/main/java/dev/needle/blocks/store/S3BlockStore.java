@@ -1,0 +1,512 @@
+package dev.needle.blocks.store;
+
+import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.model.Signal;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A {@link BlockStore} in a bucket of any S3-compatible service, with the layout of the local one.
+ *
+ * <pre>
+ * &lt;prefix&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/data.arrow, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX, TAGS
+ * &lt;prefix&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/meta.json   uploaded last: a block is visible when it exists
+ * </pre>
+ *
+ * <p>S3 has no rename, so a block is published by uploading its other files under their final
+ * keys, then meta.json with {@code If-None-Match: *}; {@link #list} shows only the blocks whose
+ * meta.json exists. A block is deleted by removing meta.json first, then the rest. A crash between
+ * uploads (or between deletes) leaves objects without a meta.json: invisible, and removed by
+ * {@link #sweep} once the newest of them is older than the grace period. A writer that has spent
+ * half the grace period uploading gives up instead of writing meta.json, and the sweep checks
+ * again that meta.json is absent just before it deletes, so a sweep never removes the files of a
+ * block that becomes visible (as long as clocks agree within half the grace period).
+ *
+ * <p>{@link #create} stages a block's files in a local directory; {@link PendingBlock#publish}
+ * uploads them. Reads are ranged GETs ({@link S3ReadChannel}). Thread-safe; a {@link PendingBlock}
+ * is for one thread. Closing the store closes its client.
+ */
+public final class S3BlockStore implements BlockStore, Closeable {
+
+    /** The default age after which objects of an unpublished block are swept. */
+    public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
+
+    /** The name prefix of a staging directory, one per block being written. */
+    private static final String STAGING_PREFIX = "block-";
+
+    private static final Logger LOG = LoggerFactory.getLogger(S3BlockStore.class);
+
+    private final S3Client s3;
+    private final String bucket;
+    private final String base;
+    private final Path staging;
+    private final Clock clock;
+    private final Duration grace;
+
+    /**
+     * Opens the store on {@code bucket} under {@code prefix} ("" for the bucket's root), staging
+     * blocks being written under {@code staging}; checks that the bucket answers and sweeps what
+     * crashed writers left, as {@link #sweep} does.
+     *
+     * @throws IOException naming the cause when the bucket does not exist, the credentials are
+     *     refused or missing, or the endpoint cannot be reached
+     */
+    public S3BlockStore(S3Client s3, String bucket, String prefix, Path staging, Clock clock, Duration grace)
+            throws IOException {
+        this.s3 = Objects.requireNonNull(s3, "s3");
+        S3Location location = new S3Location(bucket, prefix, null, false);
+        this.bucket = location.bucket();
+        this.base = location.prefix().isEmpty() ? "" : location.prefix() + "/";
+        this.staging = staging.toAbsolutePath().normalize();
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (grace.isNegative() || grace.isZero()) {
+            throw new IllegalArgumentException("the sweep grace period must be positive, got " + grace);
+        }
+        this.grace = grace;
+        checkBucket();
+        Files.createDirectories(this.staging);
+        sweep();
+    }
+
+    /**
+     * Opens the store at {@code location} with a client of {@link #clientBuilder}, credentials and
+     * region from the SDK's default chains ({@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY},
+     * {@code AWS_REGION}, profiles); with an endpoint and no region configured, us-east-1, which
+     * S3-compatible servers accept. {@code staging} must be this store's alone: leftovers of a
+     * previous process there are removed. The store sweeps with {@link #DEFAULT_SWEEP_GRACE}.
+     *
+     * @throws IOException naming the cause, as the constructor does
+     */
+    public static S3BlockStore open(S3Location location, Path staging) throws IOException {
+        removeStagedLeftovers(staging);
+        S3ClientBuilder builder = clientBuilder(location.endpoint(), location.pathStyle());
+        if (location.endpoint() != null) {
+            // Not the default chain: its last resort asks EC2's instance metadata, which only AWS answers.
+            Region region;
+            try {
+                region = new AwsRegionProviderChain(new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())
+                        .getRegion();
+            } catch (SdkClientException e) {
+                region = Region.US_EAST_1;
+            }
+            builder.region(region);
+        }
+        S3Client client;
+        try {
+            client = builder.build();
+        } catch (SdkClientException e) {
+            throw new IOException("cannot set up the S3 client for " + location + ": " + e.getMessage(), e);
+        }
+        try {
+            return new S3BlockStore(client, location.bucket(), location.prefix(), staging, Clock.systemUTC(),
+                    DEFAULT_SWEEP_GRACE);
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /** Removes the staging directories a crashed process left; a directory that cannot be removed is only logged. */
+    private static void removeStagedLeftovers(Path staging) throws IOException {
+        if (!Files.isDirectory(staging)) {
+            return;
+        }
+        try (Stream<Path> dirs = Files.list(staging)) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(STAGING_PREFIX)).toList()) {
+                try {
+                    deleteStaged(dir);
+                    LOG.info("removed {}, left behind by a block upload that did not finish", dir);
+                } catch (IOException e) {
+                    LOG.warn("could not remove {}", dir, e);
+                }
+            }
+        }
+    }
+
+    /** Deletes one staging directory and its files (a block's files are flat). */
+    private static void deleteStaged(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path file : entries.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(dir);
+    }
+
+    /**
+     * A client builder as this store expects: the JDK's HTTP connection (no Netty, Apache or CRT
+     * client), {@code endpoint} when not AWS's (null for AWS), path-style addressing when asked
+     * (most S3-compatible servers need it), and payloads signed whole rather than in aws-chunked
+     * encoding, which S3Proxy's conditional PUT mishandles (the connection breaks, the SDK
+     * retries). Credentials and region come from the SDK's default chains unless the caller sets them.
+     */
+    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
+        S3ClientBuilder builder = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
+                .forcePathStyle(pathStyle)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
+        return endpoint == null ? builder : builder.endpointOverride(endpoint);
+    }
+
+    /** Where this store keeps its blocks, as {@code s3://bucket/prefix/}. */
+    public String location() {
+        return "s3://" + bucket + "/" + base;
+    }
+
+    private void checkBucket() throws IOException {
+        String endpoint = s3.serviceClientConfiguration().endpointOverride().map(Object::toString)
+                .orElse("the AWS endpoint of region " + s3.serviceClientConfiguration().region());
+        try {
+            s3.headBucket(b -> b.bucket(bucket));
+        } catch (S3Exception e) {
+            throw new IOException(switch (e.statusCode()) {
+                case 404 -> "bucket '" + bucket + "' does not exist at " + endpoint;
+                case 401, 403 -> "the credentials were refused for bucket '" + bucket + "' at " + endpoint
+                        + " (wrong access key or secret, or no permission)";
+                case 301, 307 -> "bucket '" + bucket + "' is in another region than " + s3.serviceClientConfiguration().region();
+                default -> "checking bucket '" + bucket + "' at " + endpoint + " failed with HTTP " + e.statusCode();
+            }, e);
+        } catch (SdkException e) {
+            throw new IOException(unreachable(e)
+                    ? "cannot reach the S3 endpoint " + endpoint + ": " + e.getMessage()
+                    : "cannot use bucket '" + bucket + "' at " + endpoint + " (no credentials?): " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether the client failed to connect at all, as opposed to failing before trying (credentials). */
+    private static boolean unreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<TenantId> tenants() throws IOException {
+        List<TenantId> tenants = new ArrayList<>();
+        for (String name : childNames(base)) {
+            if (TenantId.isValid(name)) {
+                List<String> signals = childNames(base + name + "/");
+                for (Signal signal : Signal.values()) {
+                    if (signals.contains(signal.dirName())) {
+                        tenants.add(TenantId.of(name));
+                        break;
+                    }
+                }
+            }
+        }
+        Collections.sort(tenants);
+        return tenants;
+    }
+
+    /** The published blocks: one listing of the signal's objects, keeping the names that have a meta.json. */
+    @Override
+    public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>();
+        for (Map.Entry<String, List<S3Object>> entry : objectsByBlock(tenant, signal).entrySet()) {
+            if (hasMeta(entry.getValue())) {
+                BlockName.parse(entry.getKey()).ifPresent(name -> blocks.add(new BlockRef(tenant, signal, name)));
+            }
+        }
+        Collections.sort(blocks);
+        return blocks;
+    }
+
+    /** One HEAD for the object's size and ETag; the reads are ranged GETs. */
+    @Override
+    public SeekableByteChannel open(BlockRef block, String file) throws IOException {
+        String key = key(block, BlockRef.checkFileName(file));
+        HeadObjectResponse head = head(key);
+        if (head == null) {
+            throw new NoSuchFileException(uri(key));
+        }
+        return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength());
+    }
+
+    @Override
+    public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
+        return new S3PendingBlock(tenant, signal, Files.createTempDirectory(staging, STAGING_PREFIX));
+    }
+
+    /**
+     * Removes meta.json, which hides the block, then its other files. If removing those fails the
+     * block is already invisible, and {@link #sweep} removes the rest after the grace period.
+     */
+    @Override
+    public void delete(BlockRef block) throws IOException {
+        deleteObject(key(block, BlockLayout.META));
+        for (S3Object object : listAll(base + block + "/")) {
+            deleteObject(object.key());
+        }
+    }
+
+    /**
+     * Removes the objects of blocks without a meta.json (uploads a crash cut short, deletes a crash
+     * cut short) once the newest of them is older than the grace period; returns the blocks removed,
+     * as {@code tenant/signal/name}. Keys that are not a block's are never touched. A block that
+     * cannot be removed is logged and left for the next sweep.
+     */
+    public List<String> sweep() throws IOException {
+        Instant cutoff = clock.instant().minus(grace);
+        List<String> swept = new ArrayList<>();
+        for (TenantId tenant : tenants()) {
+            for (Signal signal : Signal.values()) {
+                for (Map.Entry<String, List<S3Object>> entry : objectsByBlock(tenant, signal).entrySet()) {
+                    List<S3Object> objects = entry.getValue();
+                    Instant newest = objects.stream().map(S3Object::lastModified).max(Instant::compareTo).orElseThrow();
+                    if (hasMeta(objects) || !newest.isBefore(cutoff) || BlockName.parse(entry.getKey()).isEmpty()) {
+                        continue;
+                    }
+                    String dir = tenant.value() + "/" + signal.dirName() + "/" + entry.getKey();
+                    try {
+                        // A writer may have finished since the listing: never remove a visible block's files.
+                        if (head(base + dir + "/" + BlockLayout.META) != null) {
+                            continue;
+                        }
+                        for (S3Object object : objects) {
+                            deleteObject(object.key());
+                        }
+                        swept.add(dir);
+                        LOG.info("swept unpublished block {}{}", location(), dir);
+                    } catch (IOException e) {
+                        LOG.warn("could not sweep unpublished block {}{}", location(), dir, e);
+                    }
+                }
+            }
+        }
+        return swept;
+    }
+
+    @Override
+    public void close() {
+        s3.close();
+    }
+
+    private byte[] readAll(BlockRef block, String file) throws IOException {
+        try (InputStream in = Channels.newInputStream(open(block, file))) {
+            return in.readAllBytes();
+        }
+    }
+
+    private String key(BlockRef block, String file) {
+        return base + block + "/" + file;
+    }
+
+    private String uri(String key) {
+        return "s3://" + bucket + "/" + key;
+    }
+
+    private static boolean hasMeta(List<S3Object> objects) {
+        return objects.stream().anyMatch(o -> o.key().endsWith("/" + BlockLayout.META));
+    }
+
+    /** A signal's objects grouped by the first path segment after the signal (a block's name), in key order. */
+    private Map<String, List<S3Object>> objectsByBlock(TenantId tenant, Signal signal) throws IOException {
+        String signalPrefix = base + tenant.value() + "/" + signal.dirName() + "/";
+        Map<String, List<S3Object>> byBlock = new TreeMap<>();
+        for (S3Object object : listAll(signalPrefix)) {
+            String rest = object.key().substring(signalPrefix.length());
+            int slash = rest.indexOf('/');
+            // Only a block's own files (one level below its name) are the block's.
+            if (slash > 0 && rest.indexOf('/', slash + 1) < 0) {
+                byBlock.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>()).add(object);
+            }
+        }
+        return byBlock;
+    }
+
+    private List<S3Object> listAll(String prefix) throws IOException {
+        try {
+            List<S3Object> objects = new ArrayList<>();
+            s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build())
+                    .contents().forEach(objects::add);
+            return objects;
+        } catch (SdkException e) {
+            throw failed("list " + uri(prefix), e);
+        }
+    }
+
+    /** The names one level below {@code prefix}, as a listing with a delimiter gives them. */
+    private List<String> childNames(String prefix) throws IOException {
+        try {
+            List<String> names = new ArrayList<>();
+            for (CommonPrefix child : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket)
+                    .prefix(prefix).delimiter("/").build()).commonPrefixes()) {
+                String name = child.prefix().substring(prefix.length());
+                names.add(name.endsWith("/") ? name.substring(0, name.length() - 1) : name);
+            }
+            return names;
+        } catch (SdkException e) {
+            throw failed("list " + uri(prefix), e);
+        }
+    }
+
+    /** The object's metadata, or null when there is no such object. */
+    private HeadObjectResponse head(String key) throws IOException {
+        try {
+            return s3.headObject(b -> b.bucket(bucket).key(key));
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                return null;
+            }
+            throw failed("HEAD " + uri(key), e);
+        } catch (SdkException e) {
+            throw failed("HEAD " + uri(key), e);
+        }
+    }
+
+    private void deleteObject(String key) throws IOException {
+        try {
+            s3.deleteObject(b -> b.bucket(bucket).key(key));
+        } catch (SdkException e) {
+            throw failed("DELETE " + uri(key), e);
+        }
+    }
+
+    private static IOException failed(String what, SdkException e) {
+        return new IOException(what + " failed: " + e.getMessage(), e);
+    }
+
+    /** Files staged in a local directory until {@link #publish} uploads them, meta.json last. */
+    private final class S3PendingBlock implements PendingBlock {
+
+        private final TenantId tenant;
+        private final Signal signal;
+        private final Path dir;
+        private boolean published;
+        private boolean closed;
+
+        S3PendingBlock(TenantId tenant, Signal signal, Path dir) {
+            this.tenant = tenant;
+            this.signal = signal;
+            this.dir = dir;
+        }
+
+        @Override
+        public OutputStream create(String file) throws IOException {
+            checkOpen();
+            return Files.newOutputStream(dir.resolve(BlockRef.checkFileName(file)),
+                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        }
+
+        /**
+         * Uploads every staged file but meta.json, then meta.json only if no block of that name has
+         * one. A failure before meta.json leaves nothing visible, and publish may be retried.
+         */
+        @Override
+        public BlockRef publish(BlockName name) throws IOException {
+            Objects.requireNonNull(name, "name");
+            checkOpen();
+            BlockRef ref = new BlockRef(tenant, signal, name);
+            Path meta = dir.resolve(BlockLayout.META);
+            if (!Files.exists(meta)) {
+                throw new IllegalStateException("a block is published on S3 by its " + BlockLayout.META + ", and "
+                        + ref + " has none");
+            }
+            // Checked first so that the files of a published block are never overwritten.
+            if (head(key(ref, BlockLayout.META)) != null) {
+                throw alreadyPublished(ref, null);
+            }
+            List<Path> files;
+            try (Stream<Path> entries = Files.list(dir)) {
+                files = entries.filter(f -> !f.equals(meta)).sorted().toList();
+            }
+            Instant started = clock.instant();
+            for (Path file : files) {
+                String key = key(ref, file.getFileName().toString());
+                try {
+                    s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromFile(file));
+                } catch (SdkException e) {
+                    throw failed("PUT " + uri(key), e);
+                }
+            }
+            if (Duration.between(started, clock.instant()).compareTo(grace.dividedBy(2)) > 0) {
+                throw new IOException("uploading " + ref + " took longer than half the sweep grace period (" + grace
+                        + "), so it is left unpublished for the sweep; publish may be retried");
+            }
+            String metaKey = key(ref, BlockLayout.META);
+            try {
+                s3.putObject(b -> b.bucket(bucket).key(metaKey).ifNoneMatch("*"), RequestBody.fromFile(meta));
+            } catch (S3Exception e) {
+                // The SDK retries a PUT whose answer was lost, and the retry finds the first attempt's meta.json.
+                if (e.statusCode() != 412) {
+                    throw failed("PUT " + uri(metaKey), e);
+                } else if (!Arrays.equals(Files.readAllBytes(meta), readAll(ref, BlockLayout.META))) {
+                    throw alreadyPublished(ref, e);
+                }
+            } catch (SdkException e) {
+                throw failed("PUT " + uri(metaKey), e);
+            }
+            published = true;
+            return ref;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            deleteStaged(dir);
+        }
+
+        private void checkOpen() {
+            if (published || closed) {
+                throw new IllegalStateException("block staged in " + dir + " is already "
+                        + (published ? "published" : "closed"));
+            }
+        }
+
+        private FileAlreadyExistsException alreadyPublished(BlockRef ref, Exception cause) {
+            FileAlreadyExistsException e = new FileAlreadyExistsException(uri(key(ref, BlockLayout.META)), null,
+                    "a block named " + ref.name() + " is already published; nothing was made visible");
+            if (cause != null) {
+                e.initCause(cause);
+            }
+            return e;
+        }
+    }
+}

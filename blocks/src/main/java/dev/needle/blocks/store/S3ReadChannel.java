@@ -1,0 +1,136 @@
+package dev.needle.blocks.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.SeekableByteChannel;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+
+/**
+ * One object read through ranged GETs: each read fetches what it asks for, and a small read at
+ * least {@link #READ_AHEAD} bytes, kept so that the next small reads (Arrow's message headers, a
+ * sidecar's header then its bitset) cost no request. Every GET names the ETag seen when the
+ * channel was opened, so an object replaced meanwhile fails the read instead of mixing two
+ * versions. Not thread-safe, like a reader's use of it.
+ */
+final class S3ReadChannel implements SeekableByteChannel {
+
+    /** The least a GET fetches: one round trip costs about as much as this many bytes on S3. */
+    static final int READ_AHEAD = 64 << 10;
+
+    private final S3Client s3;
+    private final String bucket;
+    private final String key;
+    private final String etag;
+    private final long size;
+    private long position;
+    private byte[] window = new byte[0];
+    private long windowStart;
+    private boolean open = true;
+
+    S3ReadChannel(S3Client s3, String bucket, String key, String etag, long size) {
+        this.s3 = s3;
+        this.bucket = bucket;
+        this.key = key;
+        this.etag = etag;
+        this.size = size;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        checkOpen();
+        if (position >= size) {
+            return -1;
+        }
+        int want = (int) Math.min(dst.remaining(), size - position);
+        if (want == 0) {
+            return 0;
+        }
+        if (position < windowStart || position >= windowStart + window.length) {
+            if (want >= READ_AHEAD) {
+                // Large reads (a column's range) go straight to the caller, not through the window.
+                dst.put(get(position, want));
+                position += want;
+                return want;
+            }
+            window = get(position, (int) Math.min(READ_AHEAD, size - position));
+            windowStart = position;
+        }
+        int offset = (int) (position - windowStart);
+        int n = Math.min(want, window.length - offset);
+        dst.put(window, offset, n);
+        position += n;
+        return n;
+    }
+
+    /** Bytes {@code [from, from + length)}, exactly, or an IOException naming the object. */
+    private byte[] get(long from, int length) throws IOException {
+        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(etag)
+                .range("bytes=" + from + "-" + (from + length - 1)).build();
+        byte[] bytes;
+        try (InputStream in = s3.getObject(request)) {
+            bytes = in.readNBytes(length);
+        } catch (SdkException e) {
+            throw new IOException("GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length + " failed: "
+                    + e.getMessage(), e);
+        }
+        if (bytes.length != length) {
+            throw new IOException("GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length + " returned "
+                    + bytes.length + " bytes");
+        }
+        return bytes;
+    }
+
+    @Override
+    public int write(ByteBuffer src) {
+        throw new NonWritableChannelException();
+    }
+
+    @Override
+    public long position() throws IOException {
+        checkOpen();
+        return position;
+    }
+
+    @Override
+    public SeekableByteChannel position(long newPosition) throws IOException {
+        checkOpen();
+        if (newPosition < 0) {
+            throw new IllegalArgumentException("negative position " + newPosition);
+        }
+        position = newPosition;
+        return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+        checkOpen();
+        return size;
+    }
+
+    @Override
+    public SeekableByteChannel truncate(long newSize) {
+        throw new NonWritableChannelException();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        window = new byte[0];
+    }
+
+    private void checkOpen() throws ClosedChannelException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.needle.ingest.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.S3BlockStore;
+import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.store.S3ProxyServer;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.ingest.IngestLimits;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The server with its blocks in a bucket of S3Proxy, credentials from the SDK's default chain (its
+ * system properties here): a block published by one server is answered by another that shares only
+ * the bucket, retention deletes from the bucket, and a missing bucket stops the start saying so.
+ */
+class S3ServeTest {
+
+    private static final IngestLimits NO_AGE_CUTS = new IngestLimits(300_000, 300_000, 256L << 20,
+            Duration.ofHours(1), 1L << 30, 256L << 20, 64L << 20);
+
+    private static S3ProxyServer s3;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        s3 = S3ProxyServer.start();
+        System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
+        s3.close();
+    }
+
+    private NeedleServer.Config config(Path data, String bucket) {
+        return NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS)
+                .withS3(S3Location.parse("s3://" + bucket + "/needle", s3.endpoint(), true));
+    }
+
+    @Test
+    void blocksPublishedByOneServer_answeredByAnotherOnTheSameBucket() throws Exception {
+        s3.createBucket("shared");
+        try (NeedleServer ingest = NeedleServer.start(config(dir.resolve("a"), "shared"))) {
+            assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(7, 1), 3)));
+        }
+        try (S3BlockStore store = new S3BlockStore(s3.client(), "shared", "needle", dir.resolve("check"),
+                Clock.systemUTC(), S3BlockStore.DEFAULT_SWEEP_GRACE)) {
+            assertEquals(1, store.list(TenantId.DEFAULT, Signal.SPANS).size());
+        }
+        try (Stream<Path> local = Files.list(dir.resolve("a"))) {
+            assertEquals(Stream.of("s3-staging", "wal").toList(), local.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "no block is kept in the data directory");
+        }
+        try (NeedleServer query = NeedleServer.start(config(dir.resolve("b"), "shared"))) {
+            assertEquals(200, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 1)).statusCode());
+            assertEquals(404, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 2)).statusCode());
+        }
+    }
+
+    @Test
+    void retention_deletesTheBlockFromTheBucket() throws Exception {
+        s3.createBucket("retained");
+        try (NeedleServer ingest = NeedleServer.start(config(dir.resolve("a"), "retained"))) {
+            assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(8, 1), 3)));
+        }
+        // The test spans are from 2025-11-29: older than a day whenever this runs.
+        NeedleServer.Config withRetention = new NeedleServer.Config(dir.resolve("a"), "127.0.0.1", 0, 0, NO_AGE_CUTS,
+                1 << 20, Duration.ofDays(1), S3Location.parse("s3://retained/needle", s3.endpoint(), true));
+        try (NeedleServer server = NeedleServer.start(withRetention)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!server.store().list(TenantId.DEFAULT, Signal.SPANS).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), server.store().list(TenantId.DEFAULT, Signal.SPANS));
+            assertEquals(404, Http.get(server.queryAddress(), "/api/v2/traces/" + Spans.traceHex(8, 1)).statusCode());
+        }
+        try (S3Client raw = s3.client()) {
+            assertEquals(0, raw.listObjectsV2(b -> b.bucket("retained")).keyCount(), "every object of the block is gone");
+        }
+    }
+
+    @Test
+    void missingBucket_startFailsSayingSo() {
+        IOException e = assertThrows(IOException.class, () -> NeedleServer.start(config(dir, "absent")));
+        assertTrue(e.getMessage().contains("bucket 'absent' does not exist"), e.getMessage());
+    }
+}
