@@ -75,10 +75,9 @@ public final class NeedleServer implements Closeable {
     /** How long a request waits for room to decode before it is answered 503. */
     private static final long DECODE_WAIT_MILLIS = 10_000;
     /** How long a graceful stop waits for requests in flight. */
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
     /** Where, under the data directory, blocks bound for a bucket are written before they are uploaded. */
     static final String S3_STAGING_DIR = "s3-staging";
-
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
     /**
      * How to run the server.
