@@ -164,6 +164,13 @@ public final class QueryEngine implements AutoCloseable {
      */
     public SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
                                                 Mechanisms mechanisms) throws IOException {
+        return searchSpans(tenant, expr, range, limit, mechanisms, new HashMap<>());
+    }
+
+    /** {@link #searchSpans}, keeping in {@code looked} each trace it looks up whole, so that no trace is looked up twice. */
+    private SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                                 Mechanisms mechanisms, Map<Bytes, TraceResult> looked)
+            throws IOException {
         if (!namesTrace(expr)) {
             return spanSearch(tenant, expr, range, limit, mechanisms);
         }
@@ -179,7 +186,9 @@ public final class QueryEngine implements AutoCloseable {
                 }
                 WholeTrace trace = traces.get(s.traceId());
                 if (trace == null) {
-                    trace = new WholeTrace(wholeTrace(tenant, s.traceId(), List.of(s), mechanisms, problems, null));
+                    TraceResult whole = lookUpWhole(tenant, s.traceId(), mechanisms, looked);
+                    problems.addAll(whole.problems());
+                    trace = new WholeTrace(withFound(whole, List.of(s)));
                     traces.put(s.traceId(), trace);
                 }
                 if (Values.matches(expr, Values.of(s, trace))) {
@@ -209,18 +218,22 @@ public final class QueryEngine implements AutoCloseable {
         return terms.stream().anyMatch(QueryEngine::namesTrace);
     }
 
-    /**
-     * Every span of a trace by start time: looked up by id over all time, with {@code found}, the
-     * spans a search already has (a block the lookup could not read still answered the search). The
-     * lookup's problems are added to {@code problems}, its plan to {@code plans} unless null.
-     */
-    private List<SpanRecord> wholeTrace(TenantId tenant, Bytes traceId, List<SpanRecord> found, Mechanisms mechanisms,
-                                        Set<String> problems, List<Explain> plans) throws IOException {
-        TraceResult whole = trace(tenant, traceId, TimeRange.ALL, mechanisms, false);
-        problems.addAll(whole.problems());
-        if (plans != null) {
-            plans.add(whole.spanPlan());
+    /** The trace looked up by id over all time, or what {@code looked} holds of it from an earlier lookup. */
+    private TraceResult lookUpWhole(TenantId tenant, Bytes traceId, Mechanisms mechanisms, Map<Bytes, TraceResult> looked)
+            throws IOException {
+        TraceResult whole = looked.get(traceId);
+        if (whole == null) {
+            whole = trace(tenant, traceId, TimeRange.ALL, mechanisms, false);
+            looked.put(traceId, whole);
         }
+        return whole;
+    }
+
+    /**
+     * Every span of a looked-up trace by start time, with {@code found}, the spans a search already
+     * has (a block the lookup could not read still answered the search).
+     */
+    private static List<SpanRecord> withFound(TraceResult whole, List<SpanRecord> found) {
         Found<SpanRecord> all = Found.spans();
         all.addAll(whole.spans());
         all.addAll(found);
@@ -245,12 +258,13 @@ public final class QueryEngine implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
+        Map<Bytes, TraceResult> looked = new HashMap<>();
         int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
-        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked);
         while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
                 && spanLimit < Integer.MAX_VALUE) {
             spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
-            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms);
+            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked);
         }
         Map<Bytes, List<SpanRecord>> byTrace = new LinkedHashMap<>();
         for (SpanRecord s : spans.records()) {
@@ -263,7 +277,10 @@ public final class QueryEngine implements AutoCloseable {
         plans.add(spans.plan());
         List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
         for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
-            List<SpanRecord> sorted = wholeTrace(tenant, e.getKey(), e.getValue(), mechanisms, problems, plans);
+            TraceResult whole = lookUpWhole(tenant, e.getKey(), mechanisms, looked);
+            problems.addAll(whole.problems());
+            plans.add(whole.spanPlan());
+            List<SpanRecord> sorted = withFound(whole, e.getValue());
             WholeTrace trace = new WholeTrace(sorted);
             List<SpanRecord> matched = sorted.stream()
                     .filter(s -> Values.matches(expr, Values.of(s, trace)) && range.contains(s.startTimeUnixNano()))
