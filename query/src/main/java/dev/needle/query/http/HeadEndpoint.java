@@ -68,7 +68,9 @@ public final class HeadEndpoint extends Handler.Abstract {
         if (!HttpMethod.GET.is(request.getMethod())) {
             throw new ApiException(405, request.getMethod() + " is not allowed: the head is read with GET");
         }
-        String signal = Request.getPathInContext(request).substring(PATH.length());
+        // Mounted at PATH/*: the path in context may or may not still hold the prefix.
+        String path = Request.getPathInContext(request);
+        String signal = path.substring(path.lastIndexOf('/') + 1);
         TenantId tenant = QueryApi.tenant(request);
         String trace = Params.of(request).string("trace");
         Bytes traceId = trace == null ? null : TraceEndpoint.traceId(trace);

@@ -129,14 +129,14 @@ public final class RemoteHeadSource implements HeadSource, AutoCloseable {
                 // Interrupting the reader aborts its request and closes the connection.
                 answer.cancel(true);
                 parts.add(Part.unreadable(node + " did not answer within " + timeout.toMillis()
-                        + " ms; its unpublished " + signal + " are missing"));
+                        + " ms; its unpublished records are missing"));
             } catch (ExecutionException e) {
-                parts.add(Part.unreadable(node + " could not be asked for its unpublished " + signal + ": "
+                parts.add(Part.unreadable(node + " could not be asked for its unpublished records: "
                         + describe(e.getCause())));
             } catch (InterruptedException e) {
                 answer.cancel(true);
                 Thread.currentThread().interrupt();
-                parts.add(Part.unreadable(node + ": interrupted while asking for its unpublished " + signal));
+                parts.add(Part.unreadable(node + ": interrupted while asking for its unpublished records"));
             }
         }
         return parts;
@@ -192,7 +192,7 @@ public final class RemoteHeadSource implements HeadSource, AutoCloseable {
         private void count(int n) throws IOException {
             read += n;
             if (read > max) {
-                throw new IOException("the answer is larger than " + max + " bytes; its unpublished records are left out");
+                throw new IOException("its answer is larger than " + max + " bytes");
             }
         }
     }
