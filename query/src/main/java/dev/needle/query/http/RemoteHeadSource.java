@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,14 +124,18 @@ public final class RemoteHeadSource implements HeadSource, AutoCloseable {
         for (int i = 0; i < answers.size(); i++) {
             String node = "ingest node " + ingesters.get(i);
             Future<List<Part<R>>> answer = answers.get(i);
+            String late = node + " did not answer within " + timeout.toMillis() + " ms; its unpublished records are missing";
             try {
                 parts.addAll(answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
             } catch (TimeoutException e) {
                 // Interrupting the reader aborts its request and closes the connection.
                 answer.cancel(true);
-                parts.add(Part.unreadable(node + " did not answer within " + timeout.toMillis()
-                        + " ms; its unpublished records are missing"));
+                parts.add(Part.unreadable(late));
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof HttpTimeoutException) {
+                    parts.add(Part.unreadable(late));
+                    continue;
+                }
                 parts.add(Part.unreadable(node + " could not be asked for its unpublished records: "
                         + describe(e.getCause())));
             } catch (InterruptedException e) {
