@@ -46,6 +46,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     private final BlockStore store;
     private final IngestLimits limits;
+    /** Whose cuts this pipeline's blocks are (see {@link CutIds}); "" for a store's one unnamed writer. */
+    private final String writerId;
     private final Head head = new Head();
     private final RootAllocator allocator = new RootAllocator();
     private final BlockWriter writer;
@@ -60,9 +62,10 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
-    private IngestPipeline(BlockStore store, IngestLimits limits) {
+    private IngestPipeline(BlockStore store, IngestLimits limits, String writerId) {
         this.store = store;
         this.limits = limits;
+        this.writerId = writerId;
         this.writer = new BlockWriter(store, allocator);
     }
 
@@ -73,7 +76,17 @@ public final class IngestPipeline implements Ingestor, Closeable {
      */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
             throws IOException {
-        IngestPipeline pipeline = new IngestPipeline(store, limits);
+        return open(store, walDir, limits, fsyncNanos, "");
+    }
+
+    /**
+     * Opens ingest as {@link #open(BlockStore, Path, IngestLimits, LongConsumer)} does, naming its blocks
+     * as {@code writerId}'s, so that it shares the store with other writers: recovery reads only the
+     * blocks of its own name.
+     */
+    public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos,
+                                      String writerId) throws IOException {
+        IngestPipeline pipeline = new IngestPipeline(store, limits, writerId);
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
@@ -127,7 +140,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /**
-     * For each tenant and signal, the largest sequence of a cut whose blocks are all published.
+     * For each tenant and signal, the largest sequence of a cut of this writer whose blocks are all published.
      *
      * <p>A cut the log was checkpointed past is whole even when some of its blocks are gone: they
      * were published, and retention (or compaction) removed them since. A cut past the checkpoint
@@ -143,7 +156,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 Map<Long, List<BlockRef>> byCut = new HashMap<>();
                 Map<Long, Integer> counts = new HashMap<>();
                 for (BlockRef ref : store.list(tenant, signal)) {
-                    CutIds.parse(ref.name().id()).ifPresent(c -> {
+                    CutIds.parse(ref.name().id()).filter(c -> c.writer().equals(writerId)).ifPresent(c -> {
                         byCut.computeIfAbsent(c.sequence(), s -> new ArrayList<>()).add(ref);
                         counts.put(c.sequence(), c.count());
                     });
@@ -175,7 +188,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
      */
     public List<BlockRef> applyRetention(long cutoffUnixNano) throws IOException {
         return Retention.deleteOlderThan(store, cutoffUnixNano,
-                ref -> CutIds.parse(ref.name().id()).<Object>map(CutIds.Chunk::sequence).orElse(ref));
+                ref -> CutIds.parse(ref.name().id()).<Object>map(c -> c.writer() + "/" + c.sequence()).orElse(ref));
     }
 
     private void durable(List<WalEntry> entries, List<Records> records) {
@@ -263,7 +276,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     /** Cuts the head now and publishes everything cut so far; what fails stays queued for the next try. */
     public synchronized void cutAndPublish() throws IOException {
-        Cut cut = head.cut(limits.blockRows());
+        Cut cut = head.cut(limits.blockRows(), writerId);
         if (cut != null) {
             unpublished.add(cut);
         }

@@ -312,7 +312,10 @@ public final class NeedleServer implements Closeable {
         }
         long started = System.nanoTime();
         ingestMetrics = new IngestMetrics(registry);
-        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced);
+        // An ingest node may share its store with others, so it names its blocks; an all node is its store's one writer.
+        String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
+        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced,
+                writerId);
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);

@@ -194,6 +194,35 @@ class RolesTest {
         return Http.post(ingest.otlpAddress(), "/v1/logs", "application/json", body.toByteArray()).statusCode();
     }
 
+    /**
+     * Two ingest nodes on one bucket cut their first records at the same log sequence and the same
+     * time range: only their writer ids keep their blocks apart, and a node that restarts recovers from
+     * its own blocks alone.
+     */
+    @Test
+    void twoIngestNodes_shareABucket_eachBlockItsOwn() throws Exception {
+        s3.createBucket("shared-ingest");
+        NeedleServer.Config a = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("a"));
+        NeedleServer.Config b = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("b"));
+        String traceA = Spans.traceHex(0xA, 1);
+        String traceB = Spans.traceHex(0xB, 1);
+        try (NeedleServer ingestA = NeedleServer.start(a); NeedleServer ingestB = NeedleServer.start(b)) {
+            assertEquals(200, Http.postSpans(ingestA.otlpAddress(), Spans.of(traceA, 2)));
+            assertEquals(200, Http.postSpans(ingestB.otlpAddress(), Spans.of(traceB, 2)));
+            ingestA.pipeline().cutAndPublish();
+            ingestB.pipeline().cutAndPublish();
+            assertEquals(2, ingestA.store().list(TenantId.DEFAULT, Signal.SPANS).size());
+            assertEquals(200, Http.postSpans(ingestB.otlpAddress(), Spans.of(traceB, 3)));
+        }
+        try (NeedleServer ingestA = NeedleServer.start(a);
+             NeedleServer query = NeedleServer.start(onBucket("shared-ingest", Role.QUERY, ingesters(ingestA)))) {
+            assertEquals(3, ingestA.store().list(TenantId.DEFAULT, Signal.SPANS).size(), "recovery deleted nothing");
+            assertEquals(0, ingestA.pipeline().head().rows(), "nothing replayed twice");
+            assertEquals(2, Http.trace(query.queryAddress(), traceA).spans().size());
+            assertEquals(3, Http.trace(query.queryAddress(), traceB).spans().size());
+        }
+    }
+
     @Test
     void stoppedIngestNode_answersArePartialAndNameIt() throws Exception {
         s3.createBucket("stopped");

@@ -8,6 +8,7 @@ import dev.needle.query.engine.HeadSource;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -160,7 +161,10 @@ public final class RemoteHeadSource implements HeadSource, AutoCloseable {
 
     private static String describe(Throwable e) {
         String message = e.getMessage();
-        // The JDK's client throws a ConnectException without a message when the port is closed.
+        if (e instanceof ConnectException) {
+            // The JDK's client says nothing more when the port is closed.
+            return "cannot connect" + (message == null || message.isBlank() ? " (connection refused)" : ": " + message);
+        }
         return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
     }
 
