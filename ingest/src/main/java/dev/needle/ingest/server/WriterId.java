@@ -10,13 +10,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The name an ingest node gives its blocks (after {@code o} in their ids, see
  * {@code ingest/head/CutIds}), so that ingest nodes sharing a bucket never publish under one name and
  * never take each other's blocks for their own when they recover. Chosen at random at a node's first
  * start and kept in {@code <data>/wal/writer}, beside the write-ahead log whose sequences the block
- * names carry: the id belongs to that log.
+ * names carry: the id belongs to that log. A log begun without one (a data directory first served by
+ * an {@code all} process) keeps its unnamed blocks, "", so that its recovery still finds them.
  */
 final class WriterId {
 
@@ -31,7 +33,8 @@ final class WriterId {
     }
 
     /**
-     * The id kept in {@code data}, made and written (then the directory fsynced) on first use.
+     * The id kept in {@code data}, made and written (then the directory fsynced) on first use; "" for
+     * a log begun without one.
      *
      * @throws IOException when the file cannot be written, or holds something that is no id
      */
@@ -44,6 +47,9 @@ final class WriterId {
                         + "remove it together with the write-ahead log");
             }
             return id;
+        }
+        if (hasLog(file.getParent())) {
+            return "";
         }
         String id = BlockName.newId().substring(0, LENGTH);
         Files.createDirectories(file.getParent());
@@ -58,5 +64,15 @@ final class WriterId {
             dir.force(true);
         }
         return id;
+    }
+
+    /** Whether the log's directory holds a checkpoint or a segment, so that blocks may already name the log's cuts. */
+    private static boolean hasLog(Path walDir) throws IOException {
+        if (!Files.isDirectory(walDir)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.list(walDir)) {
+            return files.map(f -> f.getFileName().toString()).anyMatch(n -> n.equals("checkpoint") || n.endsWith(".wal"));
+        }
     }
 }

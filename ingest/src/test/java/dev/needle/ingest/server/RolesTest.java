@@ -224,6 +224,19 @@ class RolesTest {
     }
 
     @Test
+    void writerId_keptBesideTheLog_andNoneForALogBegunWithout() throws Exception {
+        Path fresh = dir.resolve("fresh");
+        String id = WriterId.of(fresh);
+        assertTrue(id.matches("[0-9a-z]{10}"), id);
+        assertEquals(id, WriterId.of(fresh), "the same id at every start");
+        Path legacy = dir.resolve("legacy");
+        try (NeedleServer all = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(legacy).withPorts(0, 0))) {
+            assertEquals(200, Http.postSpans(all.otlpAddress(), Spans.of(Spans.traceHex(0x1E, 1), 1)));
+        }
+        assertEquals("", WriterId.of(legacy), "its blocks are unnamed: recovery must still find them");
+    }
+
+    @Test
     void stoppedIngestNode_answersArePartialAndNameIt() throws Exception {
         s3.createBucket("stopped");
         NeedleServer ingest = NeedleServer.start(onBucket("stopped", Role.INGEST, List.of()));
