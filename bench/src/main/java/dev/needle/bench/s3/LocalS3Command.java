@@ -76,7 +76,7 @@ public final class LocalS3Command implements Callable<Integer> {
         }
         S3Proxy proxy;
         try {
-            proxy = start(base);
+            proxy = start(base, bind, port, bucket, accessKey, secretKey);
         } catch (Exception e) {
             err.println("needle s3: cannot serve on " + bind + ":" + port + ": " + e.getMessage());
             return 1;
@@ -92,7 +92,9 @@ public final class LocalS3Command implements Callable<Integer> {
         return 0;
     }
 
-    private S3Proxy start(Path base) throws Exception {
+    /** S3Proxy over the filesystem store at {@code base}, serving on {@code bind:port}, with {@code bucket} created if missing. */
+    static S3Proxy start(Path base, String bind, int port, String bucket, String accessKey, String secretKey)
+            throws Exception {
         Properties properties = new Properties();
         properties.setProperty("jclouds.filesystem.basedir", base.toString());
         properties.setProperty("jclouds.identity", accessKey);
