@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -175,15 +176,25 @@ public final class S3BlockStore implements BlockStore, Closeable {
         Files.delete(dir);
     }
 
+    /** {@link #clientBuilder(URI, boolean, S3Timeouts)} with the {@linkplain S3Timeouts#DEFAULTS default timeouts}. */
+    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
+        return clientBuilder(endpoint, pathStyle, S3Timeouts.DEFAULTS);
+    }
+
     /**
      * A client builder as this store expects: the JDK's HTTP connection (no Netty, Apache or CRT
-     * client), {@code endpoint} when not AWS's (null for AWS), path-style addressing when asked
-     * (most S3-compatible servers need it), and payloads signed whole rather than in aws-chunked
-     * encoding, which S3Proxy's conditional PUT mishandles (the connection breaks, the SDK
-     * retries). Credentials and region come from the SDK's default chains unless the caller sets them.
+     * client) with {@code timeouts}, the SDK's standard retry strategy (3 attempts, see
+     * {@link S3Timeouts}) whatever {@code AWS_RETRY_MODE} says, {@code endpoint} when not AWS's (null
+     * for AWS), path-style addressing when asked (most S3-compatible servers need it), and payloads
+     * signed whole rather than in aws-chunked encoding, which S3Proxy's conditional PUT mishandles (the
+     * connection breaks, the SDK retries). Credentials and region come from the SDK's default chains
+     * unless the caller sets them.
      */
-    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
-        S3ClientBuilder builder = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
+    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle, S3Timeouts timeouts) {
+        S3ClientBuilder builder = S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(timeouts.connect())
+                        .socketTimeout(timeouts.socket()).build())
+                .overrideConfiguration(o -> o.retryStrategy(RetryMode.STANDARD).apiCallAttemptTimeout(timeouts.attempt()))
                 .forcePathStyle(pathStyle)
                 .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
         return endpoint == null ? builder : builder.endpointOverride(endpoint);
