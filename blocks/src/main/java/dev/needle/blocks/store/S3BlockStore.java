@@ -30,6 +30,8 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.retry.RetryMode;
@@ -225,10 +227,11 @@ public final class S3BlockStore implements BlockStore, Closeable {
         }
     }
 
-    /** Whether the client failed to connect at all, as opposed to failing before trying (credentials). */
+    /** Whether the client failed to connect or to hear an answer, as opposed to failing before trying (credentials). */
     private static boolean unreachable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException
+                    || t instanceof ApiCallAttemptTimeoutException || t instanceof ApiCallTimeoutException) {
                 return true;
             }
         }

@@ -208,8 +208,9 @@ public final class NeedleServer implements Closeable {
     }
 
     /**
-     * Locks the data directory, binds both ports, opens the store (removing stale {@code .tmp-*} directories), recovers the
-     * write-ahead log into the head, and starts serving; returns once {@code /ready} says 200.
+     * Locks the data directory, opens the store (removing stale {@code .tmp-*} directories; checking that
+     * a bucket answers), binds both ports, recovers the write-ahead log into the head, and starts
+     * serving; returns once {@code /ready} says 200.
      */
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
@@ -217,6 +218,8 @@ public final class NeedleServer implements Closeable {
             s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
                     QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES, config.maxRequestBytes());
             s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
+            // Before the ports: a bucket that is missing, refused or unreachable stops the start in one line.
+            s.openStore();
             s.listen();
             s.recover();
         } catch (IOException | RuntimeException e) {
@@ -241,7 +244,7 @@ public final class NeedleServer implements Closeable {
         LOG.info("query API on {}", hostPort(queryAddress));
     }
 
-    private void recover() throws IOException {
+    private void openStore() throws IOException {
         Path data = config.data().toAbsolutePath().normalize();
         if (config.s3() == null) {
             LOG.info("opening {}", data);
@@ -254,6 +257,10 @@ public final class NeedleServer implements Closeable {
             LOG.info("opening {}, with the write-ahead log in {}", config.s3(), data);
             store = S3BlockStore.open(config.s3(), data.resolve(S3_STAGING_DIR));
         }
+    }
+
+    private void recover() throws IOException {
+        Path data = config.data().toAbsolutePath().normalize();
         long started = System.nanoTime();
         pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced);
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
