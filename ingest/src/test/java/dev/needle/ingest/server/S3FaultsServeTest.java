@@ -53,7 +53,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The server on a bucket of S3Proxy behind a {@link FaultProxy}: a block whose GETs fail makes
- * answers PARTIAL naming it while the other blocks' records still come; PUTs failing keep every
+ * answers PARTIAL naming it while the other blocks' records still come, and a listing that fails
+ * makes them 503; PUTs failing keep every
  * acknowledged record in the head and the write-ahead log, ingest refuses at the head's bound, and
  * once the store heals each acknowledged span is published exactly once, also across a restart
  * after a crash between uploads; and {@code needle serve} stops at start with one line for a
@@ -151,6 +152,23 @@ class S3FaultsServeTest {
                 assertEquals("COMPLETE", whole.headers().firstValue("X-Needle-Status").orElseThrow());
                 assertEquals(Set.of(Spans.traceHex(PREFIX, 1), hex, Spans.traceHex(PREFIX, 3)), traceIds(whole));
             }
+        }
+    }
+
+    /** Without a listing there is no partial answer to give: 503 with Retry-After, saying why, until the store heals. */
+    @Test
+    void listingFailing_is503WithRetryAfter_thenAnswersOnceHealed() throws Exception {
+        try (NeedleServer server = NeedleServer.start(config(dir.resolve("data"), NO_AGE_CUTS))) {
+            assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(PREFIX, 1), 3)));
+            server.pipeline().cutAndPublish();
+            proxy.inject(Fault.status(500).on("GET", "list-type=2"));
+            HttpResponse<byte[]> refused = Http.get(server.queryAddress(), "/api/v2/traces/" + Spans.traceHex(PREFIX, 1));
+            assertEquals(503, refused.statusCode(), Http.text(refused));
+            assertEquals("5", refused.headers().firstValue("Retry-After").orElseThrow());
+            assertTrue(Http.text(refused).startsWith("the store could not be read, try again later: list s3://"),
+                    Http.text(refused));
+            proxy.heal();
+            assertEquals(3, Http.trace(server.queryAddress(), Spans.traceHex(PREFIX, 1)).spans().size());
         }
     }
 

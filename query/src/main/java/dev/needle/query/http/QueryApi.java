@@ -3,6 +3,8 @@ package dev.needle.query.http;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.sidecar.cli.NeedleVersion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -16,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
  * (anything else is 405 with {@code Allow: GET}); errors are, as Tempo's, the message as plain text
- * with a 4xx, or a 500 for a failure inside needle (Grafana shows such a body as it is).
+ * with a 4xx, a 503 with Retry-After when the store cannot be listed, or a 500 for a failure
+ * inside needle (Grafana shows such a body as it is).
  *
  * <pre>
  * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
@@ -90,6 +93,12 @@ public final class QueryApi extends Handler.Abstract {
             return route(request);
         } catch (ApiException e) {
             return ApiReply.text(e.status(), e.getMessage());
+        } catch (IOException | UncheckedIOException e) {
+            // The store could not be listed (a bucket that is down): there is no partial answer to give,
+            // and it is not needle's fault. A block that cannot be read makes an answer PARTIAL instead.
+            LOG.warn("query failed: {}: the store could not be read ({})", request.getHttpURI(), e.getMessage());
+            return ApiReply.text(503, "the store could not be read, try again later: " + e.getMessage())
+                    .withHeader(HttpHeader.RETRY_AFTER.asString(), "5");
         } catch (Exception e) {
             // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
             LOG.error("query failed: {}", request.getHttpURI(), e);
