@@ -26,6 +26,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -211,6 +212,13 @@ public final class S3BlockStore implements BlockStore, Closeable {
         String endpoint = s3.serviceClientConfiguration().endpointOverride().map(Object::toString)
                 .orElse("the AWS endpoint of region " + s3.serviceClientConfiguration().region());
         try {
+            // Asked first, so that no credentials at all is said as such, not as a failed request.
+            s3.serviceClientConfiguration().credentialsProvider().resolveIdentity().join();
+        } catch (CompletionException | SdkException e) {
+            throw new IOException("no credentials for bucket '" + bucket + "' at " + endpoint
+                    + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", e);
+        }
+        try {
             s3.headBucket(b -> b.bucket(bucket));
         } catch (S3Exception e) {
             throw new IOException(switch (e.statusCode()) {
@@ -223,7 +231,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
         } catch (SdkException e) {
             throw new IOException(unreachable(e)
                     ? "cannot reach the S3 endpoint " + endpoint + ": " + e.getMessage()
-                    : "cannot use bucket '" + bucket + "' at " + endpoint + " (no credentials?): " + e.getMessage(), e);
+                    : "cannot use bucket '" + bucket + "' at " + endpoint + ": " + e.getMessage(), e);
         }
     }
 

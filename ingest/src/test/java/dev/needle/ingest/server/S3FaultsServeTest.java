@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -32,6 +33,7 @@ import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -58,7 +60,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * acknowledged record in the head and the write-ahead log, ingest refuses at the head's bound, and
  * once the store heals each acknowledged span is published exactly once, also across a restart
  * after a crash between uploads; and {@code needle serve} stops at start with one line for a
- * missing bucket, refused credentials and an unreachable endpoint.
+ * missing bucket, refused or missing credentials and an unreachable endpoint.
  */
 class S3FaultsServeTest {
 
@@ -269,6 +271,25 @@ class S3FaultsServeTest {
             String err = serve(proxy.endpoint().toString(), "s3://" + bucket + "/needle");
             assertTrue(err.startsWith("needle serve: the credentials were refused for bucket '" + bucket + "'"), err);
         } finally {
+            System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+        }
+    }
+
+    /** Without the test's system properties, and with EC2's instance metadata off, the SDK's chain finds nothing. */
+    @Test
+    void serve_noCredentials_exits1SayingSo() {
+        assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null && System.getenv("AWS_PROFILE") == null
+                && !Files.exists(Path.of(System.getProperty("user.home"), ".aws")), "this machine has AWS credentials");
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
+        System.setProperty("aws.disableEc2Metadata", "true");
+        try {
+            String err = serve(proxy.endpoint().toString(), "s3://" + bucket + "/needle");
+            assertTrue(err.startsWith("needle serve: no credentials for bucket '" + bucket + "' at " + proxy.endpoint()
+                    + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE"), err);
+        } finally {
+            System.clearProperty("aws.disableEc2Metadata");
+            System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
             System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
         }
     }
