@@ -226,35 +226,52 @@ class S3FaultsServeTest {
      */
     @Test
     void crashBetweenUploads_invisible_republishedFromTheLogAfterRestart_leftoversSwept() throws Exception {
-        List<SpanRecord> sent = Spans.of(Spans.traceHex(PREFIX, 7), 5);
+        List<SpanRecord> sent = new ArrayList<>(Spans.of(Spans.traceHex(PREFIX, 7), 5));
         FaultProxy.Injection failing = proxy.inject(Fault.status(500).on("PUT", "/meta\\.json$"));
         NeedleServer first = NeedleServer.start(config(dir.resolve("data"), NO_AGE_CUTS));
         try {
             assertEquals(200, Http.postSpans(first.otlpAddress(), sent));
             assertThrows(IOException.class, () -> first.pipeline().cutAndPublish());
             assertTrue(failing.hits() > 0);
-            try (S3Client raw = s3.client(); S3BlockStore direct = directStore(Clock.systemUTC())) {
-                assertTrue(raw.listObjectsV2(b -> b.bucket(bucket)).contents().stream()
-                        .anyMatch(o -> o.key().endsWith("/data.arrow")), "data.arrow was uploaded");
-                assertEquals(List.of(), direct.list(TenantId.DEFAULT, Signal.SPANS), "and the block is invisible");
-            }
+            assertEquals(Set.of(), publishedBlockDirs(), "the block is invisible");
+            assertEquals(1, blockDirs().size(), "though its data.arrow and sidecars were uploaded");
             assertEquals(5, Http.trace(first.queryAddress(), Spans.traceHex(PREFIX, 7)).spans().size(),
                     "acknowledged spans are answered from the head meanwhile");
         } finally {
             assertThrows(IOException.class, first::close, "stopping cannot publish either");
         }
+        Set<String> leftover = blockDirs();
 
         proxy.heal();
         try (NeedleServer second = NeedleServer.start(config(dir.resolve("data"), NO_AGE_CUTS))) {
             assertEquals(5, Http.trace(second.queryAddress(), Spans.traceHex(PREFIX, 7)).spans().size());
+            // More records in the cut than the first server's: another block name, so the leftover stays.
+            List<SpanRecord> more = Spans.of(Spans.traceHex(PREFIX, 8), 5);
+            assertEquals(200, Http.postSpans(second.otlpAddress(), more));
+            sent.addAll(more);
         }
         assertPublishedOnce(sent);
-        try (S3BlockStore later = directStore(Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
-             S3Client raw = s3.client()) {
-            Set<String> blockDirs = raw.listObjectsV2(b -> b.bucket(bucket)).contents().stream().map(S3Object::key)
-                    .map(k -> k.substring(0, k.lastIndexOf('/'))).collect(Collectors.toSet());
+        assertTrue(blockDirs().containsAll(leftover), "the leftover is kept for the grace period");
+        assertFalse(publishedBlockDirs().containsAll(leftover));
+        // A store opened two hours later sweeps as it opens.
+        try (S3BlockStore later = directStore(Clock.offset(Clock.systemUTC(), Duration.ofHours(2)))) {
             assertEquals(later.list(TenantId.DEFAULT, Signal.SPANS).stream().map(r -> "needle/" + r)
-                    .collect(Collectors.toSet()), blockDirs, "every object left is a published block's");
+                    .collect(Collectors.toSet()), blockDirs(), "swept: every object left is a published block's");
+        }
+    }
+
+    /** The block directories of the bucket's objects, published or not: {@code needle/tenant/signal/block}. */
+    private Set<String> blockDirs() {
+        try (S3Client raw = s3.client()) {
+            return raw.listObjectsV2(b -> b.bucket(bucket)).contents().stream().map(S3Object::key)
+                    .map(k -> k.substring(0, k.lastIndexOf('/'))).collect(Collectors.toSet());
+        }
+    }
+
+    /** The block directories the store lists: those with a meta.json. */
+    private Set<String> publishedBlockDirs() throws IOException {
+        try (S3BlockStore direct = directStore(Clock.systemUTC())) {
+            return direct.list(TenantId.DEFAULT, Signal.SPANS).stream().map(r -> "needle/" + r).collect(Collectors.toSet());
         }
     }
 
