@@ -55,7 +55,8 @@ public final class FaultProxy implements AutoCloseable {
         HANG,
         /**
          * Forward, then send the response's head with its full Content-Length and only the first half
-         * of its body, and close the connection. A response without a body is cut before its head.
+         * of its body, and close the connection. A response that has no body (to a HEAD) is cut
+         * before its head.
          */
         TRUNCATE
     }
