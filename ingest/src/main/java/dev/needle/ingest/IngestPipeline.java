@@ -64,6 +64,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private volatile Duration publishWait = Duration.ZERO;
     /** When the publisher may try again after a failure ({@link System#nanoTime}); the publisher's thread only. */
     private long nextAttemptNanos;
+    /** Attempts failed since the last that succeeded; the publisher's thread only. */
+    private int failuresInARow;
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
@@ -280,8 +282,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
             } else {
                 publishPending();
             }
-            if (!publishWait.isZero()) {
-                LOG.info("publishing works again after {} failed attempts", failedPublishes.get());
+            if (failuresInARow > 0) {
+                LOG.info("publishing works again after {} failed attempts", failuresInARow);
+                failuresInARow = 0;
                 publishWait = Duration.ZERO;
             }
         } catch (IOException e) {
@@ -297,6 +300,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     /** Counts a failed attempt and sets when the next may be made; returns the wait, as the log says it. */
     private String backOff() {
         failedPublishes.incrementAndGet();
+        failuresInARow++;
         publishWait = backoff.after(publishWait);
         nextAttemptNanos = System.nanoTime() + publishWait.toNanos();
         return publishWait.toMillis() % 1000 == 0 ? publishWait.toSeconds() + " s" : publishWait.toMillis() + " ms";
