@@ -328,6 +328,55 @@ public final class QueryEngine implements AutoCloseable {
         return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
     }
 
+    /**
+     * The attribute keys and values of the tenant's log records in {@code range}, as {@link #spanTags}
+     * gives them for spans: each overlapping block's TAGS file (a scan of the block where it is missing,
+     * damaged or cut short for a key {@code complete} accepts), then the head's unpublished records.
+     */
+    public TagsResult logTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, Signal.LOGS));
+        List<LogRecord> head = unpublished(this.head.logParts(tenant), blocks);
+        blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
+        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
+        List<BlockRef> toScan = new ArrayList<>();
+        BlockTags.Builder tags = new BlockTags.Builder();
+        for (int i = 0; i < blocks.size(); i++) {
+            if (files.get(i) == null) {
+                toScan.add(blocks.get(i));
+            } else {
+                tags.merge(files.get(i));
+            }
+        }
+        IndexedPairs pairs = new IndexedPairs(tags);
+        List<String> problems = new ArrayList<>();
+        SearchTarget<LogRecord> everything = SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL);
+        for (BlockScan.Outcome<LogRecord> outcome : runAll(toScan,
+                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
+            outcome.records().forEach(pairs::log);
+            if (outcome.problem() != null) {
+                problems.add(outcome.problem());
+            }
+        }
+        head.stream().filter(r -> range.contains(r.eventTimeUnixNano())).forEach(pairs::log);
+        return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
+    }
+
+    /**
+     * The log records of one trace in {@code range}, oldest first: the logs half of {@link #trace},
+     * with TRACE_IDX picking the blocks, for a log query that names its trace.
+     */
+    public SearchResult<LogRecord> traceLogs(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms)
+            throws IOException {
+        if (traceId.length() != 16) {
+            throw new IllegalArgumentException("a trace id has 16 bytes, got " + traceId.length());
+        }
+        List<String> problems = new ArrayList<>();
+        Lookup<LogRecord> logs = lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
+                head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
+                LogRecord::eventTimeUnixNano, problems);
+        return new SearchResult<>(logs.records(), problems, logs.plan());
+    }
+
     /** A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, or a key cut short. */
     private BlockTags tagsFile(BlockRef ref, Predicate<String> complete) {
         try (SeekableByteChannel channel = store.open(ref, BlockTags.FILE)) {
