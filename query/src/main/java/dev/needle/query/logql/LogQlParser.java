@@ -89,6 +89,7 @@ public final class LogQlParser {
             }
             LogQl.LineOp line = lineOp();
             if (line != null) {
+                skipSpace();
                 int at = pos;
                 String text = string();
                 try {
