@@ -199,18 +199,20 @@ final class LokiApi {
         return LokiReplies.success(g -> {
             g.writeStartObject();
             g.writeStringField("resultType", c.vector() ? "vector" : "scalar");
-            g.writeArrayFieldStart("result");
+            g.writeFieldName("result");
             if (c.vector()) {
+                g.writeStartArray();
                 g.writeStartObject();
                 g.writeObjectFieldStart("metric");
                 g.writeEndObject();
                 g.writeFieldName("value");
-            }
-            point(g, at, c.value());
-            if (c.vector()) {
+                point(g, at, c.value());
                 g.writeEndObject();
+                g.writeEndArray();
+            } else {
+                // Prometheus' scalar result is the sample itself.
+                point(g, at, c.value());
             }
-            g.writeEndArray();
             LokiReplies.stats(g, List.<Explain>of(), 0);
             g.writeEndObject();
         });
