@@ -116,21 +116,33 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
     }
 
     /**
-     * A key as a Loki label name (Prometheus' OTLP label namer): every character but ASCII letters,
-     * digits and {@code _} becomes {@code _}; a leading digit gets {@code key_} before it, a single
-     * leading {@code _} gets {@code key}.
+     * A key as a Loki label name, as Prometheus' OTLP label namer (otlptranslator's
+     * {@code LabelNamer} with its defaults) makes it: every run of characters other than ASCII
+     * letters and digits ({@code _} included) becomes one {@code _}, a name that then starts with a
+     * digit gets {@code key_} before it, and a {@code __name__} keeps its double underscores around
+     * the rest so made.
      */
     public static String labelName(String key) {
+        boolean reserved = key.length() >= 4 && key.startsWith("__") && key.endsWith("__");
+        String inner = reserved ? key.substring(2, key.length() - 2) : key;
         StringBuilder out = new StringBuilder(key.length() + 4);
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            boolean valid = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_';
-            out.append(valid ? c : '_');
+        boolean underscore = false;
+        for (int i = 0; i < inner.length(); ) {
+            int c = inner.codePointAt(i);
+            i += Character.charCount(c);
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+                out.appendCodePoint(c);
+                underscore = false;
+            } else if (!underscore) {
+                out.append('_');
+                underscore = true;
+            }
         }
-        if (out.length() > 0 && Character.isDigit(out.charAt(0))) {
+        if (reserved) {
+            return "__" + out + "__";
+        }
+        if (out.length() > 0 && out.charAt(0) >= '0' && out.charAt(0) <= '9') {
             out.insert(0, "key_");
-        } else if (out.length() > 0 && out.charAt(0) == '_' && (out.length() < 2 || out.charAt(1) != '_')) {
-            out.insert(0, "key");
         }
         return out.toString();
     }
