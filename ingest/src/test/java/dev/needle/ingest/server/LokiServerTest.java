@@ -92,6 +92,21 @@ class LokiServerTest {
             assertEquals(sent.stream().filter(s -> s.trace().equals(trace)).map(Sent::line).collect(TreeSet::new, Set::add, Set::addAll),
                     lines);
 
+            // What Grafana's trace-to-logs sends with "Filter by trace ID": the same logs, with the label it makes.
+            String grafanas = "{service_name=\"" + sent.get(9).service() + "\"} | label_format log_line_contains_trace_id="
+                    + "`{{ contains \"" + trace + "\" __line__  }}` | log_line_contains_trace_id=\"true\" OR trace_id=\""
+                    + trace + "\"";
+            JsonNode byGrafana = ok(get(query, "query_range", grafanas, "", CATEGORIZE, "categorize-labels"));
+            Set<String> grafanaLines = new TreeSet<>();
+            for (JsonNode stream : byGrafana.at("/data/result")) {
+                for (JsonNode value : stream.get("values")) {
+                    assertEquals("false", value.at("/2/parsed/log_line_contains_trace_id").asText());
+                    grafanaLines.add(value.get(1).asText());
+                }
+            }
+            assertEquals(sent.stream().filter(s -> s.trace().equals(trace) && s.service().equals(sent.get(9).service()))
+                    .map(Sent::line).collect(TreeSet::new, Set::add, Set::addAll), grafanaLines);
+
             // Line filters and a label filter, oldest first.
             JsonNode failed = ok(get(query, "query_range", "{k8s_pod_name=\"checkout-0\"} |= \"timeout\" | severity_text=\"ERROR\"",
                     "&direction=forward", CATEGORIZE, "categorize-labels"));

@@ -29,7 +29,8 @@ import org.eclipse.jetty.server.Request;
  * /loki/api/v1/query_range   query, start, end, since, limit (100), direction (backward), step:
  *     {"status":"success","data":{"resultType":"streams","result":[{"stream":{labels},"values":[["ns","line"]]}],
  *      "stats":{…}}}; with the request header X-Loki-Response-Encoding-Flags: categorize-labels (Grafana
- *     sends it) the stream holds the labels only, each value ends with {"structuredMetadata":{…}} and data
+ *     sends it) the stream holds the labels only, each value ends with {"structuredMetadata":{…},"parsed":{…}}
+ *     (each left out when empty; parsed holds what label_format made) and data
  *     says "encodingFlags":["categorize-labels"]; without it structured metadata joins the stream's labels,
  *     as Loki does. A constant query answers a "matrix".
  * /loki/api/v1/query         query, time: a constant (Grafana's health check vector(1)+vector(1)) as a
@@ -151,8 +152,9 @@ final class LokiApi {
         Map<Map<String, String>, List<LokiEntry>> streams = new LinkedHashMap<>();
         for (LokiEntry e : entries) {
             Map<String, String> stream = e.labels();
-            if (!categorize && !e.shown().isEmpty()) {
+            if (!categorize && !(e.shown().isEmpty() && e.parsed().isEmpty())) {
                 Map<String, String> all = new TreeMap<>(e.shown());
+                all.putAll(e.parsed());
                 all.putAll(e.labels());
                 stream = all;
             }
@@ -172,18 +174,24 @@ final class LokiApi {
                 g.writeString(e.line());
                 if (categorize) {
                     g.writeStartObject();
-                    if (!e.shown().isEmpty()) {
-                        g.writeObjectFieldStart("structuredMetadata");
-                        for (Map.Entry<String, String> m : e.shown().entrySet()) {
-                            g.writeStringField(m.getKey(), m.getValue());
-                        }
-                        g.writeEndObject();
-                    }
+                    labels(g, "structuredMetadata", e.shown());
+                    labels(g, "parsed", e.parsed());
                     g.writeEndObject();
                 }
                 g.writeEndArray();
             }
             g.writeEndArray();
+            g.writeEndObject();
+        }
+    }
+
+    /** {@code "name":{labels}}, unless there are none: Loki leaves an empty group out. */
+    private static void labels(JsonGenerator g, String name, Map<String, String> labels) throws IOException {
+        if (!labels.isEmpty()) {
+            g.writeObjectFieldStart(name);
+            for (Map.Entry<String, String> label : labels.entrySet()) {
+                g.writeStringField(label.getKey(), label.getValue());
+            }
             g.writeEndObject();
         }
     }

@@ -1,6 +1,8 @@
 package dev.needle.query.logql;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -78,8 +80,11 @@ public sealed interface LogQl {
 
     /** One step of a log query's pipeline. */
     sealed interface Stage {
-        /** Whether the entry passes this step. */
-        boolean test(LokiEntry e);
+        /**
+         * Whether the entry passes this step; {@code parsed} holds the labels earlier steps made, and
+         * this one may add to it.
+         */
+        boolean test(LokiEntry e, Map<String, String> parsed);
     }
 
     /** How a line filter tests the line. */
@@ -118,7 +123,7 @@ public sealed interface LogQl {
         }
 
         @Override
-        public boolean test(LokiEntry e) {
+        public boolean test(LokiEntry e, Map<String, String> parsed) {
             String line = e.line();
             return switch (op) {
                 case CONTAINS -> line.contains(text);
@@ -134,16 +139,54 @@ public sealed interface LogQl {
         }
     }
 
-    /** {@code | name op "value"}: on a stream label or, when the stream has none of that name, structured metadata. */
-    record LabelFilter(Matcher matcher) implements Stage {
+    /**
+     * {@code | name op "value"}, or several joined by {@code or} (any of them holds): on a label an
+     * earlier step made, else a stream label, else structured metadata ({@link LokiEntry#label}).
+     */
+    record LabelFilter(List<Matcher> anyOf) implements Stage {
+        public LabelFilter {
+            anyOf = List.copyOf(anyOf);
+            if (anyOf.isEmpty()) {
+                throw new IllegalArgumentException("a label filter needs a matcher");
+            }
+        }
+
         @Override
-        public boolean test(LokiEntry e) {
-            return matcher.test(e.label(matcher.name()));
+        public boolean test(LokiEntry e, Map<String, String> parsed) {
+            for (Matcher m : anyOf) {
+                String made = parsed.get(m.name());
+                if (m.test(made != null ? made : e.label(m.name()))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
         public String toString() {
-            return "| " + matcher;
+            StringBuilder out = new StringBuilder("|");
+            for (int i = 0; i < anyOf.size(); i++) {
+                out.append(i == 0 ? " " : " or ").append(anyOf.get(i));
+            }
+            return out.toString();
+        }
+    }
+
+    /**
+     * {@code | label_format name=`{{ contains "text" __line__ }}`}: the label {@code name} is
+     * {@code true} when the line contains the text, else {@code false}. The one template of
+     * {@code label_format} needle runs: Grafana's trace-to-logs sends it.
+     */
+    record LineContainsLabel(String name, String text) implements Stage {
+        @Override
+        public boolean test(LokiEntry e, Map<String, String> parsed) {
+            parsed.put(name, Boolean.toString(e.line().contains(text)));
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "| label_format " + name + "=`{{ contains " + LogQlParser.quote(text) + " __line__ }}`";
         }
     }
 
@@ -156,22 +199,27 @@ public sealed interface LogQl {
 
         /** Whether the entry is selected and passes the pipeline. */
         public boolean matches(LokiEntry e) {
-            return selects(e) && passes(e);
+            return parsed(e) != null;
+        }
+
+        /** The labels the pipeline made for a matching entry (often none); null when the entry does not match. */
+        public Map<String, String> parsed(LokiEntry e) {
+            if (!selects(e)) {
+                return null;
+            }
+            Map<String, String> parsed = new LinkedHashMap<>();
+            for (Stage s : pipeline) {
+                if (!s.test(e, parsed)) {
+                    return null;
+                }
+            }
+            return parsed;
         }
 
         /** Whether the entry's stream labels satisfy the selector. */
         public boolean selects(LokiEntry e) {
             for (Matcher m : selector) {
                 if (!m.test(e.labels().getOrDefault(m.name(), ""))) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        private boolean passes(LokiEntry e) {
-            for (Stage s : pipeline) {
-                if (!s.test(e)) {
                     return false;
                 }
             }

@@ -3,6 +3,8 @@ package dev.needle.query.logql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
@@ -13,7 +15,8 @@ import java.util.regex.PatternSyntaxException;
  * selector  = "{" [ matcher { "," matcher } ] "}"
  * matcher   = name ( "=" | "!=" | "=~" | "!~" ) string
  * stage     = ( "|=" | "!=" | "|~" | "!~" ) string        line filters, chainable
- *           | "|" matcher                                  a label or structured-metadata filter
+ *           | "|" matcher { "or" matcher }                 a label or structured-metadata filter
+ *           | "|" "label_format" name "=" `{{ contains "text" __line__ }}`   Grafana's trace-to-logs
  * constant  = term { ( "+" | "-" ) term };  term = power { ( "*" | "/" | "%" ) power }
  * power     = unary [ "^" power ];  unary = [ "-" | "+" ] primary
  * primary   = number | "vector" "(" constant ")" | "(" constant ")"
@@ -22,14 +25,18 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Label regexes are anchored at both ends, line-filter regexes are not, as in Loki; the syntax is
  * {@link java.util.regex.Pattern}'s, which agrees with Go's RE2 on the common subset. Parsers
- * ({@code | json}, {@code | logfmt} …), formatting stages, numeric label filters and metric queries
- * other than the constants are refused with a message that says so.
+ * ({@code | json}, {@code | logfmt} …), formatting stages (but the one {@code label_format} that
+ * Grafana's trace-to-logs sends), numeric label filters and metric queries other than the constants
+ * are refused with a message that says so.
  */
 public final class LogQlParser {
 
     /** Pipeline stages of Loki that needle does not run. */
     private static final Set<String> UNSUPPORTED_STAGES = Set.of("json", "logfmt", "regexp", "pattern", "unpack",
             "line_format", "label_format", "drop", "keep", "decolorize", "unwrap");
+    /** Grafana's trace-to-logs template: whether the line contains a text. */
+    private static final Pattern CONTAINS_LINE = Pattern.compile(
+            "\\{\\{-?\\s*contains\\s+\"((?:[^\"\\\\]|\\\\.)*)\"\\s+__line__\\s*-?}}");
     private static final String EMPTY_COMPATIBLE = "queries require at least one regexp or equality matcher that does"
             + " not have an empty-compatible value. For instance, app=~\".*\" does not meet this requirement, but"
             + " app=~\".+\" will";
@@ -135,13 +142,50 @@ public final class LogQlParser {
         skipSpace();
         int at = pos;
         String name = name();
+        if (name.equals("label_format")) {
+            return lineContainsLabel(at);
+        }
         if (UNSUPPORTED_STAGES.contains(name)) {
             throw error(at, "the | " + name + " stage is not supported by needle; it runs line filters (|=, !=, |~, !~)"
                     + " and label filters (| name=\"value\", !=, =~, !~)");
         }
-        LogQl.Matcher m = matcherAfterName(name);
+        List<LogQl.Matcher> anyOf = new ArrayList<>();
+        anyOf.add(matcherAfterName(name));
+        while (true) {
+            skipSpace();
+            int save = pos;
+            if (!Character.isLetter(peek())) {
+                break;
+            }
+            String word = name();
+            if (!word.equalsIgnoreCase("or")) {
+                pos = save;
+                break;
+            }
+            anyOf.add(matcher());
+        }
         refuseAlternatives("label filters");
-        return new LogQl.LabelFilter(m);
+        return new LogQl.LabelFilter(anyOf);
+    }
+
+    /** {@code label_format name=`{{ contains "text" __line__ }}`}, the one template needle runs. */
+    private LogQl.Stage lineContainsLabel(int at) throws LogQlParseException {
+        skipSpace();
+        String name = name();
+        skipSpace();
+        expect('=');
+        String template = string();
+        Matcher m = CONTAINS_LINE.matcher(template);
+        if (!m.matches()) {
+            throw error(at, "label_format is supported by needle only as name=`{{ contains \"text\" __line__ }}`,"
+                    + " the form Grafana's trace-to-logs sends; got " + quote(template));
+        }
+        String text = m.group(1).replace("\\\"", "\"").replace("\\\\", "\\");
+        skipSpace();
+        if (peek() == ',') {
+            throw error("label_format with several labels is not supported by needle");
+        }
+        return new LogQl.LineContainsLabel(name, text);
     }
 
     private LogQl.Matcher matcher() throws LogQlParseException {

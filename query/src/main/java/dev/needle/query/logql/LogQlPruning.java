@@ -26,8 +26,9 @@ import java.util.regex.Pattern;
  * record attribute keys too. The keys are those that the blocks in the query's time range and the
  * head hold ({@link dev.needle.query.engine.QueryEngine#logTags}), so none that could match is left
  * out. {@code service_name} also takes the keys Loki discovers it from, and {@code unknown_service}
- * and the fields of {@link LokiEntry#FIELDS} (but a trace id) decide nothing. Regexes, {@code !=} and
- * line filters decide nothing either: they are judged on the rows.
+ * and the fields of {@link LokiEntry#FIELDS} (but a trace id) decide nothing. Regexes, {@code !=}, line
+ * filters, alternatives ({@code or}) and labels the pipeline makes decide nothing either: they are
+ * judged on the rows.
  *
  * @param expr    what the lookup must find, a superset of the query's entries
  * @param traceId the trace whose logs hold every match (look them up by id), or null
@@ -57,11 +58,17 @@ public record LogQlPruning(Expr expr, Bytes traceId, boolean nothing) {
                 terms.add(term);
             }
         }
+        Set<String> made = new HashSet<>();
         for (LogQl.Stage stage : query.pipeline()) {
-            if (!(stage instanceof LogQl.LabelFilter f) || !decides(f.matcher())) {
+            if (stage instanceof LogQl.LineContainsLabel l) {
+                made.add(l.name());
+            }
+            // A filter of alternatives, or on a label the pipeline made, is judged on the rows.
+            if (!(stage instanceof LogQl.LabelFilter f) || f.anyOf().size() != 1 || !decides(f.anyOf().get(0))
+                    || made.contains(f.anyOf().get(0).name())) {
                 continue;
             }
-            LogQl.Matcher m = f.matcher();
+            LogQl.Matcher m = f.anyOf().get(0);
             if (m.name().equals(LokiEntry.TRACE_ID)) {
                 // Only the record's trace id is certain to give the value, unless an attribute is named so too.
                 boolean named = !keys(LokiEntry.TRACE_ID, indexedKeys, ALL).isEmpty();

@@ -44,9 +44,10 @@ import java.util.TreeMap;
  * @param labels       stream labels, by name
  * @param metadata     structured metadata that filters see, in Loki's order
  * @param shown        all structured metadata, as answered
+ * @param parsed       labels a query's pipeline made for the entry ({@code label_format}), as answered
  */
 public record LokiEntry(long timeUnixNano, String line, Map<String, String> labels, Map<String, String> metadata,
-                        Map<String, String> shown) {
+                        Map<String, String> shown, Map<String, String> parsed) {
 
     /** The label of the service, always present. */
     public static final String SERVICE_NAME = "service_name";
@@ -71,6 +72,12 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
         shown = Collections.unmodifiableMap(new LinkedHashMap<>(shown));
+        parsed = Collections.unmodifiableMap(new LinkedHashMap<>(parsed));
+    }
+
+    /** This entry with the labels a query's pipeline made. */
+    public LokiEntry withParsed(Map<String, String> made) {
+        return new LokiEntry(timeUnixNano, line, labels, metadata, shown, made);
     }
 
     /** A label filter's value: the stream label, else the structured metadata, else {@code ""}, as in Loki. */
@@ -112,7 +119,7 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
         field(metadata, shown, "span_id", hex(r.spanId()));
         field(metadata, shown, "event_name", r.eventName());
         field(metadata, shown, "detected_level", level(r.severityNumber()));
-        return new LokiEntry(r.eventTimeUnixNano(), render(r.body()), labels, metadata, shown);
+        return new LokiEntry(r.eventTimeUnixNano(), render(r.body()), labels, metadata, shown, Map.of());
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -118,8 +119,9 @@ public final class LokiSearch {
         List<LokiEntry> kept = new ArrayList<>();
         for (LogRecord r : records) {
             LokiEntry e = LokiEntry.of(r);
-            if (query.matches(e)) {
-                kept.add(e);
+            Map<String, String> parsed = query.parsed(e);
+            if (parsed != null) {
+                kept.add(parsed.isEmpty() ? e : e.withParsed(parsed));
             }
         }
         return kept;

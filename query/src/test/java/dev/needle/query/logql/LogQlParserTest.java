@@ -28,10 +28,23 @@ class LogQlParserTest {
         LogQl.LogQuery q = (LogQl.LogQuery) LogQlParser.parse(
                 "{app=\"a\"} |= \"error\" != \"debug\" |~ \"time(out)?\" !~ `^GET` | trace_id=\"0af7\" | level!=\"info\"");
         assertEquals(6, q.pipeline().size());
-        assertEquals(new LogQl.LabelFilter(q.pipeline().get(4) instanceof LogQl.LabelFilter f ? f.matcher() : null),
+        assertEquals(new LogQl.LabelFilter(List.of(LogQl.Matcher.of("trace_id", LogQl.MatchOp.EQ, "0af7"))),
                 q.pipeline().get(4));
         assertEquals("{app=\"a\"} |= \"error\" != \"debug\" |~ \"time(out)?\" !~ \"^GET\" | trace_id=\"0af7\""
                 + " | level!=\"info\"", q.toString());
+    }
+
+    @Test
+    void parse_grafanasTraceToLogsQuery_labelFormatAndAlternatives() throws Exception {
+        String trace = "0af7651916cd43dd8448eb211c80319c";
+        LogQl.LogQuery q = (LogQl.LogQuery) LogQlParser.parse("{service_name=\"cart\"} | label_format"
+                + " log_line_contains_trace_id=`{{ contains \"" + trace + "\" __line__  }}` | log_line_contains_trace_id=\"true\""
+                + " OR trace_id=\"" + trace + "\"");
+        assertEquals(List.of(new LogQl.LineContainsLabel("log_line_contains_trace_id", trace),
+                new LogQl.LabelFilter(List.of(LogQl.Matcher.of("log_line_contains_trace_id", LogQl.MatchOp.EQ, "true"),
+                        LogQl.Matcher.of("trace_id", LogQl.MatchOp.EQ, trace)))), q.pipeline());
+        assertEquals("{service_name=\"cart\"} | label_format log_line_contains_trace_id=`{{ contains \"" + trace
+                + "\" __line__ }}` | log_line_contains_trace_id=\"true\" or trace_id=\"" + trace + "\"", q.toString());
     }
 
     @Test
@@ -83,6 +96,9 @@ class LogQlParserTest {
         "{a=\"x\"} | logfmt | b=\"c\";       col 11: the | logfmt stage is not supported",
         "{a=\"x\"} | status >= 400;          col 18: numeric and duration comparisons are not supported",
         "{a=\"x\"} |= \"a\" or \"b\";        col 16: combining line filters with or is not supported",
+        "{a=\"x\"} | b=\"1\" and c=\"2\";    col 17: combining label filters with and is not supported",
+        "{a=\"x\"} | label_format b=`{{ .c }}`; col 11: label_format is supported by needle only as name=",
+        "{a=\"x\"} | label_format b=`{{ contains \"x\" __line__ }}`, c=`y`; col 55: label_format with several labels",
         "{a=\"x\"} |~ \"(\";                 col 12: invalid regex \"(\": Unclosed group",
         "{a=~\"[\"};                         col 5: invalid regex \"[\" for a",
         "{a=\"x\"} |= \"\\q\";               col 13: syntax error: unknown escape \\q",

@@ -56,7 +56,9 @@ class LokiSearchTest {
         "| http_method=\"GET\"", "| http_method!=\"GET\"", "| http_method=~\"P.*\"", "| user_id=\"u7\"",
         "| attempt=\"2\"", "| attempt=\"2.5\"", "| detected_level=\"error\"", "| severity_number=\"17\"",
         "| scope_name=\"io.test\"", "| scope_kind=\"http\"", "| service_name=\"cart\"", "| ctx=\"x\"", "| ctx_a=\"1\"",
-        "| k8s_pod_name=\"checkout-0\"",
+        "| k8s_pod_name=\"checkout-0\"", "| http_method=\"GET\" or user_id=\"u3\"",
+        "| label_format t=`{{ contains \"timeout\" __line__ }}` | t=\"true\" or http_method=\"POST\"",
+        "| label_format http_method=`{{ contains \"GET\" __line__ }}` | http_method=\"true\"",
     };
 
     @TempDir
@@ -176,8 +178,15 @@ class LokiSearchTest {
 
     private List<LokiEntry> expected(LogQl.LogQuery query, TimeRange range, int limit, boolean forward) {
         Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
-        return logs.stream().filter(r -> range.contains(r.eventTimeUnixNano())).map(LokiEntry::of)
-                .filter(query::matches).sorted(forward ? byTime : byTime.reversed()).limit(limit).toList();
+        List<LokiEntry> matching = new ArrayList<>();
+        for (LogRecord r : logs) {
+            LokiEntry e = LokiEntry.of(r);
+            java.util.Map<String, String> parsed = query.parsed(e);
+            if (range.contains(r.eventTimeUnixNano()) && parsed != null) {
+                matching.add(parsed.isEmpty() ? e : e.withParsed(parsed));
+            }
+        }
+        return matching.stream().sorted(forward ? byTime : byTime.reversed()).limit(limit).toList();
     }
 
     private static long sum(List<Explain> plans, java.util.function.ToLongFunction<Explain.Totals> count) {
