@@ -126,7 +126,7 @@ final class LokiApi {
         LokiSearch.Result result = new LokiSearch(engine).run(tenant, (LogQl.LogQuery) query, range, limit, forward,
                 mechanisms);
         long took = System.nanoTime() - started;
-        metrics.record(QueryMetrics.Kind.SEARCH, took, result.plans());
+        metrics.record(QueryMetrics.Kind.LOGS, took, result.plans());
         ApiReply reply = LokiReplies.success(g -> {
             g.writeStartObject();
             g.writeStringField("resultType", "streams");

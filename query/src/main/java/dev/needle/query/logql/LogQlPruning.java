@@ -90,6 +90,12 @@ public record LogQlPruning(Expr expr, Bytes traceId, boolean nothing) {
         return new LogQlPruning(expr, traceId, false);
     }
 
+    /** Whether any matcher or filter of {@code query} is one a lookup can decide, which needs the keys in the range. */
+    public static boolean needsKeys(LogQl.LogQuery query) {
+        return query.selector().stream().anyMatch(LogQlPruning::decides) || query.pipeline().stream()
+                .anyMatch(s -> s instanceof LogQl.LabelFilter f && f.anyOf().size() == 1 && decides(f.anyOf().get(0)));
+    }
+
     /** Whether the engine can decide the matcher: a non-empty equality, other than on the unknown service. */
     private static boolean decides(LogQl.Matcher m) {
         return m.op() == LogQl.MatchOp.EQ && !m.value().isEmpty()

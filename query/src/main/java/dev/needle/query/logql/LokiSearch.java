@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs a log query over the engine: the keys in the range ({@link QueryEngine#logTags}) make the
- * {@link LogQlPruning}; the engine's lookup by that finds the candidates (by trace id through
+ * Runs a log query over the engine: the keys in the range ({@link QueryEngine#logTags}, read only when
+ * the query has an equality a lookup can decide) make the {@link LogQlPruning}; the engine's lookup by that finds the candidates (by trace id through
  * TRACE_IDX when the query names one), and the query itself judges them.
  *
  * <p>Backward (newest first), the lookup is asked for {@code limit} records, and four times as many
@@ -54,9 +54,14 @@ public final class LokiSearch {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
-        TagsResult keys = engine.logTags(tenant, range, key -> false);
-        Set<String> problems = new LinkedHashSet<>(keys.problems());
-        LogQlPruning pruning = LogQlPruning.of(query, keys.tags().keys().keySet());
+        Set<String> problems = new LinkedHashSet<>();
+        Set<String> keys = Set.of();
+        if (LogQlPruning.needsKeys(query)) {
+            TagsResult tags = engine.logTags(tenant, range, key -> false);
+            problems.addAll(tags.problems());
+            keys = tags.tags().keys().keySet();
+        }
+        LogQlPruning pruning = LogQlPruning.of(query, keys);
         List<Explain> plans = new ArrayList<>();
         if (pruning.nothing()) {
             return new Result(List.of(), List.copyOf(problems), plans);
