@@ -16,10 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
- * (anything else is 405 with {@code Allow: GET}); errors are, as Tempo's, the message as plain text
- * with a 4xx, a 503 with Retry-After when the store cannot be listed, or a 500 for a failure
- * inside needle (Grafana shows such a body as it is).
+ * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle, and Loki's
+ * for logs. GET only but for Loki's paths, which take POST forms too (anything else is 405 with
+ * {@code Allow: GET}); errors are, as Tempo's, the message as plain text with a 4xx, a 503 with
+ * Retry-After when the store cannot be listed, or a 500 for a failure inside needle (Grafana shows
+ * such a body as it is).
  *
  * <pre>
  * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/v2/search/tags, /api/v2/search/tag/{tag}/values, /api/search/tags, /api/search/tag/{tag}/values
  *                           Tempo's tag names and values (see TagsEndpoint)
  * GET /api/echo             "echo"
+ * GET|POST /loki/api/v1/…   Loki's query_range, query, labels, label/{name}/values, series (see LokiApi)
  * GET /api/status/buildinfo {"version","revision","branch","buildUser","buildDate","goVersion"}, Tempo's shape
  * anything else             404
  * </pre>
@@ -72,6 +74,7 @@ public final class QueryApi extends Handler.Abstract {
     private final SearchEndpoint search;
     private final LogsEndpoint logs;
     private final TagsEndpoint tags;
+    private final LokiApi loki;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public QueryApi(QueryEngine engine, QueryMetrics metrics) {
@@ -80,6 +83,7 @@ public final class QueryApi extends Handler.Abstract {
         this.search = new SearchEndpoint(engine, metrics);
         this.logs = new LogsEndpoint(engine, metrics);
         this.tags = new TagsEndpoint(engine);
+        this.loki = new LokiApi(engine, metrics);
     }
 
     @Override
@@ -107,10 +111,13 @@ public final class QueryApi extends Handler.Abstract {
     }
 
     private ApiReply route(Request request) throws Exception {
+        String path = Request.getPathInContext(request);
+        if (path.startsWith(LokiApi.PREFIX) && LokiApi.allows(request.getMethod())) {
+            return loki.answer(tenant(request), path, request);
+        }
         if (!HttpMethod.GET.is(request.getMethod())) {
             throw new ApiException(405, request.getMethod() + " is not allowed: the query API serves GET only");
         }
-        String path = Request.getPathInContext(request);
         if (path.equals("/api/echo")) {
             return ApiReply.text(200, "echo");
         }
