@@ -20,6 +20,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -48,6 +49,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private final IngestLimits limits;
     /** Whose cuts this pipeline's blocks are (see {@link CutIds}); "" for a store's one unnamed writer. */
     private final String writerId;
+    private final PublishBackoff backoff;
     private final Head head = new Head();
     private final RootAllocator allocator = new RootAllocator();
     private final BlockWriter writer;
@@ -59,34 +61,43 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private final List<Cut> unpublished = new ArrayList<>();
     private final AtomicLong blocksPublished = new AtomicLong();
     private final AtomicLong sidecarBytesPublished = new AtomicLong();
+    private final AtomicLong failedPublishes = new AtomicLong();
+    /** The wait after the last failed attempt; zero while publishing succeeds. */
+    private volatile Duration publishWait = Duration.ZERO;
+    /** When the publisher may try again after a failure ({@link System#nanoTime}); the publisher's thread only. */
+    private long nextAttemptNanos;
+    /** Attempts failed since the last that succeeded; the publisher's thread only. */
+    private int failuresInARow;
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
-    private IngestPipeline(BlockStore store, IngestLimits limits, String writerId) {
+    private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff, String writerId) {
         this.store = store;
         this.limits = limits;
+        this.backoff = backoff;
         this.writerId = writerId;
         this.writer = new BlockWriter(store, allocator);
     }
 
     /**
-     * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: removes blocks of
-     * cuts that were only partly published, replays the log entries no complete cut holds into the
-     * head, and starts cutting.
+     * {@link #open(BlockStore, Path, IngestLimits, PublishBackoff, LongConsumer, String)} with
+     * {@link PublishBackoff#DEFAULT}, as the store's one unnamed writer.
      */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
             throws IOException {
-        return open(store, walDir, limits, fsyncNanos, "");
+        return open(store, walDir, limits, PublishBackoff.DEFAULT, fsyncNanos, "");
     }
 
     /**
-     * Opens ingest as {@link #open(BlockStore, Path, IngestLimits, LongConsumer)} does, naming its blocks
-     * as {@code writerId}'s, so that it shares the store with other writers: recovery reads only the
-     * blocks of its own name.
+     * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: removes blocks of
+     * cuts that were only partly published, replays the log entries no complete cut holds into the
+     * head, and starts cutting; a failed publish is tried again after {@code backoff}. Its blocks are
+     * named as {@code writerId}'s (see {@link CutIds}; "" when it is the store's one writer), and
+     * recovery reads only the blocks of that name, so that it may share the store with other writers.
      */
-    public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos,
-                                      String writerId) throws IOException {
-        IngestPipeline pipeline = new IngestPipeline(store, limits, writerId);
+    public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, PublishBackoff backoff,
+                                      LongConsumer fsyncNanos, String writerId) throws IOException {
+        IngestPipeline pipeline = new IngestPipeline(store, limits, backoff, writerId);
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
@@ -255,7 +266,20 @@ public final class IngestPipeline implements Ingestor, Closeable {
         return sidecarBytesPublished.get();
     }
 
+    /** Publish attempts that failed since start; each leaves its records in the head and the write-ahead log. */
+    public long failedPublishes() {
+        return failedPublishes.get();
+    }
+
+    /** How long the publisher waits before its next attempt after a failure; zero while publishing succeeds. */
+    public Duration publishBackoff() {
+        return publishWait;
+    }
+
     private void publishDue() {
+        if (!publishWait.isZero() && System.nanoTime() - nextAttemptNanos < 0) {
+            return;
+        }
         try {
             // Half the head's bound too: publishing then frees memory before ingest must refuse data.
             boolean due = head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
@@ -266,12 +290,28 @@ public final class IngestPipeline implements Ingestor, Closeable {
             } else {
                 publishPending();
             }
+            if (failuresInARow > 0) {
+                LOG.info("publishing works again after {} failed attempts", failuresInARow);
+                failuresInARow = 0;
+                publishWait = Duration.ZERO;
+            }
         } catch (IOException e) {
-            // A full disk, typically: said once a tick without a stack trace, until space is free.
-            LOG.error("publishing failed ({}); the records stay in the head and the write-ahead log, retrying", e.toString());
+            // An S3 outage or a full disk, typically: said once an attempt without a stack trace.
+            LOG.error("publishing failed ({}); the records stay in the head and the write-ahead log, retrying in {}",
+                    e, backOff());
         } catch (RuntimeException e) {
-            LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying", e);
+            LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying in "
+                    + backOff(), e);
         }
+    }
+
+    /** Counts a failed attempt and sets when the next may be made; returns the wait, as the log says it. */
+    private String backOff() {
+        failedPublishes.incrementAndGet();
+        failuresInARow++;
+        publishWait = backoff.after(publishWait);
+        nextAttemptNanos = System.nanoTime() + publishWait.toNanos();
+        return publishWait.toMillis() % 1000 == 0 ? publishWait.toSeconds() + " s" : publishWait.toMillis() + " ms";
     }
 
     /** Cuts the head now and publishes everything cut so far; what fails stays queued for the next try. */

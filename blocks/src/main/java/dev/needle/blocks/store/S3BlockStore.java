@@ -26,12 +26,16 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -204,15 +208,25 @@ public final class S3BlockStore implements BlockStore, Closeable {
         Files.delete(dir);
     }
 
+    /** {@link #clientBuilder(URI, boolean, S3Timeouts)} with the {@linkplain S3Timeouts#DEFAULTS default timeouts}. */
+    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
+        return clientBuilder(endpoint, pathStyle, S3Timeouts.DEFAULTS);
+    }
+
     /**
      * A client builder as this store expects: the JDK's HTTP connection (no Netty, Apache or CRT
-     * client), {@code endpoint} when not AWS's (null for AWS), path-style addressing when asked
-     * (most S3-compatible servers need it), and payloads signed whole rather than in aws-chunked
-     * encoding, which S3Proxy's conditional PUT mishandles (the connection breaks, the SDK
-     * retries). Credentials and region come from the SDK's default chains unless the caller sets them.
+     * client) with {@code timeouts}, the SDK's standard retry strategy (3 attempts, see
+     * {@link S3Timeouts}) whatever {@code AWS_RETRY_MODE} says, {@code endpoint} when not AWS's (null
+     * for AWS), path-style addressing when asked (most S3-compatible servers need it), and payloads
+     * signed whole rather than in aws-chunked encoding, which S3Proxy's conditional PUT mishandles (the
+     * connection breaks, the SDK retries). Credentials and region come from the SDK's default chains
+     * unless the caller sets them.
      */
-    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
-        S3ClientBuilder builder = S3Client.builder().httpClient(UrlConnectionHttpClient.create())
+    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle, S3Timeouts timeouts) {
+        S3ClientBuilder builder = S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(timeouts.connect())
+                        .socketTimeout(timeouts.socket()).build())
+                .overrideConfiguration(o -> o.retryStrategy(RetryMode.STANDARD).apiCallAttemptTimeout(timeouts.attempt()))
                 .forcePathStyle(pathStyle)
                 .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
         return endpoint == null ? builder : builder.endpointOverride(endpoint);
@@ -227,6 +241,13 @@ public final class S3BlockStore implements BlockStore, Closeable {
         String endpoint = s3.serviceClientConfiguration().endpointOverride().map(Object::toString)
                 .orElse("the AWS endpoint of region " + s3.serviceClientConfiguration().region());
         try {
+            // Asked first, so that no credentials at all is said as such, not as a failed request.
+            s3.serviceClientConfiguration().credentialsProvider().resolveIdentity().join();
+        } catch (CompletionException | SdkException e) {
+            throw new IOException("no credentials for bucket '" + bucket + "' at " + endpoint
+                    + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", e);
+        }
+        try {
             s3.headBucket(b -> b.bucket(bucket));
         } catch (S3Exception e) {
             throw new IOException(switch (e.statusCode()) {
@@ -239,14 +260,15 @@ public final class S3BlockStore implements BlockStore, Closeable {
         } catch (SdkException e) {
             throw new IOException(unreachable(e)
                     ? "cannot reach the S3 endpoint " + endpoint + ": " + e.getMessage()
-                    : "cannot use bucket '" + bucket + "' at " + endpoint + " (no credentials?): " + e.getMessage(), e);
+                    : "cannot use bucket '" + bucket + "' at " + endpoint + ": " + e.getMessage(), e);
         }
     }
 
-    /** Whether the client failed to connect at all, as opposed to failing before trying (credentials). */
+    /** Whether the client failed to connect or to hear an answer, as opposed to failing before trying (credentials). */
     private static boolean unreachable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException
+                    || t instanceof ApiCallAttemptTimeoutException || t instanceof ApiCallTimeoutException) {
                 return true;
             }
         }

@@ -21,6 +21,8 @@ final class S3ReadChannel implements SeekableByteChannel {
 
     /** The least a GET fetches: one round trip costs about as much as this many bytes on S3. */
     static final int READ_AHEAD = 64 << 10;
+    /** How many times a GET whose body breaks off is made before the read fails. */
+    static final int BODY_ATTEMPTS = 2;
 
     private final S3Client s3;
     private final String bucket;
@@ -67,22 +69,50 @@ final class S3ReadChannel implements SeekableByteChannel {
         return n;
     }
 
-    /** Bytes {@code [from, from + length)}, exactly, or an IOException naming the object. */
+    /**
+     * Bytes {@code [from, from + length)}, exactly, or an IOException naming the object and the
+     * range. The SDK retries a request until its response's head arrives (5xx, throttling, timeouts);
+     * a body that breaks off after that (a reset connection, fewer bytes than its Content-Length) is
+     * asked for again here, up to {@link #BODY_ATTEMPTS} times in all.
+     */
     private byte[] get(long from, int length) throws IOException {
+        String what = "GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length;
         GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(etag)
                 .range("bytes=" + from + "-" + (from + length - 1)).build();
-        byte[] bytes;
-        try (InputStream in = s3.getObject(request)) {
-            bytes = in.readNBytes(length);
+        for (int attempt = 1; ; attempt++) {
+            String problem;
+            try (InputStream in = request(request, what)) {
+                byte[] bytes = in.readNBytes(length);
+                if (bytes.length == length) {
+                    return bytes;
+                }
+                problem = "returned " + bytes.length + " bytes";
+            } catch (IOException | SdkException e) {
+                if (e instanceof RequestFailed failed) {
+                    throw failed;
+                }
+                problem = "its body broke off (" + (e.getMessage() != null ? e.getMessage() : e.getClass().getName()) + ")";
+            }
+            if (attempt == BODY_ATTEMPTS) {
+                throw new IOException(what + " failed: " + problem + ", " + BODY_ATTEMPTS + " times");
+            }
+        }
+    }
+
+    /** The response's body, once the SDK has its head; a request that failed (after the SDK's retries) is a {@link RequestFailed}. */
+    private InputStream request(GetObjectRequest request, String what) throws RequestFailed {
+        try {
+            return s3.getObject(request);
         } catch (SdkException e) {
-            throw new IOException("GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length + " failed: "
-                    + e.getMessage(), e);
+            throw new RequestFailed(what + " failed: " + e.getMessage(), e);
         }
-        if (bytes.length != length) {
-            throw new IOException("GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length + " returned "
-                    + bytes.length + " bytes");
+    }
+
+    /** A GET that failed before its body: the SDK has retried it already. */
+    private static final class RequestFailed extends IOException {
+        RequestFailed(String message, Throwable cause) {
+            super(message, cause);
         }
-        return bytes;
     }
 
     @Override

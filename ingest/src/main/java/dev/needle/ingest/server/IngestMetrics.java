@@ -23,6 +23,8 @@ import java.io.UncheckedIOException;
  * <tr><td>{@code needle_ingest_head_bytes}</td><td>gauge</td><td>heap bytes those records hold, estimated: what the head bound counts</td></tr>
  * <tr><td>{@code needle_ingest_blocks_published_total}</td><td>counter</td><td>blocks published since start</td></tr>
  * <tr><td>{@code needle_ingest_sidecar_bytes_published_total}</td><td>counter</td><td>TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes of those blocks</td></tr>
+ * <tr><td>{@code needle_ingest_publish_failures_total}</td><td>counter</td><td>publish attempts that failed (the store down, a full disk); their records stay in the head and the log</td></tr>
+ * <tr><td>{@code needle_ingest_publish_backoff_seconds}</td><td>gauge</td><td>the wait before the next attempt after a failure; 0 while publishing succeeds</td></tr>
  * </table>
  */
 final class IngestMetrics {
@@ -68,6 +70,12 @@ final class IngestMetrics {
         CounterWithCallback.builder().name("needle_ingest_sidecar_bytes_published_total")
                 .help("TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes of the blocks published since start")
                 .callback(cb -> cb.call(pipeline.sidecarBytesPublished())).register(registry);
+        CounterWithCallback.builder().name("needle_ingest_publish_failures_total")
+                .help("Publish attempts that failed; their records stay in the head and the write-ahead log")
+                .callback(cb -> cb.call(pipeline.failedPublishes())).register(registry);
+        GaugeWithCallback.builder().name("needle_ingest_publish_backoff_seconds")
+                .help("The wait before the next publish attempt after a failure; 0 while publishing succeeds")
+                .callback(cb -> cb.call(pipeline.publishBackoff().toMillis() / 1000.0)).register(registry);
     }
 
     private static long walBytes(IngestPipeline pipeline) {

@@ -7,6 +7,7 @@ import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
+import dev.needle.ingest.PublishBackoff;
 import dev.needle.ingest.http.DecodeBudget;
 import dev.needle.ingest.http.OtlpReceiver;
 import dev.needle.ingest.http.ReceiverMetrics;
@@ -251,8 +252,9 @@ public final class NeedleServer implements Closeable {
     }
 
     /**
-     * Locks the data directory, binds both ports, opens the store (removing stale {@code .tmp-*} directories), recovers the
-     * write-ahead log into the head, and starts serving; returns once {@code /ready} says 200.
+     * Locks the data directory, opens the store (removing stale {@code .tmp-*} directories; checking that
+     * a bucket answers), binds both ports, recovers the write-ahead log into the head, and starts
+     * serving; returns once {@code /ready} says 200.
      */
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
@@ -263,6 +265,8 @@ public final class NeedleServer implements Closeable {
                 // A query node takes no lock: it only reads, beside the one process that writes.
                 s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
             }
+            // Before the ports: a bucket that is missing, refused or unreachable stops the start in one line.
+            s.openStore();
             s.listen();
             s.recover();
         } catch (IOException | RuntimeException e) {
@@ -293,10 +297,12 @@ public final class NeedleServer implements Closeable {
         }, hostPort(queryAddress));
     }
 
-    private void recover() throws IOException {
+    private void openStore() throws IOException {
         Path data = config.data().toAbsolutePath().normalize();
         if (!config.role().ingests()) {
-            serveQueriesOnly(data);
+            // A query node writes nothing: no staging, no sweep, no removal of a writer's .tmp-* directories.
+            LOG.info("reading {} (read-only)", config.s3() == null ? data : config.s3());
+            store = config.s3() == null ? FsBlockStore.readOnly(data) : S3BlockStore.openReadOnly(config.s3());
             return;
         }
         if (config.s3() == null) {
@@ -310,12 +316,20 @@ public final class NeedleServer implements Closeable {
             LOG.info("opening {}, with the write-ahead log in {}", config.s3(), data);
             store = S3BlockStore.open(config.s3(), data.resolve(S3_STAGING_DIR));
         }
+    }
+
+    private void recover() throws IOException {
+        if (!config.role().ingests()) {
+            serveQueriesOnly();
+            return;
+        }
+        Path data = config.data().toAbsolutePath().normalize();
         long started = System.nanoTime();
         ingestMetrics = new IngestMetrics(registry);
         // An ingest node may share its store with others, so it names its blocks; an all node is its store's one writer.
         String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
-        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced,
-                writerId);
+        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), PublishBackoff.DEFAULT,
+                ingestMetrics::fsynced, writerId);
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
@@ -336,15 +350,8 @@ public final class NeedleServer implements Closeable {
         ready = true;
     }
 
-    /** A query node's start: the store opened read-only, the ingest nodes' heads asked over HTTP. */
-    private void serveQueriesOnly(Path data) throws IOException {
-        if (config.s3() == null) {
-            LOG.info("reading {} (read-only)", data);
-            store = FsBlockStore.readOnly(data);
-        } else {
-            LOG.info("reading {} (read-only)", config.s3());
-            store = S3BlockStore.openReadOnly(config.s3());
-        }
+    /** A query node's start: the store is open read-only; the ingest nodes' heads are asked over HTTP. */
+    private void serveQueriesOnly() {
         HeadSource heads = HeadSource.EMPTY;
         if (config.ingesters().isEmpty()) {
             LOG.info("no --ingester given: answers hold published blocks only");

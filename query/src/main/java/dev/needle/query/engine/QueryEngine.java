@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -301,9 +302,26 @@ public final class QueryEngine implements AutoCloseable {
      * counts when its time range (from its name) overlaps {@code range}, and gives all its keys.
      */
     public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, Signal.SPANS));
+        return tags(tenant, Signal.SPANS, range, complete, head.spanParts(tenant),
+                SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL), IndexedPairs::span, SpanRecord::startTimeUnixNano);
+    }
+
+    /**
+     * The attribute keys and values of the tenant's log records in {@code range}, as {@link #spanTags}
+     * gives them for spans: each overlapping block's TAGS file (a scan of the block where it is missing,
+     * damaged or cut short for a key {@code complete} accepts), then the head's unpublished records.
+     */
+    public TagsResult logTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
+        return tags(tenant, Signal.LOGS, range, complete, head.logParts(tenant),
+                SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL), IndexedPairs::log, LogRecord::eventTimeUnixNano);
+    }
+
+    private <R> TagsResult tags(TenantId tenant, Signal signal, TimeRange range, Predicate<String> complete,
+                                List<HeadSource.Part<R>> headParts, SearchTarget<R> everything,
+                                BiConsumer<IndexedPairs, R> add, ToLongFunction<R> time) throws IOException {
+        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         List<String> problems = new ArrayList<>();
-        List<SpanRecord> head = unpublished(this.head.spanParts(tenant), blocks, problems);
+        List<R> head = unpublished(headParts, blocks, problems);
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
         List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
         List<BlockRef> toScan = new ArrayList<>();
@@ -316,16 +334,31 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         IndexedPairs pairs = new IndexedPairs(tags);
-        SearchTarget<SpanRecord> everything = SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL);
-        for (BlockScan.Outcome<SpanRecord> outcome : runAll(toScan,
+        for (BlockScan.Outcome<R> outcome : runAll(toScan,
                 ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
-            outcome.records().forEach(pairs::span);
+            outcome.records().forEach(r -> add.accept(pairs, r));
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
             }
         }
-        head.stream().filter(s -> range.contains(s.startTimeUnixNano())).forEach(pairs::span);
+        head.stream().filter(r -> range.contains(time.applyAsLong(r))).forEach(r -> add.accept(pairs, r));
         return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
+    }
+
+    /**
+     * The log records of one trace in {@code range}, oldest first: the logs half of {@link #trace},
+     * with TRACE_IDX picking the blocks, for a log query that names its trace.
+     */
+    public SearchResult<LogRecord> traceLogs(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms)
+            throws IOException {
+        if (traceId.length() != 16) {
+            throw new IllegalArgumentException("a trace id has 16 bytes, got " + traceId.length());
+        }
+        List<String> problems = new ArrayList<>();
+        Lookup<LogRecord> logs = lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
+                head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
+                LogRecord::eventTimeUnixNano, problems);
+        return new SearchResult<>(logs.records(), problems, logs.plan());
     }
 
     /** A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, or a key cut short. */

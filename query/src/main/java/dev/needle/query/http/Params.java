@@ -38,6 +38,20 @@ final class Params {
         }
     }
 
+    /** The query parameters and, for a form POST, the form's fields: Loki takes its parameters either way. */
+    static Params withForm(Request request) throws ApiException {
+        try {
+            return new Params(Request.getParameters(request));
+        } catch (Exception e) {
+            throw ApiException.badRequest("the parameters cannot be decoded: " + e.getMessage());
+        }
+    }
+
+    /** Every non-empty value of a repeatable parameter, such as Loki's {@code match[]}. */
+    List<String> strings(String name) {
+        return fields.getValuesOrEmpty(name).stream().filter(v -> !v.isEmpty()).toList();
+    }
+
     /** The parameter's value, or null when it is absent or empty; given twice is an error. */
     String string(String name) throws ApiException {
         List<String> values = fields.getValuesOrEmpty(name);

@@ -3,6 +3,8 @@ package dev.needle.query.http;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.sidecar.cli.NeedleVersion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Locale;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -14,9 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle. GET only
- * (anything else is 405 with {@code Allow: GET}); errors are, as Tempo's, the message as plain text
- * with a 4xx, or a 500 for a failure inside needle (Grafana shows such a body as it is).
+ * The query HTTP API, shaped like Grafana Tempo's so that Tempo clients can read needle, and Loki's
+ * for logs. GET only but for Loki's paths, which take POST forms too (anything else is 405 with
+ * {@code Allow: GET}); errors are, as Tempo's, the message as plain text with a 4xx, a 503 with
+ * Retry-After when the store cannot be listed, or a 500 for a failure inside needle (Grafana shows
+ * such a body as it is).
  *
  * <pre>
  * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
@@ -29,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * GET /api/v2/search/tags, /api/v2/search/tag/{tag}/values, /api/search/tags, /api/search/tag/{tag}/values
  *                           Tempo's tag names and values (see TagsEndpoint)
  * GET /api/echo             "echo"
+ * GET|POST /loki/api/v1/…   Loki's query_range, query, labels, label/{name}/values, series (see LokiApi)
  * GET /api/status/buildinfo {"version","revision","branch","buildUser","buildDate","goVersion"}, Tempo's shape
  * anything else             404
  * </pre>
@@ -69,6 +74,7 @@ public final class QueryApi extends Handler.Abstract {
     private final SearchEndpoint search;
     private final LogsEndpoint logs;
     private final TagsEndpoint tags;
+    private final LokiApi loki;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public QueryApi(QueryEngine engine, QueryMetrics metrics) {
@@ -77,6 +83,7 @@ public final class QueryApi extends Handler.Abstract {
         this.search = new SearchEndpoint(engine, metrics);
         this.logs = new LogsEndpoint(engine, metrics);
         this.tags = new TagsEndpoint(engine);
+        this.loki = new LokiApi(engine, metrics);
     }
 
     @Override
@@ -90,6 +97,12 @@ public final class QueryApi extends Handler.Abstract {
             return route(request);
         } catch (ApiException e) {
             return ApiReply.text(e.status(), e.getMessage());
+        } catch (IOException | UncheckedIOException e) {
+            // The store could not be listed (a bucket that is down): there is no partial answer to give,
+            // and it is not needle's fault. A block that cannot be read makes an answer PARTIAL instead.
+            LOG.warn("query failed: {}: the store could not be read ({})", request.getHttpURI(), e.getMessage());
+            return ApiReply.text(503, "the store could not be read, try again later: " + e.getMessage())
+                    .withHeader(HttpHeader.RETRY_AFTER.asString(), "5");
         } catch (Exception e) {
             // Input is checked before it reaches the engine, so this is needle's fault (or the disk's).
             LOG.error("query failed: {}", request.getHttpURI(), e);
@@ -98,10 +111,13 @@ public final class QueryApi extends Handler.Abstract {
     }
 
     private ApiReply route(Request request) throws Exception {
+        String path = Request.getPathInContext(request);
+        if (path.startsWith(LokiApi.PREFIX) && LokiApi.allows(request.getMethod())) {
+            return loki.answer(tenant(request), path, request);
+        }
         if (!HttpMethod.GET.is(request.getMethod())) {
             throw new ApiException(405, request.getMethod() + " is not allowed: the query API serves GET only");
         }
-        String path = Request.getPathInContext(request);
         if (path.equals("/api/echo")) {
             return ApiReply.text(200, "echo");
         }

@@ -181,7 +181,7 @@ class QueryApiTest {
     }
 
     @Test
-    void failureInside_is500WithAMessage() throws Exception {
+    void failures_aStoreThatCannotBeListedIs503_oneInsideIs500_withAMessage() throws Exception {
         HeadSource failingHead = new HeadSource() {
             @Override
             public List<Part<SpanRecord>> spanParts(TenantId tenant) {
@@ -202,8 +202,9 @@ class QueryApiTest {
             server.start();
             for (String uri : List.of("/api/search", "/api/logs", "/api/v2/traces/abc", "/api/traces/abc")) {
                 HttpTester.Response r = get(connector, uri);
-                assertEquals(500, r.getStatus(), uri);
-                assertTrue(error(r).contains("disk on fire"), error(r));
+                assertEquals(503, r.getStatus(), uri);
+                assertEquals("5", r.get("Retry-After"), uri);
+                assertTrue(error(r).contains("the store could not be read") && error(r).contains("disk on fire"), error(r));
             }
             assertEquals(200, get(connector, "/api/echo").getStatus());
             assertEquals(400, get(connector, "/api/search?limit=0").getStatus(), "input is checked before the engine runs");
