@@ -86,11 +86,6 @@ public final class RemoteHeadSource implements HeadSource, AutoCloseable {
         return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
     }
 
-    /** The ingest nodes asked, as given. */
-    public List<URI> ingesters() {
-        return ingesters;
-    }
-
     @Override
     public List<Part<SpanRecord>> spanParts(TenantId tenant) {
         return ask(tenant, "spans", null, HeadPartsFormat.SPANS);
