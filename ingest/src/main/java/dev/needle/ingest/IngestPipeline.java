@@ -71,21 +71,22 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
-    private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff, String writerId) {
+    private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff, String writerId,
+                           BlockWriter.Options blocks) {
         this.store = store;
         this.limits = limits;
         this.backoff = backoff;
         this.writerId = writerId;
-        this.writer = new BlockWriter(store, allocator);
+        this.writer = new BlockWriter(store, allocator, blocks);
     }
 
     /**
-     * {@link #open(BlockStore, Path, IngestLimits, PublishBackoff, LongConsumer, String)} with
-     * {@link PublishBackoff#DEFAULT}, as the store's one unnamed writer.
+     * {@link #open(BlockStore, Path, IngestLimits, PublishBackoff, LongConsumer, String, BlockWriter.Options)}
+     * with {@link PublishBackoff#DEFAULT}, as the store's one unnamed writer, blocks uncompressed.
      */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
             throws IOException {
-        return open(store, walDir, limits, PublishBackoff.DEFAULT, fsyncNanos, "");
+        return open(store, walDir, limits, PublishBackoff.DEFAULT, fsyncNanos, "", BlockWriter.Options.DEFAULT);
     }
 
     /**
@@ -94,10 +95,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
      * head, and starts cutting; a failed publish is tried again after {@code backoff}. Its blocks are
      * named as {@code writerId}'s (see {@link CutIds}; "" when it is the store's one writer), and
      * recovery reads only the blocks of that name, so that it may share the store with other writers.
+     * Blocks are written with {@code blocks} (batch size, compression).
      */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, PublishBackoff backoff,
-                                      LongConsumer fsyncNanos, String writerId) throws IOException {
-        IngestPipeline pipeline = new IngestPipeline(store, limits, backoff, writerId);
+                                      LongConsumer fsyncNanos, String writerId, BlockWriter.Options blocks)
+            throws IOException {
+        IngestPipeline pipeline = new IngestPipeline(store, limits, backoff, writerId, blocks);
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();

@@ -5,6 +5,7 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
 import dev.needle.ingest.PublishBackoff;
@@ -107,9 +108,12 @@ public final class NeedleServer implements Closeable {
      *                        then holds only the write-ahead log and the blocks being uploaded
      * @param role            what the process does
      * @param ingesters       a query node's ingest nodes, each the URL of its query port; empty for other roles
+     * @param compression     how published blocks' record batches are compressed; null: the store's default
+     *                        ({@link #effectiveCompression})
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
-                         long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters) {
+                         long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters,
+                         BlockWriter.Codec compression) {
 
         /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
@@ -147,7 +151,7 @@ public final class NeedleServer implements Closeable {
         /** A config of the {@code all} role. */
         public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
                       Duration retention, S3Location s3) {
-            this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, Role.ALL, List.of());
+            this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, Role.ALL, List.of(), null);
         }
 
         /** A config of the {@code all} role with the blocks in the data directory. */
@@ -158,27 +162,42 @@ public final class NeedleServer implements Closeable {
 
         /** This config with another data directory. */
         public Config withData(Path data) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with another role, and for a query node the ingest nodes it asks. */
         public Config withRole(Role role, List<URI> ingesters) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with the blocks in a bucket. */
         public Config withS3(S3Location s3) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+        }
+
+        /** This config with another compression of published blocks; null for the store's default. */
+        public Config withCompression(BlockWriter.Codec compression) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression);
+        }
+
+        /**
+         * The compression blocks are published with: the one asked for, else ZSTD on a bucket, where
+         * bytes are paid for and every byte read is a slower GET, and none on a local disk, where the
+         * page cache serves uncompressed batches faster than they decompress (see docs/COMPRESSION.md).
+         */
+        public BlockWriter.Codec effectiveCompression() {
+            return compression != null ? compression : s3 != null ? BlockWriter.Codec.ZSTD : BlockWriter.Codec.NONE;
         }
     }
 
@@ -329,7 +348,7 @@ public final class NeedleServer implements Closeable {
         // An ingest node may share its store with others, so it names its blocks; an all node is its store's one writer.
         String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
         pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), PublishBackoff.DEFAULT,
-                ingestMetrics::fsynced, writerId);
+                ingestMetrics::fsynced, writerId, BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()));
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);

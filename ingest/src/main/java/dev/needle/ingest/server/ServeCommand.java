@@ -3,6 +3,7 @@ package dev.needle.ingest.server;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
@@ -103,6 +104,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "delete blocks whose every record is older than this, checked every minute (default: keep everything)")
     private Duration retention;
 
+    @Option(names = "--compression", paramLabel = "none|zstd", converter = CompressionConverter.class,
+            description = "how published blocks' record batches are compressed (default: zstd with --store, none on "
+                    + "a local data directory)")
+    private BlockWriter.Codec compression;
+
     @Option(names = "--store", paramLabel = "s3://BUCKET/PREFIX",
             description = "keep the blocks in this bucket instead of the data directory; credentials and region from "
                     + "the AWS SDK's chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, profiles)")
@@ -156,7 +162,8 @@ public final class ServeCommand implements Callable<Integer> {
                     new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxWalPendingBytes,
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
-                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters);
+                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
+                    compression);
             if (store == null && (s3Endpoint != null || s3PathStyle)) {
                 throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
             }
@@ -195,7 +202,7 @@ public final class ServeCommand implements Callable<Integer> {
     private void checkRoleOptions() {
         List<String> unused = new ArrayList<>();
         List<String> forIngest = List.of("--otlp-port", "--block-rows", "--cut-rows", "--cut-bytes", "--cut-age",
-                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention");
+                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression");
         CommandLine.ParseResult given = spec.commandLine().getParseResult();
         if (role == Role.QUERY) {
             forIngest.stream().filter(given::hasMatchedOption).forEach(unused::add);
@@ -266,6 +273,19 @@ public final class ServeCommand implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("expected all, ingest or query, got '" + value + "'");
+        }
+    }
+
+    /** Reads {@code none} or {@code zstd}. */
+    static final class CompressionConverter implements CommandLine.ITypeConverter<BlockWriter.Codec> {
+        @Override
+        public BlockWriter.Codec convert(String value) {
+            for (BlockWriter.Codec c : BlockWriter.Codec.values()) {
+                if (c.name().equalsIgnoreCase(value)) {
+                    return c;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected none or zstd, got '" + value + "'");
         }
     }
 

@@ -93,6 +93,18 @@ class ServeCommandTest {
     }
 
     @Test
+    void call_unknownCompression_isAUsageErrorNamingIt() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--compression", "lz4"));
+        assertTrue(err.toString().contains("expected none or zstd, got 'lz4'"), err::toString);
+    }
+
+    @Test
+    void call_queryRoleWithCompression_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--role", "query", "--data", dir.toString(), "--compression", "zstd"));
+        assertTrue(err.toString().contains("--role query has no use for --compression"), err::toString);
+    }
+
+    @Test
     void call_unknownRole_isAUsageError() {
         assertEquals(CommandLine.ExitCode.USAGE, run("--role", "writer"));
         assertTrue(err.toString().contains("expected all, ingest or query, got 'writer'"), err::toString);
