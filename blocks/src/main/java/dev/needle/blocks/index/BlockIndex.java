@@ -18,7 +18,8 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * The index object of one tenant and signal: every published block with its meta.json and its
+ * The index object of one tenant and signal ({@code <tenant>/<signal>/INDEX}, see
+ * {@link dev.needle.blocks.store.BlockStore#readIndex}): every published block with its meta.json and its
  * TRACE_IDX and ATTR_IDX, verbatim, so that a reader learns the blocks, their time ranges, counts,
  * zone maps and filters from one read instead of a listing and a read per block. Derived data: a
  * reader that finds it missing, damaged or of another version lists the blocks and reads their
@@ -48,8 +49,6 @@ import java.util.zip.CRC32C;
  */
 public final class BlockIndex {
 
-    /** The object's name in {@code <tenant>/<signal>/}: not a block name, so a listing never takes it for one. */
-    public static final String OBJECT = "INDEX";
     /** The first version. */
     public static final int VERSION_1 = 1;
     /** The version writers write. */
