@@ -12,8 +12,6 @@ import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,7 +37,6 @@ class IndexObjectTest {
     private static final TenantId ACME = TenantId.of("acme");
 
     private static S3ProxyServer server;
-    private static int buckets;
 
     @TempDir
     Path dir;
@@ -54,88 +51,66 @@ class IndexObjectTest {
         server.close();
     }
 
-    /** Two stores over one place, as two processes would open it. */
-    private List<BlockStore> twoStores(String kind) throws IOException {
-        if (kind.equals("fs")) {
-            return List.of(new FsBlockStore(dir.resolve("data")), new FsBlockStore(dir.resolve("data")));
-        }
-        String bucket = server.createBucket("index-" + ++buckets);
-        List<BlockStore> stores = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            stores.add(new S3BlockStore(server.client(), bucket, "p", dir.resolve("staging" + i), Clock.systemUTC(),
-                    Duration.ofHours(1)));
-        }
-        return stores;
-    }
-
-    private static void close(List<BlockStore> stores) throws IOException {
-        for (BlockStore s : stores) {
-            if (s instanceof S3BlockStore s3) {
-                s3.close();
-            }
-        }
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"fs", "s3"})
     void writeIndex_isACompareAndSwap_andReadIndexIsConditional(String kind) throws IOException {
-        List<BlockStore> stores = twoStores(kind);
-        BlockStore a = stores.get(0);
-        BlockStore b = stores.get(1);
-        assertEquals(Optional.empty(), a.readIndex(ACME, Signal.SPANS, null));
+        try (TwoStores stores = TwoStores.open(kind, dir, server)) {
+            BlockStore a = stores.get(0);
+            BlockStore b = stores.get(1);
+            assertEquals(Optional.empty(), a.readIndex(ACME, Signal.SPANS, null));
 
-        String first = a.writeIndex(ACME, Signal.SPANS, "one".getBytes(UTF_8), null);
-        assertNotNull(first);
-        assertNull(b.writeIndex(ACME, Signal.SPANS, "other".getBytes(UTF_8), null), "create only when there is none");
+            String first = a.writeIndex(ACME, Signal.SPANS, "one".getBytes(UTF_8), null);
+            assertNotNull(first);
+            assertNull(b.writeIndex(ACME, Signal.SPANS, "other".getBytes(UTF_8), null), "create only when there is none");
 
-        IndexObject read = b.readIndex(ACME, Signal.SPANS, null).orElseThrow();
-        assertArrayEquals("one".getBytes(UTF_8), read.bytes());
-        assertEquals(first, read.token());
-        assertTrue(b.readIndex(ACME, Signal.SPANS, first).orElseThrow().unchanged());
+            IndexObject read = b.readIndex(ACME, Signal.SPANS, null).orElseThrow();
+            assertArrayEquals("one".getBytes(UTF_8), read.bytes());
+            assertEquals(first, read.token());
+            assertTrue(b.readIndex(ACME, Signal.SPANS, first).orElseThrow().unchanged());
 
-        String second = b.writeIndex(ACME, Signal.SPANS, "two".getBytes(UTF_8), first);
-        assertNotNull(second);
-        assertNull(a.writeIndex(ACME, Signal.SPANS, "stale".getBytes(UTF_8), first), "the token moved on");
-        IndexObject changed = a.readIndex(ACME, Signal.SPANS, first).orElseThrow();
-        assertArrayEquals("two".getBytes(UTF_8), changed.bytes());
-        assertEquals(second, changed.token());
+            String second = b.writeIndex(ACME, Signal.SPANS, "two".getBytes(UTF_8), first);
+            assertNotNull(second);
+            assertNull(a.writeIndex(ACME, Signal.SPANS, "stale".getBytes(UTF_8), first), "the token moved on");
+            IndexObject changed = a.readIndex(ACME, Signal.SPANS, first).orElseThrow();
+            assertArrayEquals("two".getBytes(UTF_8), changed.bytes());
+            assertEquals(second, changed.token());
 
-        assertEquals(Optional.empty(), a.readIndex(ACME, Signal.LOGS, null), "one index per signal");
-        assertEquals(List.of(), a.list(ACME, Signal.SPANS), "the index is never taken for a block");
-        assertEquals(List.of(ACME), a.tenants());
-        close(stores);
+            assertEquals(Optional.empty(), a.readIndex(ACME, Signal.LOGS, null), "one index per signal");
+            assertEquals(List.of(), a.list(ACME, Signal.SPANS), "the index is never taken for a block");
+            assertEquals(List.of(ACME), a.tenants());
+        }
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"fs", "s3"})
     void racingWriters_onTwoStores_loseNoWrite(String kind) throws Exception {
-        List<BlockStore> stores = twoStores(kind);
-        int writers = 4;
-        int each = 10;
-        ExecutorService pool = Executors.newFixedThreadPool(writers);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int w = 0; w < writers; w++) {
-                BlockStore store = stores.get(w % 2);
-                int writer = w;
-                done.add(pool.submit(() -> {
-                    for (int i = 0; i < each; i++) {
-                        appendLine(store, writer + "-" + i);
-                    }
-                    return null;
-                }));
+        try (TwoStores stores = TwoStores.open(kind, dir, server)) {
+            int writers = 4;
+            int each = 10;
+            ExecutorService pool = Executors.newFixedThreadPool(writers);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    BlockStore store = stores.get(w % 2);
+                    int writer = w;
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < each; i++) {
+                            appendLine(store, writer + "-" + i);
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdown();
             }
-            for (Future<?> f : done) {
-                f.get();
-            }
-        } finally {
-            pool.shutdown();
+            TreeSet<String> lines = new TreeSet<>(Arrays.asList(
+                    new String(stores.get(0).readIndex(ACME, Signal.SPANS, null).orElseThrow().bytes(), UTF_8).split("\n")));
+            lines.remove("");
+            assertEquals(writers * each, lines.size(), lines.toString());
         }
-        TreeSet<String> lines = new TreeSet<>(Arrays.asList(
-                new String(stores.get(0).readIndex(ACME, Signal.SPANS, null).orElseThrow().bytes(), UTF_8).split("\n")));
-        lines.remove("");
-        assertEquals(writers * each, lines.size(), lines.toString());
-        close(stores);
     }
 
     /** Read, add a line, write if unchanged; again when another writer was first. */

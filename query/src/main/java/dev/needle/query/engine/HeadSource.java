@@ -4,6 +4,7 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -14,11 +15,21 @@ import java.util.function.Predicate;
  * to query.
  *
  * <p>Contract: a record leaves the head only after the block that holds it is published and
- * listed by the store, and the head says which block each part of it is being published as. The
- * engine takes the head's snapshot before it lists blocks and drops the parts whose blocks it
- * lists, so a record being published during a query is seen exactly once.
+ * listed by the store (and in the store's index, where it keeps one), and the head says which
+ * block each part of it is being published as. For at least {@link #NAMES_PUBLISHED_FOR} after that
+ * the head still names the published block, in a part without records. The engine takes the
+ * head's snapshot before it learns the blocks (from a listing, or from an index read at most
+ * {@link QueryEngine#INDEX_POLL} ago), drops the parts whose blocks it knows, and reads the blocks
+ * the head names that it does not know; so a record being published during a query is seen
+ * exactly once, even when the index the engine holds is older than the block.
  */
 public interface HeadSource {
+
+    /**
+     * How long a head names a block after its records left it: longer than any reader's index poll
+     * ({@link QueryEngine#INDEX_POLL}), so that a reader's index was read after the block was in it.
+     */
+    Duration NAMES_PUBLISHED_FOR = Duration.ofSeconds(10);
 
     /** A head with nothing in it: for tools that read a data directory directly. */
     HeadSource EMPTY = new HeadSource() {
@@ -34,12 +45,19 @@ public interface HeadSource {
     };
 
     /**
-     * Records of the head by origin.
+     * Records of the head by origin, or a block just published, which the head names without records.
      *
-     * @param blockId the id of the block these records are being published as, or null while no block is
-     * @param records the records, which do not change afterwards
+     * @param blockId   the id of the block these records are being published as, or null while no block is
+     * @param records   the records, which do not change afterwards; none in a part naming a published block
+     * @param published the whole name of the block published with these records ({@code BlockName}'s text),
+     *                  once it is published and they left the head; null before
      */
-    record Part<R>(String blockId, List<R> records) {
+    record Part<R>(String blockId, List<R> records, String published) {
+
+        /** Records not yet published, being published as {@code blockId} (or null). */
+        public Part(String blockId, List<R> records) {
+            this(blockId, records, null);
+        }
     }
 
     /** A snapshot of the tenant's unpublished spans. */
@@ -58,13 +76,16 @@ public interface HeadSource {
         return filter(logParts(tenant), r -> r.traceId().equals(traceId));
     }
 
-    /** The parts with only their records that satisfy {@code keep}; parts left empty are dropped. */
+    /**
+     * The parts with only their records that satisfy {@code keep}; parts left empty are dropped, but
+     * not those naming a published block.
+     */
     static <R> List<Part<R>> filter(List<Part<R>> parts, Predicate<R> keep) {
         List<Part<R>> out = new ArrayList<>();
         for (Part<R> part : parts) {
             List<R> kept = part.records().stream().filter(keep).toList();
-            if (!kept.isEmpty()) {
-                out.add(new Part<>(part.blockId(), kept));
+            if (!kept.isEmpty() || part.published() != null) {
+                out.add(new Part<>(part.blockId(), kept, part.published()));
             }
         }
         return out;
