@@ -129,16 +129,22 @@ public final class BlockIndex {
         return new BlockIndex(tenant, signal, entries.stream().filter(e -> !removed.contains(e.name())).toList());
     }
 
+    /** The bytes of the body {@link #encode} writes, which may pass {@link #MAX_BODY_BYTES}. */
+    public long bodyBytes() {
+        long bodyBytes = 2L + tenant.value().length() + 4;
+        for (Entry e : entries) {
+            bodyBytes += e.encodedBytes();
+        }
+        return bodyBytes;
+    }
+
     /**
      * The whole object.
      *
      * @throws IllegalStateException when the body would pass {@link #MAX_BODY_BYTES}
      */
     public byte[] encode() {
-        long bodyBytes = 2L + tenant.value().length() + 4;
-        for (Entry e : entries) {
-            bodyBytes += e.encodedBytes();
-        }
+        long bodyBytes = bodyBytes();
         if (bodyBytes > MAX_BODY_BYTES) {
             throw new IllegalStateException("the index of " + tenant.value() + "/" + signal.dirName() + " would take "
                     + bodyBytes + " bytes, more than the " + MAX_BODY_BYTES + " an index may hold");

@@ -125,7 +125,7 @@ public final class BlockIndexWriter {
                 }
                 current = fromListing(tenant, signal);
             }
-            BlockIndex next = change.apply(current);
+            BlockIndex next = fitted(change.apply(current), BlockIndex.MAX_BODY_BYTES);
             if (next == current && !rebuilt) {
                 return;
             }
@@ -143,6 +143,35 @@ public final class BlockIndexWriter {
         }
         throw new IOException("the index of " + tenant.value() + "/" + signal.dirName() + " was changed by other writers "
                 + MAX_ATTEMPTS + " times in a row; not changed");
+    }
+
+    /**
+     * {@code index}, or when its body would pass {@code maxBodyBytes} ({@link BlockIndex#MAX_BODY_BYTES}), with the oldest blocks'
+     * filters (then meta.json copies) left out until it fits: readers scan those blocks, which is
+     * slower but never wrong, instead of the index falling behind the blocks.
+     */
+    static BlockIndex fitted(BlockIndex index, long maxBodyBytes) {
+        long over = index.bodyBytes() - maxBodyBytes;
+        if (over <= 0) {
+            return index;
+        }
+        List<BlockIndex.Entry> entries = new ArrayList<>(index.entries());
+        int shed = 0;
+        for (boolean metaToo : new boolean[] {false, true}) {
+            for (int i = 0; i < entries.size() && over > 0; i++) {
+                BlockIndex.Entry e = entries.get(i);
+                long freed = e.traceIdx().length + e.attrIdx().length + (metaToo ? e.meta().length : 0);
+                if (freed > 0) {
+                    entries.set(i, new BlockIndex.Entry(e.name(), metaToo ? new byte[0] : e.meta(), new byte[0], new byte[0]));
+                    over -= freed;
+                    shed++;
+                }
+            }
+        }
+        LOG.warn("the index of {}/{} would pass {} bytes; the files of its {} oldest blocks are left out of it, and"
+                + " queries read those blocks' own", index.tenant().value(), index.signal().dirName(),
+                maxBodyBytes, shed);
+        return BlockIndex.of(index.tenant(), index.signal(), entries);
     }
 
     private BlockIndex fromListing(TenantId tenant, Signal signal) throws IOException {

@@ -28,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -181,5 +182,26 @@ class BlockIndexWriterTest {
             writer.add(ACME, Signal.SPANS, List.of(next));
             assertEquals(List.of(block.name(), next.name()), names(read(store)));
         }
+    }
+
+    @Test
+    void fitted_anIndexTooLarge_leavesOutTheOldestBlocksFiltersFirst() {
+        List<BlockIndex.Entry> entries = new ArrayList<>();
+        for (int minute = 1; minute <= 4; minute++) {
+            entries.add(new BlockIndex.Entry(BlockName.forRange(minute * MINUTE_NANOS, minute * MINUTE_NANOS + 1, "b" + minute),
+                    new byte[10], new byte[100], new byte[100]));
+        }
+        BlockIndex index = BlockIndex.of(ACME, Signal.SPANS, entries);
+        assertEquals(index, BlockIndexWriter.fitted(index, index.bodyBytes()), "it fits: unchanged");
+
+        BlockIndex fitted = BlockIndexWriter.fitted(index, index.bodyBytes() - 250);
+        assertEquals(List.of(0, 0, 200, 200), fitted.entries().stream()
+                .map(e -> e.traceIdx().length + e.attrIdx().length).toList(), "the two oldest lose their filters");
+        assertTrue(fitted.entries().stream().allMatch(e -> e.meta().length == 10));
+
+        BlockIndex bare = BlockIndexWriter.fitted(index, index.bodyBytes() - 810);
+        assertEquals(List.of(0, 10, 10, 10), bare.entries().stream().map(e -> e.meta().length).toList(),
+                "past every filter, the oldest meta.json copies go");
+        assertEquals(names(index), names(bare), "never a block");
     }
 }
