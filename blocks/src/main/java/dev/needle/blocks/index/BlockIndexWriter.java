@@ -79,11 +79,15 @@ public final class BlockIndexWriter {
     /**
      * Makes the index agree with a listing: adds blocks listed but missing from it, drops entries of
      * blocks no longer listed. Builds it when there is none. Run where nothing else deletes blocks of
-     * this tenant and signal (a server's start), or an entry dropped here may be one just added.
+     * this tenant and signal (a server's start), or an entry dropped here may be one just added. No
+     * index is made for a signal without blocks.
      */
     public Reconciled reconcile(TenantId tenant, Signal signal) throws IOException {
         Reconciled[] outcome = new Reconciled[1];
         List<BlockRef> listed = store.list(tenant, signal);
+        if (listed.isEmpty() && store.readIndex(tenant, signal, null).isEmpty()) {
+            return new Reconciled(List.of(), List.of());
+        }
         Set<BlockName> listedNames = new HashSet<>();
         listed.forEach(ref -> listedNames.add(ref.name()));
         update(tenant, signal, true, current -> {
