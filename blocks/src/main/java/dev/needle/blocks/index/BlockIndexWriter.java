@@ -134,6 +134,10 @@ public final class BlockIndexWriter {
                 return;
             }
             if (store.writeIndex(tenant, signal, next.encode(), read.map(IndexObject::token).orElse(null)) != null) {
+                if (rebuilt) {
+                    LOG.info("the index of {}/{} was built from a listing: {} blocks", tenant.value(), signal.dirName(),
+                            next.entries().size());
+                }
                 return;
             }
             // Another writer was first: read its version and apply the change to it.

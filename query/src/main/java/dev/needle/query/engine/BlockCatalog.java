@@ -31,17 +31,46 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BlockCatalog {
 
-    /** A block as the index records it, decoded: its meta.json (null when not recorded or unreadable) and filters. */
-    record Indexed(BlockMeta meta, Sidecar traceIdx, Sidecar attrIdx) {
+    /**
+     * A block as the index records it: its filters, decoded, and its meta.json, decoded when the block
+     * is first opened (most blocks are ruled out by their filter and never are).
+     */
+    static final class Indexed {
+        private final byte[] metaJson;
+        private final Sidecar traceIdx;
+        private final Sidecar attrIdx;
+        private BlockMeta meta;
+        private boolean metaDecoded;
+
+        Indexed(byte[] metaJson, Sidecar traceIdx, Sidecar attrIdx) {
+            this.metaJson = metaJson;
+            this.traceIdx = traceIdx;
+            this.attrIdx = attrIdx;
+        }
 
         /** The TRACE_IDX or ATTR_IDX the index holds for the block. */
         Sidecar sidecar(String file) {
             return file.equals(BloomSidecar.TRACE_IDX) ? traceIdx : attrIdx;
         }
 
-        /** Heap held, roughly: the filters' bits. */
+        /** The block's meta.json; null when the index holds none or it cannot be read (the block's own is read then). */
+        synchronized BlockMeta meta() {
+            if (!metaDecoded) {
+                metaDecoded = true;
+                if (metaJson.length > 0) {
+                    try {
+                        meta = BlockMetaJson.read(metaJson);
+                    } catch (IOException | RuntimeException ignored) {
+                        // The block's own meta.json is read when it is opened, and says what is wrong with it.
+                    }
+                }
+            }
+            return meta;
+        }
+
+        /** Heap held, roughly: the filters' bits and meta.json's bytes. */
         long sizeInBytes() {
-            return traceIdx.sizeInBytes() + attrIdx.sizeInBytes();
+            return traceIdx.sizeInBytes() + attrIdx.sizeInBytes() + metaJson.length;
         }
     }
 
@@ -86,8 +115,9 @@ final class BlockCatalog {
         State state = states.computeIfAbsent(new Key(tenant, signal), k -> new State());
         synchronized (state) {
             long now = System.nanoTime();
+            long read = -1;
             if (!state.read || now - state.readAtNanos >= pollNanos) {
-                refresh(state, tenant, signal, now);
+                read = refresh(state, tenant, signal, now);
             }
             if (state.entries == null) {
                 return listing(tenant, signal, "a listing: " + state.problem);
@@ -107,7 +137,9 @@ final class BlockCatalog {
                 }
             }
             return new Known(blocks, state.entries, "the index (" + state.entries.size() + " blocks"
-                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + ")");
+                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
+                    + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
+                    + ")");
         }
     }
 
@@ -130,8 +162,11 @@ final class BlockCatalog {
         return new Known(store.list(tenant, signal), Map.of(), source);
     }
 
-    /** Reads the index again unless unchanged; whatever goes wrong leaves no entries and says why. */
-    private void refresh(State state, TenantId tenant, Signal signal, long now) {
+    /**
+     * Reads the index again unless unchanged; whatever goes wrong leaves no entries and says why.
+     * Returns the bytes read (0 when unchanged).
+     */
+    private long refresh(State state, TenantId tenant, Signal signal, long now) {
         state.read = true;
         state.readAtNanos = now;
         Optional<IndexObject> read;
@@ -139,14 +174,14 @@ final class BlockCatalog {
             read = store.readIndex(tenant, signal, state.entries == null ? null : state.token);
         } catch (IOException | RuntimeException e) {
             forget(state, "the index cannot be read (" + e.getMessage() + ")");
-            return;
+            return 0;
         }
         if (read.isEmpty()) {
             forget(state, "there is no index");
-            return;
+            return 0;
         }
         if (read.get().unchanged()) {
-            return;
+            return 0;
         }
         try {
             BlockIndex index = BlockIndex.decode(read.get().bytes(), tenant, signal);
@@ -162,6 +197,7 @@ final class BlockCatalog {
         } catch (BlockIndex.CorruptIndexException e) {
             forget(state, "the index is damaged (" + e.getMessage() + ")");
         }
+        return read.get().bytes().length;
     }
 
     private static void forget(State state, String problem) {
@@ -171,15 +207,7 @@ final class BlockCatalog {
     }
 
     private static Indexed decode(BlockIndex.Entry e) {
-        BlockMeta meta = null;
-        if (e.meta().length > 0) {
-            try {
-                meta = BlockMetaJson.read(e.meta());
-            } catch (IOException | RuntimeException ignored) {
-                // The block's own meta.json is read when it is opened, and says what is wrong with it.
-            }
-        }
-        return new Indexed(meta, filter(e.traceIdx(), BloomSidecar.TRACE_IDX), filter(e.attrIdx(), BloomSidecar.ATTR_IDX));
+        return new Indexed(e.meta(), filter(e.traceIdx(), BloomSidecar.TRACE_IDX), filter(e.attrIdx(), BloomSidecar.ATTR_IDX));
     }
 
     private static Sidecar filter(byte[] bytes, String file) {

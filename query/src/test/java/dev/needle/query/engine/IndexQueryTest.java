@@ -114,7 +114,10 @@ class IndexQueryTest {
         Explain withIndex = engine.trace(TENANT, absent, TimeRange.ALL, Mechanisms.ALL, false).spanPlan();
         Explain without = engine.trace(TENANT, absent, TimeRange.ALL, Mechanisms.ALL.withIndex(false), false).spanPlan();
 
-        assertEquals("the index (" + corpus.spanBlocks.size() + " blocks)", withIndex.source());
+        assertTrue(withIndex.source().startsWith("the index (" + corpus.spanBlocks.size() + " blocks; read now, "),
+                withIndex.source());
+        assertEquals("the index (" + corpus.spanBlocks.size() + " blocks; held in memory)", engine.trace(TENANT, absent,
+                TimeRange.ALL, Mechanisms.ALL, false).spanPlan().source());
         assertEquals("a listing: the index is turned off", without.source());
         assertEquals(0, withIndex.totals().bytesToDecide(), "the filters were in memory");
         assertTrue(without.totals().bytesToDecide() > 0);
@@ -192,7 +195,7 @@ class IndexQueryTest {
         TraceResult found = engine.trace(TENANT, outside.traceIds.get(0), TimeRange.ALL, Mechanisms.ALL, false);
         assertEquals(outside.spans.stream().filter(s -> s.traceId().equals(outside.traceIds.get(0))).count(),
                 found.spans().size());
-        assertTrue(found.spanPlan().source().contains(outside.spanBlocks.size() + " a listing found outside it"),
+        assertTrue(found.spanPlan().source().contains(outside.spanBlocks.size() + " a listing found outside it;"),
                 found.spanPlan().source());
     }
 
