@@ -1,8 +1,10 @@
 package dev.needle.ingest;
 
+import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.Retention;
@@ -23,8 +25,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -59,6 +64,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
         return t;
     });
     private final List<Cut> unpublished = new ArrayList<>();
+    /** Writes the store's index; null when the store keeps none. */
+    private final BlockIndexWriter index;
+    /** Blocks published but not yet added to the index (adding failed): added with the next publish. */
+    private final List<BlockRef> unindexed = new ArrayList<>();
+    /** The blocks published from the chunks of cuts not yet released, by chunk id. */
+    private final Map<String, BlockRef> publishedChunks = new HashMap<>();
     private final AtomicLong blocksPublished = new AtomicLong();
     private final AtomicLong sidecarBytesPublished = new AtomicLong();
     private final AtomicLong failedPublishes = new AtomicLong();
@@ -78,6 +89,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
         this.backoff = backoff;
         this.writerId = writerId;
         this.writer = new BlockWriter(store, allocator, blocks);
+        this.index = store.keepsIndex() ? new BlockIndexWriter(store) : null;
     }
 
     /**
@@ -112,9 +124,34 @@ public final class IngestPipeline implements Ingestor, Closeable {
             pipeline.allocator.close();
             throw e;
         }
+        pipeline.reconcileIndex();
         long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
         pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
         return pipeline;
+    }
+
+    /**
+     * Makes each index agree with a listing of its blocks (builds it where there is none): a crash
+     * between publishing a block and indexing it, or blocks written by another tool, leave it behind.
+     * A failure is logged: readers list where the index falls short.
+     */
+    private void reconcileIndex() {
+        if (index == null) {
+            return;
+        }
+        try {
+            for (TenantId tenant : store.tenants()) {
+                for (Signal signal : Signal.values()) {
+                    BlockIndexWriter.Reconciled r = index.reconcile(tenant, signal);
+                    if (!r.agreed()) {
+                        LOG.info("recovery: the index of {} now holds {} blocks it lacked and no longer {} that are gone",
+                                key(tenant, signal), r.added().size(), r.dropped().size());
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("recovery: the index could not be brought up to date ({}); queries list blocks it lacks", e.toString());
+        }
     }
 
     private void replay(WriteAheadLog.Recovery<Records> recovery) throws IOException {
@@ -180,6 +217,11 @@ public final class IngestPipeline implements Ingestor, Closeable {
                     if (cut <= checkpoint || e.getValue().size() == counts.get(cut)) {
                         complete.merge(key(tenant, signal), cut, Math::max);
                     } else if (cut <= replayableThrough) {
+                        if (index != null) {
+                            Set<BlockName> names = new HashSet<>();
+                            e.getValue().forEach(ref -> names.add(ref.name()));
+                            index.remove(tenant, signal, names);
+                        }
                         for (BlockRef partial : e.getValue()) {
                             LOG.info("recovery: deleting {}, one of {} blocks of a cut that was not fully published;"
                                     + " the write-ahead log holds its records", partial, counts.get(cut));
@@ -332,22 +374,51 @@ public final class IngestPipeline implements Ingestor, Closeable {
             publish(cut);
             wal.checkpoint(cut.maxSequence());
             unpublished.remove(0);
-            head.release(cut);
+            List<BlockRef> blocks = new ArrayList<>();
+            for (Cut.Chunk chunk : cut.chunks()) {
+                BlockRef ref = publishedChunks.remove(chunk.blockId());
+                if (ref != null) {
+                    blocks.add(ref);
+                }
+            }
+            head.release(cut, blocks);
         }
     }
 
+    /** Publishes the cut's blocks, then adds them to the index; a chunk published by an earlier try is not written again. */
     private void publish(Cut cut) throws IOException {
         for (Cut.Chunk chunk : cut.chunks()) {
             try {
                 WrittenBlock block = chunk.records().writeBlock(writer, chunk.tenant(), chunk.blockId());
                 blocksPublished.incrementAndGet();
                 sidecarBytesPublished.addAndGet(block.sidecarBytes());
+                publishedChunks.put(chunk.blockId(), block.ref());
+                if (index != null) {
+                    unindexed.add(block.ref());
+                }
                 LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.records().size(), block.meta().dataBytes());
             } catch (FileAlreadyExistsException e) {
                 // A retry after a partly failed publish: this chunk made it the first time.
                 LOG.info("block {} of {} was already published", chunk.blockId(),
                         key(chunk.tenant(), chunk.records().signal()));
             }
+        }
+        indexPublished();
+    }
+
+    /**
+     * Adds the published blocks not yet indexed to the index. Until that succeeds the cut is not
+     * released, so queries still find its records in the head.
+     */
+    private void indexPublished() throws IOException {
+        if (index == null) {
+            return;
+        }
+        Map<String, List<BlockRef>> bySignal = new LinkedHashMap<>();
+        unindexed.forEach(ref -> bySignal.computeIfAbsent(key(ref.tenant(), ref.signal()), k -> new ArrayList<>()).add(ref));
+        for (List<BlockRef> refs : bySignal.values()) {
+            index.add(refs.get(0).tenant(), refs.get(0).signal(), refs);
+            unindexed.removeAll(refs);
         }
     }
 

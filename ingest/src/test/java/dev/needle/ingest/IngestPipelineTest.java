@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
@@ -12,6 +13,7 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
@@ -87,6 +89,48 @@ class IngestPipelineTest {
             assertTrue(everySpan(store, pipeline).containsAll(sent));
         }
         assertEquals(120, RowsOnDisk.spans(store, TENANT), "each span published once");
+    }
+
+    @Test
+    void publish_addsTheBlocksToTheIndex_andTheHeadNamesThemToAnEngineWhoseIndexIsOlder() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(store);
+             QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2, Duration.ofHours(1),
+                     Duration.ofHours(1))) {
+            List<SpanRecord> sent = spans(0, 120);
+            pipeline.acceptSpans(TENANT, sent.subList(0, 40));
+            pipeline.cutAndPublish();
+            var all = dev.needle.query.ql.QueryParser.parse("{ }", Signal.SPANS);
+            // The engine reads the index now, and keeps it for an hour.
+            assertEquals(40, engine.searchSpans(TENANT, all, TimeRange.ALL, 1_000, Mechanisms.ALL).records().size());
+
+            pipeline.acceptSpans(TENANT, sent.subList(40, 120));
+            pipeline.cutAndPublish();
+            assertEquals(0, pipeline.head().rows());
+            assertEquals(store.list(TENANT, Signal.SPANS), indexed(store));
+            var found = engine.searchSpans(TENANT, all, TimeRange.ALL, 1_000, Mechanisms.ALL);
+            assertEquals(new HashSet<>(sent), new HashSet<>(found.records()), "the head names what the old index lacks");
+            assertTrue(found.plan().source().contains("the ingest head named as just published"), found.plan().source());
+        }
+    }
+
+    @Test
+    void open_reconcilesTheIndexWithTheListing() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        try (IngestPipeline pipeline = open(store)) {
+            pipeline.acceptSpans(TENANT, spans(0, 120));
+            pipeline.cutAndPublish();
+        }
+        IndexObject index = store.readIndex(TENANT, Signal.SPANS, null).orElseThrow();
+        store.writeIndex(TENANT, Signal.SPANS, new byte[] {1, 2, 3}, index.token());
+        try (IngestPipeline pipeline = open(new FsBlockStore(dir.resolve("data")))) {
+            assertEquals(store.list(TENANT, Signal.SPANS), indexed(store), "a damaged index is built again at start");
+        }
+    }
+
+    private static List<BlockRef> indexed(FsBlockStore store) throws IOException {
+        return BlockIndex.decode(store.readIndex(TENANT, Signal.SPANS, null).orElseThrow().bytes(), TENANT, Signal.SPANS)
+                .entries().stream().map(e -> new BlockRef(TENANT, Signal.SPANS, e.name())).toList();
     }
 
     @Test

@@ -1,9 +1,14 @@
 package dev.needle.blocks.cli;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.index.BlockIndex;
+import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.cli.NeedleVersion;
@@ -12,9 +17,14 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -29,10 +39,12 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
             "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
-                + "of the data, and the time range the block names cover; then the .tmp-* directories (blocks being "
-                + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json and "
-                + "file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
-                + "block, checks it against its CRC-32C in meta.json and the sidecars against their own, counts the "
+                + "of the data, the time range the block names cover, and whether the index (INDEX) is there and "
+                + "names exactly the listed blocks; then the .tmp-* directories (blocks being "
+                + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json, the "
+                + "index and file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
+                + "block, checks it against its CRC-32C in meta.json and the sidecars against their own, checks that "
+                + "the index's copies of each block's meta.json, TRACE_IDX and ATTR_IDX are the block's, counts the "
                 + "blocks verified, not verifiable (writer version 1, no checksums) and damaged, lists every damaged "
                 + "batch or file, and exits 1 if there is any."})
 final class InspectStoreCommand implements Callable<Integer> {
@@ -86,8 +98,12 @@ final class InspectStoreCommand implements Callable<Integer> {
                     continue;
                 }
                 Map<String, Object> s = signal(store, tenant, signal, refs, tmp.size(), problems);
+                BlockIndex index = index(store, tenant, signal, refs, s, problems);
                 if (verifier != null) {
                     verifier.verify(refs);
+                    if (index != null) {
+                        verifier.verifyIndex(index, refs);
+                    }
                 }
                 signals.add(s);
                 blocks += refs.size();
@@ -152,6 +168,38 @@ final class InspectStoreCommand implements Callable<Integer> {
             }
         }
 
+        /** Checks that the index's copies of each listed block's files are the block's own. */
+        void verifyIndex(BlockIndex index, List<BlockRef> refs) throws IOException {
+            Map<BlockName, BlockRef> listed = new HashMap<>();
+            refs.forEach(ref -> listed.put(ref.name(), ref));
+            for (BlockIndex.Entry entry : index.entries()) {
+                BlockRef ref = listed.get(entry.name());
+                if (ref == null) {
+                    continue;
+                }
+                BlockIndex.Entry own = BlockIndexWriter.entry(store, ref);
+                List<String> differ = new ArrayList<>();
+                if (!Arrays.equals(own.meta(), entry.meta())) {
+                    differ.add(BlockLayout.META);
+                }
+                if (!Arrays.equals(own.traceIdx(), entry.traceIdx())) {
+                    differ.add(BloomSidecar.TRACE_IDX);
+                }
+                if (!Arrays.equals(own.attrIdx(), entry.attrIdx())) {
+                    differ.add(BloomSidecar.ATTR_IDX);
+                }
+                if (!differ.isEmpty()) {
+                    damaged++;
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("block", ref.toString());
+                    row.put("file", BlockStore.INDEX_OBJECT);
+                    row.put("batch", null);
+                    row.put("problem", "the index's copy of " + String.join(", ", differ) + " is not the block's");
+                    damage.add(row);
+                }
+            }
+        }
+
         void addTo(Map<String, Object> report) {
             report.put("verified_blocks", verified);
             report.put("not_verifiable_blocks", notVerifiable);
@@ -163,6 +211,54 @@ final class InspectStoreCommand implements Callable<Integer> {
         public void close() {
             allocator.close();
         }
+    }
+
+    /**
+     * Adds to {@code s} whether the signal's index is there (none, damaged, unreadable) and agrees with
+     * the listing {@code refs}; disagreement and damage go to {@code problems}. Returns the index, or null.
+     */
+    private static BlockIndex index(FsBlockStore store, TenantId tenant, Signal signal, List<BlockRef> refs,
+                                    Map<String, Object> s, List<String> problems) {
+        String where = tenant.value() + "/" + signal.dirName() + "/" + BlockStore.INDEX_OBJECT;
+        // Every signal has the three keys, so that the table's columns line up.
+        s.put("index", null);
+        s.put("index_blocks", null);
+        s.put("index_bytes", null);
+        BlockIndex index;
+        try {
+            Optional<IndexObject> read = store.readIndex(tenant, signal, null);
+            if (read.isEmpty()) {
+                s.put("index", "none");
+                return null;
+            }
+            index = BlockIndex.decode(read.get().bytes(), tenant, signal);
+            s.put("index_bytes", (long) read.get().bytes().length);
+        } catch (BlockIndex.CorruptIndexException e) {
+            s.put("index", "damaged");
+            problems.add(where + ": damaged (" + e.getMessage() + "); queries list the blocks instead");
+            return null;
+        } catch (IOException e) {
+            s.put("index", "unreadable");
+            problems.add(where + ": cannot be read (" + e.getMessage() + "); queries list the blocks instead");
+            return null;
+        }
+        Set<BlockName> indexed = new HashSet<>();
+        index.entries().forEach(e -> indexed.add(e.name()));
+        Set<BlockName> listed = new HashSet<>();
+        refs.forEach(ref -> listed.add(ref.name()));
+        List<BlockName> lacks = listed.stream().filter(n -> !indexed.contains(n)).sorted().toList();
+        List<BlockName> gone = indexed.stream().filter(n -> !listed.contains(n)).sorted().toList();
+        s.put("index", lacks.isEmpty() && gone.isEmpty() ? "agrees" : "disagrees");
+        s.put("index_blocks", (long) indexed.size());
+        if (!lacks.isEmpty()) {
+            problems.add(where + ": lacks " + lacks.size() + " listed blocks (first " + lacks.get(0) + "); queries find "
+                    + "them by listing, and the server's next start adds them");
+        }
+        if (!gone.isEmpty()) {
+            problems.add(where + ": names " + gone.size() + " blocks that are not listed (first " + gone.get(0) + ");"
+                    + " queries find them gone, and the server's next start drops them");
+        }
+        return index;
     }
 
     /** One tenant's signal; rows count the blocks whose meta.json could be read, the others go to {@code problems}. */

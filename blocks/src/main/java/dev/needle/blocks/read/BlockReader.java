@@ -114,7 +114,21 @@ public final class BlockReader implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             metaProblem = "cannot read meta.json: " + e;
         }
+        return openData(store, block, allocator, meta, metaProblem, metaBytes);
+    }
 
+    /**
+     * Opens a block whose meta.json is already known (an index holds it), reading only the Arrow
+     * footer; {@code meta} is checked against data.arrow as a read one is.
+     */
+    public static BlockReader openWithMeta(BlockStore store, BlockRef block, BufferAllocator allocator, BlockMeta meta)
+            throws CorruptBlockException {
+        return openData(store, block, allocator, meta, null, 0);
+    }
+
+    /** Reads the footer of data.arrow and checks {@code meta} (null with {@code metaProblem} saying why) against it. */
+    private static BlockReader openData(BlockStore store, BlockRef block, BufferAllocator allocator, BlockMeta meta,
+                                        String metaProblem, long metaBytes) throws CorruptBlockException {
         CountingChannel data = openData(store, block);
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {

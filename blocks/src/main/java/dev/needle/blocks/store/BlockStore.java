@@ -4,13 +4,19 @@ import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Where blocks live: list block names, read byte ranges of a block's files, publish a block
  * atomically, delete a block. The local filesystem ({@link FsBlockStore}) is the embedded
- * default; an object store can implement the same four operations.
+ * default; an object store can implement the same four operations. Beside the blocks of each tenant
+ * and signal a store may keep one index object ({@code dev.needle.blocks.index.BlockIndex}), read
+ * conditionally and replaced by compare-and-swap.
  */
 public interface BlockStore {
+
+    /** The name of the index object in {@code <tenant>/<signal>/}: not a block name, so no listing takes it for one. */
+    String INDEX_OBJECT = "INDEX";
 
     /** Tenants that have at least one signal directory, in name order. */
     List<TenantId> tenants() throws IOException;
@@ -30,4 +36,32 @@ public interface BlockStore {
 
     /** Deletes a published block; readers see it whole or not at all. Deleting a missing block is not an error. */
     void delete(BlockRef block) throws IOException;
+
+    /**
+     * Reads the index object of {@code tenant}'s {@code signal}; empty when there is none. When its
+     * version is still {@code knownToken} (null: none known), answers so without reading its bytes.
+     * A store that keeps no index answers empty, and readers list.
+     *
+     * @throws IOException when the object cannot be read (readers then list)
+     */
+    default Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
+        return Optional.empty();
+    }
+
+    /**
+     * Replaces the index object of {@code tenant}'s {@code signal} with {@code bytes} if its version is
+     * still {@code expectedToken}, or creates it if {@code expectedToken} is null and there is none.
+     * Returns the new version's token, or null when another writer changed the object first: the
+     * caller re-reads it and tries again.
+     *
+     * @throws UnsupportedOperationException when the store keeps no index or is read-only
+     */
+    default String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
+        throw new UnsupportedOperationException("this store keeps no index");
+    }
+
+    /** Whether {@link #writeIndex} works here: writers that find it false leave the index alone. */
+    default boolean keepsIndex() {
+        return false;
+    }
 }

@@ -1,9 +1,12 @@
 package dev.needle.blocks.store;
 
+import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
@@ -11,12 +14,16 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/      a published block (a {@link BlockName}) and its files
  * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.tmp-&lt;id&gt;/      a block being written; never read; removed at start-up
  * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.tmp-del-&lt;id&gt;/  a block being deleted; removed at start-up
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/INDEX            the index: a symbolic link to the current .index-&lt;id&gt;
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.index-&lt;id&gt;      one version of the index object, never changed once written
+ * &lt;root&gt;/&lt;tenant&gt;/&lt;signal&gt;/.index.lock       locked while the index is replaced
  * &lt;root&gt;/wal/                            ingest's write-ahead log, never a tenant (see {@link TenantId})
  * </pre>
  *
@@ -35,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * staging directory are synced, and the rename is then synced; a block is deleted by renaming it
  * out of sight first. A reader therefore sees a whole block or none. Thread-safe; a
  * {@link PendingBlock} is for one thread.
+ *
+ * <p>The index is replaced by writing a new {@code .index-<id>} file, syncing it, and renaming a new
+ * link over {@code INDEX}, under a lock on {@code .index.lock} (held across processes and within this
+ * one); its version token is the name the link points to, which is never used twice, so that a
+ * reader learns whether it changed from the link alone.
  *
  * <p>{@link #readOnly} opens a store for tools that look at a live server's directory: it changes
  * nothing on disk, not even the start-up sweep, which would delete blocks being written.
@@ -51,6 +66,17 @@ public final class FsBlockStore implements BlockStore {
     private static final String TMP_PREFIX = ".tmp-";
 
     private static final String DELETING_PREFIX = TMP_PREFIX + "del-";
+
+    /** Prefix of the files holding versions of the index object. */
+    private static final String INDEX_FILE_PREFIX = ".index-";
+
+    private static final String INDEX_LOCK = ".index.lock";
+
+    /** In-process locks of the index lock files: a file lock is the process's, so threads of one process need their own. */
+    private static final ConcurrentHashMap<Path, ReentrantLock> INDEX_LOCKS = new ConcurrentHashMap<>();
+
+    /** How often a read retries when the index is replaced between reading its link and its file. */
+    private static final int INDEX_READ_ATTEMPTS = 10;
 
     private static final Logger LOG = LoggerFactory.getLogger(FsBlockStore.class);
 
@@ -184,6 +210,102 @@ public final class FsBlockStore implements BlockStore {
         // Synced before the files go, so that a crash mid-way cannot bring back a partial block.
         ops.fsyncDir(dir.getParent());
         ops.deleteRecursively(deleting);
+    }
+
+    @Override
+    public Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
+        Path dir = signalDir(tenant, signal);
+        for (int attempt = 0; attempt < INDEX_READ_ATTEMPTS; attempt++) {
+            String token;
+            try {
+                token = Files.readSymbolicLink(dir.resolve(INDEX_OBJECT)).toString();
+            } catch (NoSuchFileException e) {
+                return Optional.empty();
+            } catch (NotLinkException e) {
+                throw new IOException(dir.resolve(INDEX_OBJECT) + " is not a link to a version of the index", e);
+            }
+            if (!token.startsWith(INDEX_FILE_PREFIX) || token.contains("/")) {
+                throw new IOException(dir.resolve(INDEX_OBJECT) + " points to " + TenantId.quote(token)
+                        + ", not to a version of the index beside it");
+            }
+            if (token.equals(knownToken)) {
+                return Optional.of(new IndexObject(null, token));
+            }
+            try (FileChannel file = FileChannel.open(dir.resolve(token), StandardOpenOption.READ)) {
+                if (file.size() > BlockIndex.HEADER_BYTES + (long) BlockIndex.MAX_BODY_BYTES) {
+                    throw new IOException(dir.resolve(token) + " has " + file.size() + " bytes, more than an index may");
+                }
+                ByteBuffer bytes = ByteBuffer.allocate((int) file.size());
+                while (bytes.hasRemaining() && file.read(bytes) >= 0) {
+                    // Reads until the buffer is full; a version is never changed once written.
+                }
+                return Optional.of(new IndexObject(bytes.array(), token));
+            } catch (NoSuchFileException e) {
+                // Replaced, and the old version removed, since the link was read: read the new one.
+            }
+        }
+        throw new IOException("the index of " + tenant.value() + "/" + signal.dirName() + " changed " + INDEX_READ_ATTEMPTS
+                + " times while being read");
+    }
+
+    /**
+     * Under the index lock, and only if {@code INDEX} still points to {@code expectedToken}: writes the
+     * new version into its own file and syncs it, renames a new link over {@code INDEX}, syncs the
+     * directory, and removes the old version (and any a crash left behind).
+     */
+    @Override
+    public String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
+        checkWritable("write the index");
+        Path dir = signalDir(tenant, signal);
+        ops.createDirectories(dir);
+        ReentrantLock local = INDEX_LOCKS.computeIfAbsent(dir.resolve(INDEX_LOCK), p -> new ReentrantLock());
+        local.lock();
+        try (FileChannel lockFile = FileChannel.open(dir.resolve(INDEX_LOCK), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE); FileLock held = lockFile.lock()) {
+            Path link = dir.resolve(INDEX_OBJECT);
+            String current;
+            try {
+                current = Files.readSymbolicLink(link).toString();
+            } catch (NoSuchFileException e) {
+                current = null;
+            }
+            if (!Objects.equals(current, expectedToken)) {
+                return null;
+            }
+            String token = INDEX_FILE_PREFIX + BlockName.newId();
+            Path version = dir.resolve(token);
+            try (OutputStream out = ops.newOutputStream(version)) {
+                out.write(bytes);
+            }
+            ops.fsyncFile(version);
+            Path newLink = dir.resolve(INDEX_FILE_PREFIX + "link-" + BlockName.newId());
+            Files.createSymbolicLink(newLink, Path.of(token));
+            ops.move(newLink, link);
+            ops.fsyncDir(dir);
+            removeOtherIndexVersions(dir, token);
+            return token;
+        } finally {
+            local.unlock();
+        }
+    }
+
+    @Override
+    public boolean keepsIndex() {
+        return !readOnly;
+    }
+
+    /** Removes every version of the index but {@code current}: the one it replaced, and any a crash left. */
+    private static void removeOtherIndexVersions(Path dir, String current) {
+        try (DirectoryStream<Path> versions = Files.newDirectoryStream(dir, INDEX_FILE_PREFIX + "*")) {
+            for (Path version : versions) {
+                if (!version.getFileName().toString().equals(current)) {
+                    Files.deleteIfExists(version);
+                }
+            }
+        } catch (IOException e) {
+            // Only disk space: the next write tries again.
+            LOG.warn("could not remove old versions of the index in {}", dir, e);
+        }
     }
 
     private void checkWritable(String what) {

@@ -1,11 +1,14 @@
 package dev.needle.blocks.store;
 
+import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -15,6 +18,9 @@ import java.util.function.Function;
  * <p>Blocks written together (the chunks of one ingest cut) form a group, named by the caller's
  * {@code group} function, and a group is deleted only once every block of it is older: deleting one
  * block of a group would make the rest look like a write that did not finish.
+ *
+ * <p>Blocks leave the store's index ({@link BlockIndexWriter#remove}) before they are deleted; if that
+ * fails, nothing is deleted.
  */
 public final class Retention {
 
@@ -34,11 +40,17 @@ public final class Retention {
         List<BlockRef> deleted = new ArrayList<>();
         for (List<BlockRef> blocks : groups.values()) {
             if (blocks.stream().allMatch(b -> b.name().endUnixNano() < cutoffUnixNano)) {
-                for (BlockRef block : blocks) {
-                    store.delete(block);
-                    deleted.add(block);
-                }
+                deleted.addAll(blocks);
             }
+        }
+        if (!deleted.isEmpty() && store.keepsIndex()) {
+            // Out of the index first: an index never names a deleted block, only misses one not yet deleted.
+            Set<BlockName> names = new HashSet<>();
+            deleted.forEach(b -> names.add(b.name()));
+            new BlockIndexWriter(store).remove(tenant, signal, names);
+        }
+        for (BlockRef block : deleted) {
+            store.delete(block);
         }
         deleted.sort(null);
         return deleted;

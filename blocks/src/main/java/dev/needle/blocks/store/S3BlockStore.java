@@ -1,6 +1,7 @@
 package dev.needle.blocks.store;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Signal;
 import java.io.Closeable;
 import java.io.IOException;
@@ -27,12 +28,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.retry.RetryMode;
@@ -46,6 +49,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -57,6 +61,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <pre>
  * &lt;prefix&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/data.arrow, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX, TAGS
  * &lt;prefix&gt;/&lt;tenant&gt;/&lt;signal&gt;/&lt;block&gt;/meta.json   uploaded last: a block is visible when it exists
+ * &lt;prefix&gt;/&lt;tenant&gt;/&lt;signal&gt;/INDEX                  the index, replaced with If-Match on its ETag
  * </pre>
  *
  * <p>S3 has no rename, so a block is published by uploading its other files under their final
@@ -372,6 +377,66 @@ public final class S3BlockStore implements BlockStore, Closeable {
             }
         }
         return swept;
+    }
+
+    /** One GET, with {@code If-None-Match} on the known ETag: an unchanged index costs a 304 and no body. */
+    @Override
+    public Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
+        String key = indexKey(tenant, signal);
+        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(key)
+                .ifNoneMatch(knownToken))) {
+            Long length = in.response().contentLength();
+            if (length != null && length > BlockIndex.HEADER_BYTES + (long) BlockIndex.MAX_BODY_BYTES) {
+                throw new IOException(uri(key) + " has " + length + " bytes, more than an index may");
+            }
+            return Optional.of(new IndexObject(in.readAllBytes(), in.response().eTag()));
+        } catch (S3Exception e) {
+            if (e.statusCode() == 304) {
+                return Optional.of(new IndexObject(null, knownToken));
+            } else if (e.statusCode() == 404) {
+                return Optional.empty();
+            }
+            throw failed("GET " + uri(key), e);
+        } catch (SdkException e) {
+            throw failed("GET " + uri(key), e);
+        }
+    }
+
+    /**
+     * One conditional PUT: {@code If-Match} on {@code expectedToken}, or {@code If-None-Match: *} to
+     * create. 412 (the ETag moved on, or the object exists) and 409 (a conditional write racing
+     * another) mean another writer was first. A PUT the SDK retried after a lost answer finds its
+     * own write and says so too; the caller's re-read then sees its change already made.
+     */
+    @Override
+    public String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
+        String key = indexKey(tenant, signal);
+        try {
+            return s3.putObject(b -> {
+                b.bucket(bucket).key(key);
+                if (expectedToken == null) {
+                    b.ifNoneMatch("*");
+                } else {
+                    b.ifMatch(expectedToken);
+                }
+            }, RequestBody.fromBytes(bytes)).eTag();
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412 || e.statusCode() == 409) {
+                return null;
+            }
+            throw failed("PUT " + uri(key), e);
+        } catch (SdkException e) {
+            throw failed("PUT " + uri(key), e);
+        }
+    }
+
+    @Override
+    public boolean keepsIndex() {
+        return true;
+    }
+
+    private String indexKey(TenantId tenant, Signal signal) {
+        return base + tenant.value() + "/" + signal.dirName() + "/" + INDEX_OBJECT;
     }
 
     @Override

@@ -93,7 +93,7 @@ public record TenantId(String value) implements Comparable<TenantId> {
     }
 
     /** {@code raw} in double quotes, printable ASCII only, cut after {@link #QUOTE_LIMIT} characters. */
-    static String quote(String raw) {
+    public static String quote(String raw) {
         StringBuilder sb = new StringBuilder("\"");
         int shown = Math.min(raw.length(), QUOTE_LIMIT);
         for (int i = 0; i < shown; i++) {

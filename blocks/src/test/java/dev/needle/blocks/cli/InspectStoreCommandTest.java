@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.Version1Blocks;
+import dev.needle.blocks.index.BlockIndex;
+import dev.needle.blocks.index.BlockIndexWriter;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
@@ -66,6 +70,34 @@ class InspectStoreCommandTest {
     }
 
     @Test
+    void store_index_saysWhetherItIsThereAndAgrees_andVerifyChecksItsCopies() throws IOException {
+        FsBlockStore store = new FsBlockStore(data);
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        assertTrue(out.toString().contains("\"index\":\"none\""), out.toString());
+
+        new BlockIndexWriter(store).reconcile(ACME, Signal.SPANS);
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("store", data.toString(), "--json", "--verify"), err.toString());
+        assertTrue(out.toString().contains("\"index\":\"agrees\",\"index_blocks\":2,"), out.toString());
+
+        // An index naming a block that is gone, and holding a copy of a TRACE_IDX that is not the block's.
+        BlockIndex index = BlockIndex.decode(store.readIndex(ACME, Signal.SPANS, null).orElseThrow().bytes(), ACME,
+                Signal.SPANS);
+        BlockIndex.Entry first = index.entries().get(0);
+        BlockIndex.Entry forged = new BlockIndex.Entry(first.name(), first.meta(), new byte[] {1}, first.attrIdx());
+        BlockIndex.Entry gone = new BlockIndex.Entry(BlockName.forRange(0, 1, "gone"), new byte[0], new byte[0],
+                new byte[0]);
+        store.writeIndex(ACME, Signal.SPANS, index.with(List.of(forged, gone)).encode(),
+                store.readIndex(ACME, Signal.SPANS, null).orElseThrow().token());
+        out.getBuffer().setLength(0);
+        assertEquals(1, run("store", data.toString(), "--verify"), err.toString());
+        String text = out.toString();
+        assertTrue(text.contains("disagrees"), text);
+        assertTrue(text.contains("acme/spans/INDEX: names 1 blocks that are not listed"), text);
+        assertTrue(text.contains("the index's copy of TRACE_IDX is not the block's"), text);
+    }
+
+    @Test
     void store_json_countsPerTenantAndSignal() throws IOException {
         assertEquals(0, run("store", data.toString(), "--json"), err.toString());
         String json = out.toString();
@@ -97,8 +129,8 @@ class InspectStoreCommandTest {
         assertEquals(0, run("store", data.toString()), err.toString());
         String text = out.toString();
         assertTrue(text.contains("tenant         signal  blocks  rows  data bytes  trace idx bytes"), text);
-        assertTrue(text.lines().anyMatch(l -> l.matches("acme +spans +2 +1000 +\\d+ +\\d+ +\\d+\\.\\d\\d% .* 1")), text);
-        assertTrue(text.lines().anyMatch(l -> l.matches("single-tenant +logs +1 +450 .* 0")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("acme +spans +2 +1000 +\\d+ +\\d+ +\\d+\\.\\d\\d% .* 1 +none +- +-")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("single-tenant +logs +1 +450 .* 0 +none +- +-")), text);
     }
 
     @Test

@@ -1,19 +1,35 @@
 package dev.needle.blocks.store;
 
+import java.io.InputStream;
 import java.net.URI;
 import java.util.Properties;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
+import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
+import org.gaul.s3proxy.blobstore.domain.MultipartUpload;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * An S3-compatible server in the test's process: S3Proxy over its in-memory store, on a free port
  * of 127.0.0.1, checking AWS signatures, so that wrong credentials are refused as S3 refuses them.
+ * Its writes are serialized, and a conditional PUT's condition checked under the same lock
+ * ({@link SerializedWrites}): S3Proxy checks {@code If-Match} before its store takes its lock, so
+ * two racing conditional writes could both succeed, where S3 lets only one.
  */
 public final class S3ProxyServer implements AutoCloseable {
 
@@ -31,7 +47,7 @@ public final class S3ProxyServer implements AutoCloseable {
         properties.setProperty("jclouds.identity", ACCESS_KEY);
         properties.setProperty("jclouds.credential", SECRET_KEY);
         blobs = BlobStores.create("transient", properties);
-        proxy = S3Proxy.builder().blobStore(blobs).endpoint(URI.create("http://127.0.0.1:0"))
+        proxy = S3Proxy.builder().blobStore(new SerializedWrites(blobs)).endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
         proxy.start();
         while (!"STARTED".equals(proxy.getState())) {
@@ -77,5 +93,45 @@ public final class S3ProxyServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         proxy.stop();
+    }
+
+    /** The store with each write made whole (its condition checked, then the write done) before the next starts. */
+    private static final class SerializedWrites extends ForwardingBlobStore {
+
+        SerializedWrites(BlobStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public synchronized PutObjectResponse putBlob(PutObjectRequest request, InputStream content) {
+            HeadObjectResponse current = delegate().blobMetadataIfPresent(request.bucket(), request.key());
+            boolean exists = current != null;
+            if (("*".equals(request.ifNoneMatch()) && exists) || (request.ifMatch() != null
+                    && (!exists || !unquoted(request.ifMatch()).equals(unquoted(current.eTag()))))) {
+                throw (S3Exception) S3Exception.builder().statusCode(412).message("At least one of the pre-conditions"
+                        + " you specified did not hold").build();
+            }
+            return super.putBlob(request, content);
+        }
+
+        private static String unquoted(String etag) {
+            return etag.replace("\"", "");
+        }
+
+        @Override
+        public synchronized CopyObjectResponse copyBlob(CopyObjectRequest request) {
+            return super.copyBlob(request);
+        }
+
+        @Override
+        public synchronized DeleteObjectResponse removeBlob(DeleteObjectRequest request) {
+            return super.removeBlob(request);
+        }
+
+        @Override
+        public synchronized CompleteMultipartUploadResponse completeMultipartUpload(MultipartUpload upload,
+                CompleteMultipartUploadRequest request) {
+            return super.completeMultipartUpload(upload, request);
+        }
     }
 }

@@ -2,7 +2,9 @@ package dev.needle.ingest.head;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.wal.WalEntry;
 import dev.needle.query.engine.HeadSource;
@@ -15,8 +17,10 @@ import java.util.function.Function;
 /**
  * Records acknowledged but not yet in a published block: the active part, which takes new
  * records, and the cuts being published, which stay visible to queries until their blocks are
- * listed by the store (the contract {@link HeadSource} states). The active part is indexed by
- * trace id, so that a trace lookup takes its records without copying or scanning the head.
+ * listed by the store (the contract {@link HeadSource} states); then, for
+ * {@link HeadSource#NAMES_PUBLISHED_FOR}, the names of the blocks they were published as. The
+ * active part is indexed by trace id, so that a trace lookup takes its records without copying or
+ * scanning the head.
  */
 public final class Head implements HeadSource {
 
@@ -31,6 +35,11 @@ public final class Head implements HeadSource {
     private long firstAddNanos;
     private final List<Cut> publishing = new ArrayList<>();
     private long publishingHeapBytes;
+    private final List<Published> published = new ArrayList<>();
+
+    /** A block published from a released cut, named in the head's parts until {@code untilNanos}. */
+    private record Published(BlockRef block, long untilNanos) {
+    }
 
     /** Adds the records of one durable write-ahead log entry; entries arrive in sequence order. */
     public synchronized void add(WalEntry entry, Records records) {
@@ -93,12 +102,19 @@ public final class Head implements HeadSource {
         return bytes;
     }
 
-    /** Forgets a cut whose blocks are published and listed. */
-    public synchronized void release(Cut cut) {
+    /**
+     * Forgets the records of a cut whose blocks are published, listed and in the store's index, and
+     * names {@code blocks}, the blocks it was published as, for {@link HeadSource#NAMES_PUBLISHED_FOR}.
+     */
+    public synchronized void release(Cut cut, List<BlockRef> blocks) {
         // By identity: a record's equals would compare every span of the two cuts.
         if (publishing.removeIf(c -> c == cut)) {
             publishingHeapBytes -= cut.heapBytes();
         }
+        long now = System.nanoTime();
+        published.removeIf(p -> now - p.untilNanos() > 0);
+        long until = now + NAMES_PUBLISHED_FOR.toNanos();
+        blocks.forEach(b -> published.add(new Published(b, until)));
     }
 
     /** Records in the active part. */
@@ -138,6 +154,7 @@ public final class Head implements HeadSource {
     @Override
     public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
         List<Part<SpanRecord>> out = publishingParts(tenant, Records.Spans.class, Records.Spans::list);
+        out.addAll(publishedParts(tenant, Signal.SPANS));
         out.add(new Part<>(null, List.copyOf(spans.getOrDefault(tenant, List.of()))));
         return out;
     }
@@ -146,6 +163,7 @@ public final class Head implements HeadSource {
     public synchronized List<Part<SpanRecord>> traceSpanParts(TenantId tenant, Bytes traceId) {
         List<Part<SpanRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Spans.class, Records.Spans::list),
                 s -> s.traceId().equals(traceId));
+        out.addAll(publishedParts(tenant, Signal.SPANS));
         List<SpanRecord> active = spansByTrace.getOrDefault(tenant, Map.of()).get(traceId);
         if (active != null) {
             out.add(new Part<>(null, List.copyOf(active)));
@@ -157,6 +175,7 @@ public final class Head implements HeadSource {
     public synchronized List<Part<LogRecord>> traceLogParts(TenantId tenant, Bytes traceId) {
         List<Part<LogRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Logs.class, Records.Logs::list),
                 r -> r.traceId().equals(traceId));
+        out.addAll(publishedParts(tenant, Signal.LOGS));
         List<LogRecord> active = logsByTrace.getOrDefault(tenant, Map.of()).get(traceId);
         if (active != null) {
             out.add(new Part<>(null, List.copyOf(active)));
@@ -167,7 +186,20 @@ public final class Head implements HeadSource {
     @Override
     public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
         List<Part<LogRecord>> out = publishingParts(tenant, Records.Logs.class, Records.Logs::list);
+        out.addAll(publishedParts(tenant, Signal.LOGS));
         out.add(new Part<>(null, List.copyOf(logs.getOrDefault(tenant, List.of()))));
+        return out;
+    }
+
+    /** The tenant's blocks of {@code signal} published lately, each as a part without records naming it. */
+    private <R> List<Part<R>> publishedParts(TenantId tenant, Signal signal) {
+        long now = System.nanoTime();
+        List<Part<R>> out = new ArrayList<>();
+        for (Published p : published) {
+            if (p.block().tenant().equals(tenant) && p.block().signal() == signal && now - p.untilNanos() < 0) {
+                out.add(Part.published(p.block().name().id(), p.block().name().toString()));
+            }
+        }
         return out;
     }
 

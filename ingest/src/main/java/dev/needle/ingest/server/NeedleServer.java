@@ -396,8 +396,9 @@ public final class NeedleServer implements Closeable {
         try {
             int held = engine.preloadSidecars();
             engine.warmUp();
-            LOG.info("query: {} sidecars read into the cache ({} MiB) and the read path warmed up in {} ms", held,
-                    engine.sidecarCache().bytes() >> 20, (System.nanoTime() - started) / 1_000_000);
+            LOG.info("query: {} sidecars held ({} MiB in the cache, {} MiB from the indexes) and the read path warmed up"
+                    + " in {} ms", held, engine.sidecarCache().bytes() >> 20, engine.indexBytes() >> 20,
+                    (System.nanoTime() - started) / 1_000_000);
         } catch (IOException | RuntimeException e) {
             // Only the first queries are slower: each reads the sidecars it needs.
             LOG.warn("query: preparing for queries failed ({}); queries read the sidecars they need themselves",

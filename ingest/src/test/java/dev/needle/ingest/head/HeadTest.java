@@ -47,7 +47,7 @@ class HeadTest {
                 cuts.add(head.cut(7, ""));
             }
             if (round % 13 == 12 && !cuts.isEmpty()) {
-                head.release(cuts.remove(0));
+                head.release(cuts.remove(0), List.of());
             }
             for (TenantId t : TENANTS) {
                 for (int trace = 0; trace <= TRACES; trace++) {

@@ -14,6 +14,7 @@ import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FaultProxy;
 import dev.needle.blocks.store.FaultProxy.Fault;
+import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
 import dev.needle.blocks.store.S3ProxyServer;
@@ -260,10 +261,11 @@ class S3FaultsServeTest {
         }
     }
 
-    /** The block directories of the bucket's objects, published or not: {@code needle/tenant/signal/block}. */
+    /** The block directories of the bucket's objects, published or not: {@code needle/tenant/signal/block}; the index is no block's. */
     private Set<String> blockDirs() {
         try (S3Client raw = s3.client()) {
             return raw.listObjectsV2(b -> b.bucket(bucket)).contents().stream().map(S3Object::key)
+                    .filter(k -> !k.endsWith("/" + BlockStore.INDEX_OBJECT))
                     .map(k -> k.substring(0, k.lastIndexOf('/'))).collect(Collectors.toSet());
         }
     }

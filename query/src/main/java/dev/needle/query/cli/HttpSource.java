@@ -153,6 +153,9 @@ final class HttpSource implements Source {
         if (!m.zoneMaps()) {
             disable.add(BlockDecision.Step.ZONE_MAPS.label());
         }
+        if (!m.index()) {
+            disable.add("index");
+        }
         if (disable.length() > 0) {
             params.put("disable", disable.toString());
         }

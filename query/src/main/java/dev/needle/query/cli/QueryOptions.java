@@ -61,6 +61,10 @@ final class QueryOptions {
     @Option(names = "--no-zone-maps", description = "do not skip record batches by their zone maps")
     boolean noZoneMaps;
 
+    @Option(names = "--no-index", description = "learn the blocks from a listing and their own sidecars, not from the "
+            + "store's index")
+    boolean noIndex;
+
     @Option(names = "--json",
             description = "print one JSON document shaped as the HTTP API's answer: OTLP JSON records, \"status\" "
                     + "COMPLETE or PARTIAL, \"message\" naming unreadable blocks, \"explain\" when asked")
@@ -71,7 +75,7 @@ final class QueryOptions {
         if (url != null && spec.commandLine().getParseResult().hasMatchedOption("--data")) {
             throw new ParameterException(spec.commandLine(), "give --data or --url, not both");
         }
-        return new Request(tenant, range(), new Mechanisms(!noTime, !noTraceIdx, !noAttrIdx, !noZoneMaps), explain);
+        return new Request(tenant, range(), new Mechanisms(!noTime, !noTraceIdx, !noAttrIdx, !noZoneMaps, !noIndex), explain);
     }
 
     /** Where to ask: the server when --url is given, else the data directory. */

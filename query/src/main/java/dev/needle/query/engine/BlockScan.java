@@ -45,9 +45,11 @@ final class BlockScan {
     /**
      * The records of block {@code ref} that {@code target} matches: all of them, or with a
      * {@code limit} only the newest {@code limit} distinct ones (which is all a search keeps of a
-     * block), so that rows past them are never decoded.
+     * block), so that rows past them are never decoded. With {@code indexed} (what the store's index
+     * holds of the block; else null) its filter and meta.json come from there instead of the block.
      */
-    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit) {
+    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
+                       BlockCatalog.Indexed indexed) {
         String name = ref.name().toString();
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
@@ -59,14 +61,20 @@ final class BlockScan {
         long sidecarBytes = 0;
         boolean useSidecar = target.sidecarStep() == Step.TRACE_IDX ? mechanisms.traceIdx() : mechanisms.attrIdx();
         if (useSidecar) {
-            boolean[] hit = new boolean[1];
-            Sidecar sidecar = cache.get(ref, target.sidecarFile(),
-                    () -> BlockReader.readSidecar(store, ref, target.sidecarFile()), hit);
-            sidecarBytes = hit[0] ? 0 : sidecar.bytesRead();
+            Sidecar sidecar;
+            if (indexed != null) {
+                sidecar = indexed.sidecar(target.sidecarFile());
+            } else {
+                boolean[] hit = new boolean[1];
+                sidecar = cache.get(ref, target.sidecarFile(),
+                        () -> BlockReader.readSidecar(store, ref, target.sidecarFile()), hit);
+                sidecarBytes = hit[0] ? 0 : sidecar.bytesRead();
+            }
             if (sidecar.isVerified()) {
                 String ruledOut = target.ruledOutBy(sidecar);
                 if (ruledOut != null) {
-                    return pruned(name, target.sidecarStep(), ruledOut, null, sidecarBytes);
+                    return pruned(name, target.sidecarStep(), ruledOut + (indexed != null ? " (its filter in the index)" : ""),
+                            null, sidecarBytes);
                 }
             } else {
                 failedOpen = sidecar.failOpenReason().orElseThrow().label();
@@ -88,7 +96,9 @@ final class BlockScan {
         }
 
         BlockFacts known = cache.facts(ref);
-        try (BlockReader reader = BlockReader.open(store, ref, allocator, known)) {
+        try (BlockReader reader = known == null && indexed != null && indexed.meta() != null
+                ? BlockReader.openWithMeta(store, ref, allocator, indexed.meta())
+                : BlockReader.open(store, ref, allocator, known)) {
             if (known == null) {
                 reader.facts().ifPresent(facts -> cache.keep(ref, facts));
             }
@@ -142,7 +152,7 @@ final class BlockScan {
             if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
                 // The limit counted rows, and two of them are one record (a span sent twice): the
                 // newest rows are not the newest records. Rare enough to answer by reading every match.
-                return run(ref, target, range, mechanisms, Integer.MAX_VALUE);
+                return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed);
             }
             long bytes = sidecarBytes + reader.bytesRead();
             if (batchesRead == 0 && reader.batchCount() > 0) {

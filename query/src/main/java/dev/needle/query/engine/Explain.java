@@ -10,17 +10,19 @@ import java.util.TreeMap;
 
 /**
  * The plan of one lookup over one signal, block by block, with its totals. Its JSON (written and
- * read by {@link ExplainFormat}) is {@code signal}, {@code mechanisms}, {@code totals} and
- * {@code blocks}; the head counts are written among the totals.
+ * read by {@link ExplainFormat}) is {@code signal}, {@code mechanisms}, {@code source}, {@code totals}
+ * and {@code blocks}; the head counts are written among the totals.
  *
  * @param signal     spans or logs
  * @param mechanisms the mechanisms the lookup was allowed
+ * @param source     where the blocks were learnt: the store's index (with how many), or a listing and why
+ *                   (the index is turned off, missing, damaged or unreadable)
  * @param blocks     one decision per listed block, newest first
  * @param headRows   unpublished records scanned in the ingest head
  * @param headMatched unpublished records that matched
  */
-@JsonPropertyOrder({"signal", "mechanisms", "totals", "blocks"})
-public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> blocks, @JsonIgnore long headRows,
+@JsonPropertyOrder({"signal", "mechanisms", "source", "totals", "blocks"})
+public record Explain(String signal, Mechanisms mechanisms, String source, List<BlockDecision> blocks, @JsonIgnore long headRows,
                       @JsonIgnore long headMatched) {
 
     public Explain {
@@ -29,12 +31,14 @@ public record Explain(String signal, Mechanisms mechanisms, List<BlockDecision> 
 
     /**
      * A plan from its JSON. The totals are not read but summed again from the blocks; a part an
-     * older server left out is empty (no blocks, no head records), its mechanisms all on.
+     * older server left out is empty (no blocks, no head records, no source), its mechanisms all on.
      */
     @JsonCreator
     static Explain fromJson(@JsonProperty("signal") String signal, @JsonProperty("mechanisms") Mechanisms mechanisms,
-                            @JsonProperty("blocks") List<BlockDecision> blocks, @JsonProperty("totals") Totals totals) {
+                            @JsonProperty("source") String source, @JsonProperty("blocks") List<BlockDecision> blocks,
+                            @JsonProperty("totals") Totals totals) {
         return new Explain(signal == null ? "" : signal, mechanisms == null ? Mechanisms.ALL : mechanisms,
+                source == null ? "" : source,
                 blocks == null ? List.of() : blocks, totals == null ? 0 : totals.headRows(),
                 totals == null ? 0 : totals.headMatched());
     }

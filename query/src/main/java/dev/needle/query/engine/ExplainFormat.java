@@ -38,6 +38,9 @@ public final class ExplainFormat {
         out.append(String.format("%s: %d rows scanned, %d matched, %d bytes read (%d to decide); head: %d records, %d matched%n",
                 plan.signal(), t.rowsScanned(), t.matched(), t.bytesRead(), t.bytesToDecide(), plan.headRows(),
                 plan.headMatched()));
+        if (!plan.source().isEmpty()) {
+            out.append(plan.signal()).append(": blocks from ").append(plan.source()).append(System.lineSeparator());
+        }
         if (!t.failedOpen().isEmpty()) {
             out.append(plan.signal()).append(": sidecars failed open: ");
             String sep = "";

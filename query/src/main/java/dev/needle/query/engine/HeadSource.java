@@ -4,6 +4,7 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -14,13 +15,23 @@ import java.util.function.Predicate;
  * to query.
  *
  * <p>Contract: a record leaves the head only after the block that holds it is published and
- * listed by the store, and the head says which block each part of it is being published as. The
- * engine takes the head's snapshot before it lists blocks and drops the parts whose blocks it
- * lists, so a record being published during a query is seen exactly once. A head that could not
- * be read whole (an ingest node that did not answer) says so with a part that names the problem,
- * which makes the answer partial.
+ * listed by the store (and in the store's index, where it keeps one), and the head says which
+ * block each part of it is being published as. For at least {@link #NAMES_PUBLISHED_FOR} after that
+ * the head still names the published block, in a part without records. The engine takes the
+ * head's snapshot before it learns the blocks (from a listing, or from an index read at most
+ * {@link QueryEngine#INDEX_POLL} ago), drops the parts whose blocks it knows, and reads the blocks
+ * the head names that it does not know; so a record being published during a query is seen
+ * exactly once, even when the index the engine holds is older than the block. A head that could
+ * not be read whole (an ingest node that did not answer) says so with a part that names the
+ * problem, which makes the answer partial.
  */
 public interface HeadSource {
+
+    /**
+     * How long a head names a block after its records left it: longer than any reader's index poll
+     * ({@link QueryEngine#INDEX_POLL}), so that a reader's index was read after the block was in it.
+     */
+    Duration NAMES_PUBLISHED_FOR = Duration.ofSeconds(10);
 
     /** A head with nothing in it: for tools that read a data directory directly. */
     HeadSource EMPTY = new HeadSource() {
@@ -36,22 +47,29 @@ public interface HeadSource {
     };
 
     /**
-     * Records of the head by origin.
+     * Records of the head by origin, or a block just published, which the head names without records.
      *
-     * @param blockId the id of the block these records are being published as, or null while no block is
-     * @param records the records, which do not change afterwards
-     * @param problem why records of the head are missing from this snapshot (they may be anywhere), or null
+     * @param blockId   the id of the block these records are being published as, or null while no block is
+     * @param records   the records, which do not change afterwards; none in a part naming a published block
+     * @param published the whole name of the block published with these records ({@code BlockName}'s text),
+     *                  once it is published and they left the head; null before
+     * @param problem   why records of the head are missing from this snapshot (they may be anywhere), or null
      */
-    record Part<R>(String blockId, List<R> records, String problem) {
+    record Part<R>(String blockId, List<R> records, String published, String problem) {
 
-        /** Records of the head, read whole. */
+        /** Records not yet published, being published as {@code blockId} (or null), read whole. */
         public Part(String blockId, List<R> records) {
-            this(blockId, records, null);
+            this(blockId, records, null, null);
+        }
+
+        /** A block just published as {@code published}, named without its records. */
+        public static <R> Part<R> published(String blockId, String published) {
+            return new Part<>(blockId, List.of(), published, null);
         }
 
         /** A part standing for records that could not be read: the answer is partial and names {@code problem}. */
         public static <R> Part<R> unreadable(String problem) {
-            return new Part<>(null, List.of(), problem);
+            return new Part<>(null, List.of(), null, problem);
         }
     }
 
@@ -71,13 +89,16 @@ public interface HeadSource {
         return filter(logParts(tenant), r -> r.traceId().equals(traceId));
     }
 
-    /** The parts with only their records that satisfy {@code keep}; parts left empty are dropped, unless they name a problem. */
+    /**
+     * The parts with only their records that satisfy {@code keep}; parts left empty are dropped, but
+     * not those naming a published block or a problem.
+     */
     static <R> List<Part<R>> filter(List<Part<R>> parts, Predicate<R> keep) {
         List<Part<R>> out = new ArrayList<>();
         for (Part<R> part : parts) {
             List<R> kept = part.records().stream().filter(keep).toList();
-            if (!kept.isEmpty() || part.problem() != null) {
-                out.add(new Part<>(part.blockId(), kept, part.problem()));
+            if (!kept.isEmpty() || part.published() != null || part.problem() != null) {
+                out.add(new Part<>(part.blockId(), kept, part.published(), part.problem()));
             }
         }
         return out;

@@ -7,6 +7,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -43,11 +46,19 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * Plans and runs lookups over a tenant's blocks and the ingest head: for each block, time range
  * from the name, then TRACE_IDX or ATTR_IDX, then batch zone maps, then rows; blocks in parallel.
+ * The blocks and their filters come from the store's index where there is one ({@link BlockCatalog}),
+ * else from a listing and each block's own sidecars.
  */
 public final class QueryEngine implements AutoCloseable {
 
     /** The sidecar cache of the server and the CLI: both sidecars of some 700 span blocks of 300,000 rows. */
     public static final long DEFAULT_SIDECAR_CACHE_BYTES = 64L << 20;
+
+    /** How often, at most, the engine reads a tenant's index again: shorter than {@link HeadSource#NAMES_PUBLISHED_FOR}. */
+    public static final Duration INDEX_POLL = Duration.ofSeconds(1);
+
+    /** How often, at most, the engine lists blocks to find those the index lacks (written by another tool, or by a crashed writer). */
+    public static final Duration LIST_EVERY = Duration.ofMinutes(1);
 
     /** Spans a trace search first asks for per trace wanted: most traces hold a few matching spans. */
     static final int SPANS_PER_TRACE = 10;
@@ -55,6 +66,7 @@ public final class QueryEngine implements AutoCloseable {
     private final BlockStore store;
     private final HeadSource head;
     private final SidecarCache cache;
+    private final BlockCatalog catalog;
     private final BufferAllocator allocator = new RootAllocator();
     private final BlockScan scan;
     private final ExecutorService pool;
@@ -65,9 +77,19 @@ public final class QueryEngine implements AutoCloseable {
      * decoded sidecars and reading up to {@code threads} blocks at once.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
+        this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
+    }
+
+    /**
+     * An engine as {@link #QueryEngine(BlockStore, HeadSource, long, int)}, reading each index again at
+     * most every {@code indexPoll} and listing blocks at most every {@code listEvery}.
+     */
+    public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads, Duration indexPoll,
+                       Duration listEvery) {
         this.store = store;
         this.head = head;
         this.cache = new SidecarCache(sidecarCacheBytes);
+        this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
         this.threads = threads;
         this.pool = Executors.newFixedThreadPool(threads, r -> {
@@ -82,25 +104,36 @@ public final class QueryEngine implements AutoCloseable {
         return cache;
     }
 
+    /** Bytes of filters held from the stores' indexes, beside {@link #sidecarCache}. */
+    public long indexBytes() {
+        return catalog.bytes();
+    }
+
     /**
-     * Reads the sidecars of every tenant's blocks into the cache, newest blocks first, until it is
-     * full: a server calls this as it starts, so that its first queries do not read them one by one.
-     * TRACE_IDX and ATTR_IDX of every block come first, then BATCH_ATTR_IDX: every lookup asks the
-     * former, only a search that ATTR_IDX could not rule a block out for asks the latter. Returns how
-     * many sidecars the cache then holds from this pass.
+     * Reads each tenant's index, and the sidecars of the blocks no index holds into the cache, newest
+     * blocks first, until it is full: a server calls this as it starts, so that its first queries do
+     * not read them one by one. TRACE_IDX and ATTR_IDX come first (from an index, or from the blocks
+     * it lacks), then BATCH_ATTR_IDX: every lookup asks the former, only a search that ATTR_IDX could
+     * not rule a block out for asks the latter. Returns how many sidecars are then held from this pass.
      */
     public int preloadSidecars() throws IOException {
         List<BlockRef> blocks = new ArrayList<>();
+        Set<BlockRef> indexed = new HashSet<>();
         for (TenantId tenant : store.tenants()) {
             for (Signal signal : Signal.values()) {
-                blocks.addAll(store.list(tenant, signal));
+                BlockCatalog.Known known = catalog.blocks(tenant, signal, true);
+                blocks.addAll(known.blocks());
+                known.blocks().stream().filter(b -> known.indexed().containsKey(b.name())).forEach(indexed::add);
             }
         }
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
-        int held = 0;
+        int held = 2 * indexed.size();
         for (List<String> files : List.of(List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX),
                 List.of(BloomSidecar.BATCH_ATTR_IDX))) {
             for (BlockRef ref : blocks) {
+                if (files.size() == 2 && indexed.contains(ref)) {
+                    continue;
+                }
                 for (String file : files) {
                     if (!cache.preload(ref, file, () -> BlockReader.readSidecar(store, ref, file))) {
                         return held;
@@ -319,9 +352,10 @@ public final class QueryEngine implements AutoCloseable {
     private <R> TagsResult tags(TenantId tenant, Signal signal, TimeRange range, Predicate<String> complete,
                                 List<HeadSource.Part<R>> headParts, SearchTarget<R> everything,
                                 BiConsumer<IndexedPairs, R> add, ToLongFunction<R> time) throws IOException {
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         List<String> problems = new ArrayList<>();
-        List<R> head = unpublished(headParts, blocks, problems);
+        Plan<R> plan = plan(tenant, signal, Mechanisms.ALL, headParts, problems);
+        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
+        List<R> head = plan.headRecords();
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
         List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
         List<BlockRef> toScan = new ArrayList<>();
@@ -335,7 +369,7 @@ public final class QueryEngine implements AutoCloseable {
         }
         IndexedPairs pairs = new IndexedPairs(tags);
         for (BlockScan.Outcome<R> outcome : runAll(toScan,
-                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
+                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE, null))) {
             outcome.records().forEach(r -> add.accept(pairs, r));
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
@@ -391,9 +425,10 @@ public final class QueryEngine implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
         List<String> problems = new ArrayList<>();
-        List<R> headRecords = unpublished(head, blocks, problems);
+        Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
+        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
+        List<R> headRecords = plan.headRecords();
         Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
@@ -419,8 +454,12 @@ public final class QueryEngine implements AutoCloseable {
                 break;
             }
             List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
-            List<BlockScan.Outcome<R>> outcomes = runAll(batch, ref -> scan.run(ref, target, range, mechanisms, limit));
+            List<BlockScan.Outcome<R>> outcomes = runAll(batch,
+                    ref -> scan.run(ref, target, range, mechanisms, limit, plan.indexed().get(ref.name())));
             for (int i = 0; i < outcomes.size(); i++) {
+                if (outcomes.get(i).problem() != null && gone(batch.get(i))) {
+                    continue;
+                }
                 decisions.add(outcomes.get(i).decision());
                 found.addAll(outcomes.get(i).records());
                 if (outcomes.get(i).problem() != null) {
@@ -439,7 +478,7 @@ public final class QueryEngine implements AutoCloseable {
         List<R> records = new ArrayList<>(found.records());
         records.sort(Comparator.comparingLong(time).reversed());
         return new SearchResult<>(records.subList(0, Math.min(limit, records.size())), problems,
-                new Explain(signal.dirName(), mechanisms, decisions, headRecords.size(), headMatched));
+                new Explain(signal.dirName(), mechanisms, plan.source(), decisions, headRecords.size(), headMatched));
     }
 
     /** The time of the limit-th newest record found, or the smallest time while fewer are found. */
@@ -464,8 +503,9 @@ public final class QueryEngine implements AutoCloseable {
     private <R> Lookup<R> lookup(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
                                  Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
                                  ToLongFunction<R> time, List<String> problems) throws IOException {
-        List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
-        List<R> headRecords = unpublished(head, blocks, problems);
+        Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
+        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
+        List<R> headRecords = plan.headRecords();
         Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
@@ -476,7 +516,13 @@ public final class QueryEngine implements AutoCloseable {
         }
         blocks.sort(Comparator.reverseOrder());
         List<BlockDecision> decisions = new ArrayList<>();
-        for (BlockScan.Outcome<R> outcome : runAll(blocks, ref -> scan.run(ref, target, range, mechanisms, Integer.MAX_VALUE))) {
+        List<BlockScan.Outcome<R>> outcomes = runAll(blocks,
+                ref -> scan.run(ref, target, range, mechanisms, Integer.MAX_VALUE, plan.indexed().get(ref.name())));
+        for (int i = 0; i < outcomes.size(); i++) {
+            BlockScan.Outcome<R> outcome = outcomes.get(i);
+            if (outcome.problem() != null && gone(blocks.get(i))) {
+                continue;
+            }
             decisions.add(outcome.decision());
             found.addAll(outcome.records());
             if (outcome.problem() != null) {
@@ -485,28 +531,63 @@ public final class QueryEngine implements AutoCloseable {
         }
         List<R> records = new ArrayList<>(found.records());
         records.sort(Comparator.comparingLong(time));
-        return new Lookup<>(records, new Explain(signal.dirName(), mechanisms, decisions, headRecords.size(), headMatched));
+        return new Lookup<>(records, new Explain(signal.dirName(), mechanisms, plan.source(), decisions,
+                headRecords.size(), headMatched));
     }
 
     /**
-     * The head's records that are not in a listed block. The head's snapshot was taken before the
-     * blocks were listed (see {@link HeadSource}), so a part whose block is listed is read from the
-     * block, and every other part from the head: each record once. A part that names a problem adds
-     * it to {@code problems}, once.
+     * The blocks a lookup reads, what the index holds of them, the head's records that none of them
+     * holds, and where the blocks were learnt (for EXPLAIN).
      */
-    private static <R> List<R> unpublished(List<HeadSource.Part<R>> head, List<BlockRef> blocks, List<String> problems) {
-        Set<String> listed = new HashSet<>();
-        blocks.forEach(b -> listed.add(b.name().id()));
-        List<R> out = new ArrayList<>();
+    private record Plan<R>(List<BlockRef> blocks, Map<BlockName, BlockCatalog.Indexed> indexed, List<R> headRecords,
+                           String source) {
+    }
+
+    /**
+     * The blocks from the catalog, and the head's records that are not in one of them. The head's
+     * snapshot was taken before the blocks were learnt (see {@link HeadSource}): a part whose block is
+     * known is read from the block, and every other part from the head, each record once; a block the
+     * head names as published but the catalog does not know yet (its index was read before the block
+     * was in it) is read too. A part that names a problem (an ingest node that did not answer) adds it
+     * to {@code problems}, once.
+     */
+    private <R> Plan<R> plan(TenantId tenant, Signal signal, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
+                             List<String> problems) throws IOException {
+        BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
+        List<BlockRef> blocks = new ArrayList<>(known.blocks());
+        Set<String> ids = new HashSet<>();
+        blocks.forEach(b -> ids.add(b.name().id()));
+        int named = 0;
         for (HeadSource.Part<R> part : head) {
             if (part.problem() != null && !problems.contains(part.problem())) {
                 problems.add(part.problem());
             }
-            if (part.blockId() == null || !listed.contains(part.blockId())) {
-                out.addAll(part.records());
+            Optional<BlockName> published = part.published() == null ? Optional.empty() : BlockName.parse(part.published());
+            if (published.isPresent() && ids.add(published.get().id())) {
+                blocks.add(new BlockRef(tenant, signal, published.get()));
+                named++;
             }
         }
-        return out;
+        List<R> records = new ArrayList<>();
+        for (HeadSource.Part<R> part : head) {
+            if (part.blockId() == null || !ids.contains(part.blockId())) {
+                records.addAll(part.records());
+            }
+        }
+        String source = known.source() + (named == 0 ? "" : "; " + named + " more the ingest head named as just published");
+        return new Plan<>(blocks, known.indexed(), records, source);
+    }
+
+    /**
+     * Whether a block that could not be read is no longer in the store: deleted (by retention) since
+     * the engine learnt of it, so that it cannot change the answer.
+     */
+    private boolean gone(BlockRef block) {
+        try {
+            return !store.list(block.tenant(), block.signal()).contains(block);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private <T> List<T> runAll(List<BlockRef> blocks, Function<BlockRef, T> work) {

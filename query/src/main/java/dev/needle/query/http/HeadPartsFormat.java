@@ -32,6 +32,7 @@ import java.util.List;
  *   string block_id = 1;      // the block the records are being published as; absent while none is
  *   bytes records = 2;        // an ExportTraceServiceRequest (spans) or ExportLogsServiceRequest (logs)
  *   string problem = 3;       // why records are missing from the snapshot; absent when read whole
+ *   string published = 4;     // the whole name of the block just published with this part's records (none sent)
  * }
  * </pre>
  *
@@ -61,6 +62,7 @@ public final class HeadPartsFormat<R> {
     private static final int BLOCK_ID = 1;
     private static final int RECORDS = 2;
     private static final int PROBLEM = 3;
+    private static final int PUBLISHED = 4;
 
     private final Encoder<R> encoder;
     private final Decoder<R> decoder;
@@ -79,7 +81,8 @@ public final class HeadPartsFormat<R> {
             int from = 0;
             do {
                 int to = Math.min(records.size(), from + MAX_RECORDS_PER_PART);
-                coded.writeBytes(PART, writePart(new Part<>(part.blockId(), records.subList(from, to), part.problem())));
+                coded.writeBytes(PART, writePart(new Part<>(part.blockId(), records.subList(from, to), part.published(),
+                        part.problem())));
                 written++;
                 from = to;
             } while (from < records.size());
@@ -98,6 +101,9 @@ public final class HeadPartsFormat<R> {
         out.writeBytes(RECORDS, records);
         if (part.problem() != null) {
             out.writeString(PROBLEM, part.problem());
+        }
+        if (part.published() != null) {
+            out.writeString(PUBLISHED, part.published());
         }
         out.flush();
         return bytes.toByteString();
@@ -136,12 +142,14 @@ public final class HeadPartsFormat<R> {
         String blockId = null;
         ByteString records = ByteString.EMPTY;
         String problem = null;
+        String published = null;
         while (!in.isAtEnd()) {
             int tag = in.readTag();
             switch (WireFormat.getTagFieldNumber(tag)) {
                 case BLOCK_ID -> blockId = in.readString();
                 case RECORDS -> records = in.readBytes();
                 case PROBLEM -> problem = in.readString();
+                case PUBLISHED -> published = in.readString();
                 default -> in.skipField(tag);
             }
         }
@@ -150,7 +158,7 @@ public final class HeadPartsFormat<R> {
             throw new IOException("the head answer holds " + decoded.rejected() + " records that do not decode: "
                     + decoded.message());
         }
-        return new Part<>(blockId, decoded.records(), problem);
+        return new Part<>(blockId, decoded.records(), published, problem);
     }
 
     @FunctionalInterface

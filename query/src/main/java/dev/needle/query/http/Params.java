@@ -20,7 +20,7 @@ final class Params {
     private static final Pattern SECONDS = Pattern.compile("\\d{1,19}(\\.\\d{1,18})?");
     private static final Pattern DIGITS = Pattern.compile("\\d{1,9}");
     private static final BigDecimal MAX_NANOS = BigDecimal.valueOf(Long.MAX_VALUE);
-    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps");
+    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps", "index");
 
     private final Fields fields;
 
@@ -109,18 +109,20 @@ final class Params {
         boolean traceIdx = true;
         boolean attrIdx = true;
         boolean zoneMaps = true;
+        boolean index = true;
         for (String name : v.split(",", -1)) {
             switch (name.trim()) {
                 case "time" -> time = false;
                 case "trace_idx" -> traceIdx = false;
                 case "attr_idx" -> attrIdx = false;
                 case "zone_maps" -> zoneMaps = false;
+                case "index" -> index = false;
                 case "" -> { }
                 default -> throw ApiException.badRequest("disable: unknown mechanism " + quote(name.trim())
                         + "; expected a comma-separated list of " + String.join(", ", MECHANISMS));
             }
         }
-        return new Mechanisms(time, traceIdx, attrIdx, zoneMaps);
+        return new Mechanisms(time, traceIdx, attrIdx, zoneMaps, index);
     }
 
     private long nanos(String name, RoundingMode rounding, long absent) throws ApiException {

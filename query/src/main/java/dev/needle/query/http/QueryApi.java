@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <p>Parameters: {@code start}, {@code end} (Unix seconds, fractions allowed, inclusive, either
  * may be left out), {@code limit} (search: traces, default 20, at most 1000; logs: records,
  * default 100, at most 10000), {@code explain=true} (adds each lookup's plan), {@code disable=}
- * a comma list of {@code time,trace_idx,attr_idx,zone_maps} (turns pruning off, never changes an
+ * a comma list of {@code time,trace_idx,attr_idx,zone_maps,index} (turns pruning off, never changes an
  * answer), {@code logs=true} (v2 trace by id: also the trace's log records). A bad parameter is a
  * 400 naming it; unknown parameters are ignored, as Tempo's are. The tenant is the
  * {@code X-Scope-OrgID} header ({@code single-tenant} when absent); an invalid one is a 400, and a

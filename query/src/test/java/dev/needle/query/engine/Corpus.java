@@ -1,11 +1,13 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
@@ -91,6 +93,13 @@ final class Corpus {
      * Flips the lowest bit of the last byte of the first place {@code value} occurs in {@code file}:
      * inside a record batch of a data.arrow, a value that still decodes, only to something else.
      */
+    /** Writes the store's index of the tenant's blocks, both signals, as a server's start does. */
+    static void writeIndex(BlockStore store, TenantId tenant) throws IOException {
+        for (Signal signal : Signal.values()) {
+            new BlockIndexWriter(store).reconcile(tenant, signal);
+        }
+    }
+
     static void flipOneBit(Path file, byte[] value) throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         for (int at = 0; at + value.length <= bytes.length; at++) {

@@ -19,7 +19,7 @@ final class ExplainFormatTest {
 
     @Test
     void read_whatExplainFormatWrote_isTheSamePlan() throws IOException {
-        Explain plan = new Explain("logs", new Mechanisms(true, false, true, false), List.of(
+        Explain plan = new Explain("logs", new Mechanisms(true, false, true, false, false), "a listing: the index is turned off", List.of(
                 new BlockDecision("b3", Step.TIME, true, "outside", null, 0, 0, 0, 0, 0, 0),
                 new BlockDecision("b2", Step.ROWS, false, "no match; the sidecar failed open (crc)", "crc", 2, 5, 300, 0,
                         900, 40_000),

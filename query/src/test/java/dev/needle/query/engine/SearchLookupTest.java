@@ -101,6 +101,7 @@ class SearchLookupTest {
 
     @Test
     void searchSpans_randomQueries_everyMechanismCombinationEqualsPlainScan() throws Exception {
+        Corpus.writeIndex(store, TENANT);
         SplittableRandom random = new SplittableRandom(31);
         for (int q = 0; q < 60; q++) {
             Expr expr = QueryParser.parse(randomQuery(random, SPAN_CONDITIONS), Signal.SPANS);
@@ -120,6 +121,7 @@ class SearchLookupTest {
 
     @Test
     void searchLogs_randomQueries_everyMechanismCombinationEqualsPlainScan() throws Exception {
+        Corpus.writeIndex(store, TENANT);
         SplittableRandom random = new SplittableRandom(37);
         for (int q = 0; q < 40; q++) {
             Expr expr = QueryParser.parse(randomQuery(random, LOG_CONDITIONS), Signal.LOGS);

@@ -55,16 +55,22 @@ class TraceLookupTest {
         allocator.close();
     }
 
+    /**
+     * Every combination of the four pruning mechanisms, half of them with the index (those turning an
+     * even number on, ALL among them), so that each pruning mechanism runs with and without it.
+     */
     static List<Mechanisms> everyCombination() {
         List<Mechanisms> all = new ArrayList<>();
         for (int bits = 0; bits < 16; bits++) {
-            all.add(new Mechanisms((bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0));
+            all.add(new Mechanisms((bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0,
+                    Integer.bitCount(bits) % 2 == 0));
         }
         return all;
     }
 
     @Test
     void trace_everyMechanismCombination_equalsPlainScan() throws IOException {
+        Corpus.writeIndex(store, TENANT);
         SplittableRandom random = new SplittableRandom(5);
         List<Bytes> probes = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
@@ -86,6 +92,7 @@ class TraceLookupTest {
                 assertEquals(expectedSpans, result.spans(), id + " " + m);
                 assertEquals(expectedLogs, result.logs(), id + " " + m);
                 assertFalse(result.partial());
+                assertEquals(m.index(), result.spanPlan().source().startsWith("the index"), result.spanPlan().source());
             }
         }
     }

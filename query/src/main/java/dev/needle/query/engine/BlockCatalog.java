@@ -1,0 +1,218 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.index.BlockIndex;
+import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.FailOpenReason;
+import dev.needle.sidecar.Sidecar;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Where the engine learns a tenant's blocks of one signal, and their meta.json and filters: from the
+ * store's index ({@link BlockIndex}), decoded and kept, read again at most once per poll interval
+ * (conditionally: an unchanged index costs no body), together with the blocks a listing found that the
+ * index lacks, listed again at most once per listing interval. A missing, damaged or unreadable index
+ * gives a listing instead, as before the index (the blocks' sidecars are then read one by one); so
+ * does an engine asked to leave the index alone. Thread-safe.
+ */
+final class BlockCatalog {
+
+    /**
+     * A block as the index records it: its filters, decoded, and its meta.json, decoded when the block
+     * is first opened (most blocks are ruled out by their filter and never are).
+     */
+    static final class Indexed {
+        private final byte[] metaJson;
+        private final Sidecar traceIdx;
+        private final Sidecar attrIdx;
+        private BlockMeta meta;
+        private boolean metaDecoded;
+
+        Indexed(byte[] metaJson, Sidecar traceIdx, Sidecar attrIdx) {
+            this.metaJson = metaJson;
+            this.traceIdx = traceIdx;
+            this.attrIdx = attrIdx;
+        }
+
+        /** The TRACE_IDX or ATTR_IDX the index holds for the block. */
+        Sidecar sidecar(String file) {
+            return file.equals(BloomSidecar.TRACE_IDX) ? traceIdx : attrIdx;
+        }
+
+        /** The block's meta.json; null when the index holds none or it cannot be read (the block's own is read then). */
+        synchronized BlockMeta meta() {
+            if (!metaDecoded) {
+                metaDecoded = true;
+                if (metaJson.length > 0) {
+                    try {
+                        meta = BlockMetaJson.read(metaJson);
+                    } catch (IOException | RuntimeException ignored) {
+                        // The block's own meta.json is read when it is opened, and says what is wrong with it.
+                    }
+                }
+            }
+            return meta;
+        }
+
+        /** Heap held, roughly: the filters' bits and meta.json's bytes. */
+        long sizeInBytes() {
+            return traceIdx.sizeInBytes() + attrIdx.sizeInBytes() + metaJson.length;
+        }
+    }
+
+    /**
+     * What a query reads: the blocks, what the index holds of them (by name; empty when the blocks
+     * come from a listing), and a sentence on where they come from, for EXPLAIN.
+     */
+    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, String source) {
+    }
+
+    private record Key(TenantId tenant, Signal signal) {
+    }
+
+    /** One tenant's signal: the index as last read, and the blocks the last listing found outside it. */
+    private static final class State {
+        boolean read;
+        long readAtNanos;
+        String token;
+        Map<BlockName, Indexed> entries;
+        String problem;
+        boolean listed;
+        long listedAtNanos;
+        List<BlockRef> lastListing = List.of();
+    }
+
+    private final BlockStore store;
+    private final long pollNanos;
+    private final long listNanos;
+    private final Map<Key, State> states = new ConcurrentHashMap<>();
+
+    BlockCatalog(BlockStore store, long pollNanos, long listNanos) {
+        this.store = store;
+        this.pollNanos = pollNanos;
+        this.listNanos = listNanos;
+    }
+
+    /** The blocks of {@code tenant}'s {@code signal}; from a listing alone when {@code useIndex} is false. */
+    Known blocks(TenantId tenant, Signal signal, boolean useIndex) throws IOException {
+        if (!useIndex) {
+            return listing(tenant, signal, "a listing: the index is turned off");
+        }
+        State state = states.computeIfAbsent(new Key(tenant, signal), k -> new State());
+        synchronized (state) {
+            long now = System.nanoTime();
+            long read = -1;
+            if (!state.read || now - state.readAtNanos >= pollNanos) {
+                read = refresh(state, tenant, signal, now);
+            }
+            if (state.entries == null) {
+                return listing(tenant, signal, "a listing: " + state.problem);
+            }
+            if (!state.listed || now - state.listedAtNanos >= listNanos) {
+                state.lastListing = store.list(tenant, signal);
+                state.listed = true;
+                state.listedAtNanos = now;
+            }
+            List<BlockRef> blocks = new ArrayList<>(state.entries.size());
+            state.entries.keySet().forEach(name -> blocks.add(new BlockRef(tenant, signal, name)));
+            int unindexed = 0;
+            for (BlockRef ref : state.lastListing) {
+                if (!state.entries.containsKey(ref.name())) {
+                    blocks.add(ref);
+                    unindexed++;
+                }
+            }
+            return new Known(blocks, state.entries, "the index (" + state.entries.size() + " blocks"
+                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
+                    + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
+                    + ")");
+        }
+    }
+
+    /** The decoded filters held, in bytes, over every tenant and signal. */
+    long bytes() {
+        long bytes = 0;
+        for (State state : states.values()) {
+            synchronized (state) {
+                if (state.entries != null) {
+                    for (Indexed i : state.entries.values()) {
+                        bytes += i.sizeInBytes();
+                    }
+                }
+            }
+        }
+        return bytes;
+    }
+
+    private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
+        return new Known(store.list(tenant, signal), Map.of(), source);
+    }
+
+    /**
+     * Reads the index again unless unchanged; whatever goes wrong leaves no entries and says why.
+     * Returns the bytes read (0 when unchanged).
+     */
+    private long refresh(State state, TenantId tenant, Signal signal, long now) {
+        state.read = true;
+        state.readAtNanos = now;
+        Optional<IndexObject> read;
+        try {
+            read = store.readIndex(tenant, signal, state.entries == null ? null : state.token);
+        } catch (IOException | RuntimeException e) {
+            forget(state, "the index cannot be read (" + e.getMessage() + ")");
+            return 0;
+        }
+        if (read.isEmpty()) {
+            forget(state, "there is no index");
+            return 0;
+        }
+        if (read.get().unchanged()) {
+            return 0;
+        }
+        try {
+            BlockIndex index = BlockIndex.decode(read.get().bytes(), tenant, signal);
+            Map<BlockName, Indexed> entries = new HashMap<>();
+            for (BlockIndex.Entry e : index.entries()) {
+                // A published block never changes: what was decoded of it before still holds.
+                Indexed known = state.entries == null ? null : state.entries.get(e.name());
+                entries.put(e.name(), known != null ? known : decode(e));
+            }
+            state.entries = Collections.unmodifiableMap(entries);
+            state.token = read.get().token();
+            state.problem = null;
+        } catch (BlockIndex.CorruptIndexException e) {
+            forget(state, "the index is damaged (" + e.getMessage() + ")");
+        }
+        return read.get().bytes().length;
+    }
+
+    private static void forget(State state, String problem) {
+        state.entries = null;
+        state.token = null;
+        state.problem = problem;
+    }
+
+    private static Indexed decode(BlockIndex.Entry e) {
+        return new Indexed(e.meta(), filter(e.traceIdx(), BloomSidecar.TRACE_IDX), filter(e.attrIdx(), BloomSidecar.ATTR_IDX));
+    }
+
+    private static Sidecar filter(byte[] bytes, String file) {
+        return bytes.length == 0
+                ? Sidecar.failedOpen(FailOpenReason.MISSING, "the index records no " + file + " for this block", 0)
+                : BloomSidecar.decode(bytes);
+    }
+}
