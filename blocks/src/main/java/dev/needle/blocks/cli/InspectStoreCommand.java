@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -32,9 +33,9 @@ import picocli.CommandLine.Spec;
                 + "of the data, and the time range the block names cover; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json and "
                 + "file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
-                + "block, checks it against its CRC-32C in meta.json and the sidecars against their own, counts the "
-                + "blocks verified, not verifiable (writer version 1, no checksums) and damaged, lists every damaged "
-                + "batch or file, and exits 1 if there is any."})
+                + "block, checks it against its CRC-32C in meta.json and the sidecars and TAGS against their own, counts "
+                + "the blocks verified, not verifiable (writer version 1, no checksums) and damaged, and the blocks "
+                + "by TAGS version, lists every damaged batch or file, and exits 1 if there is any."})
 final class InspectStoreCommand implements Callable<Integer> {
 
     @Spec
@@ -127,6 +128,8 @@ final class InspectStoreCommand implements Callable<Integer> {
         private long verified;
         private long notVerifiable;
         private long damaged;
+        /** Blocks by the version of their TAGS file; "none" for blocks without one that reads. */
+        private final Map<String, Long> tagsVersions = new TreeMap<>();
 
         Verifier(FsBlockStore store, PrintWriter err) {
             this.store = store;
@@ -143,6 +146,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                     case DAMAGED -> damaged++;
                 }
                 v.damage().forEach(d -> damage.add(d.row(ref.toString())));
+                Integer tags = TagsCheck.of(store.blockDir(ref)).version();
+                tagsVersions.merge(tags == null ? "none" : "v" + tags, 1L, Long::sum);
                 if (System.nanoTime() - lastProgress > PROGRESS_NANOS) {
                     lastProgress = System.nanoTime();
                     err.printf("needle inspect store: checked %d blocks, %d damaged, in %d s%n", blocks, damaged,
@@ -157,6 +162,7 @@ final class InspectStoreCommand implements Callable<Integer> {
             report.put("not_verifiable_blocks", notVerifiable);
             report.put("damaged_blocks", damaged);
             report.put("damage", damage);
+            report.put("tags_versions", tagsVersions);
         }
 
         @Override
