@@ -55,6 +55,7 @@ record TagsCheck(long bytes, Integer version, Integer keys, String problem) {
     /** This check as a report row. */
     Map<String, Object> row() {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("file", BlockTags.FILE);
         m.put("bytes", bytes);
         m.put("version", version);
         m.put("keys", keys);
