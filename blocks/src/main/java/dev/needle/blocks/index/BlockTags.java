@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
  * The {@code TAGS} file of a block: its distinct indexed keys (as {@link IndexedPairs} names them,
  * {@code resource.service.name}, {@code span.http.route}, {@code intrinsic.name} …) and, from version 2,
  * the keys only TAGS holds ({@link TagsOnlyPairs}: {@code event.k}, {@code link.k},
- * {@code intrinsic.event:name}, {@code intrinsic.statusMessage}); per key, its distinct scalar values,
+ * {@code intrinsic.event:name}, {@code intrinsic.statusMessage}, {@code intrinsic.rootName},
+ * {@code intrinsic.rootServiceName}); per key, its distinct scalar values,
  * so that the tag endpoints answer from a few kilobytes per block instead of a scan. Derived data: a
  * reader that finds it missing or damaged scans the block instead, and so does a reader that asks a
  * version 1 file for keys of TagsOnlyPairs, which it does not hold (their absence there says nothing).

@@ -12,7 +12,10 @@ import java.util.function.Consumer;
  * The pairs of a span that {@link BlockTags} holds (from its version 2) beyond {@link IndexedPairs}'
  * ATTR_IDX pairs: its events' attributes under {@code event.} + key, its links' attributes under
  * {@code link.} + key, its events' names under {@value #EVENT_NAME} and its status message under
- * {@value #STATUS_MESSAGE} (an empty one is none, and not listed). They feed the tag endpoints
+ * {@value #STATUS_MESSAGE} (an empty one is none, and not listed); and for a root span (one without a
+ * parent) its name under {@value #ROOT_NAME} and its resource's {@code service.name} under
+ * {@value #ROOT_SERVICE_NAME}, the values of TraceQL's {@code rootName} and {@code rootServiceName}
+ * (a trace with several roots is judged by its earliest; each is listed). They feed the tag endpoints
  * only: ATTR_IDX never holds them, so no lookup prunes on them. Namespaces end at the first dot, as
  * in IndexedPairs, so none of these keys is an ATTR_IDX key.
  */
@@ -26,13 +29,19 @@ public final class TagsOnlyPairs {
     public static final String EVENT_NAME = "intrinsic.event:name";
     /** The key of span status messages (TraceQL's {@code statusMessage}). */
     public static final String STATUS_MESSAGE = "intrinsic.statusMessage";
+    /** The key of root span names (TraceQL's {@code rootName}). */
+    public static final String ROOT_NAME = "intrinsic.rootName";
+    /** The key of the service names of root spans (TraceQL's {@code rootServiceName}). */
+    public static final String ROOT_SERVICE_NAME = "intrinsic.rootServiceName";
+    private static final String SERVICE_NAME = "service.name";
 
     private TagsOnlyPairs() {
     }
 
     /** Whether {@code key} is one of these keys, which a TAGS file of version 1 does not hold. */
     public static boolean holds(String key) {
-        return key.startsWith(EVENT) || key.startsWith(LINK) || key.equals(EVENT_NAME) || key.equals(STATUS_MESSAGE);
+        return key.startsWith(EVENT) || key.startsWith(LINK) || key.equals(EVENT_NAME) || key.equals(STATUS_MESSAGE)
+                || key.equals(ROOT_NAME) || key.equals(ROOT_SERVICE_NAME);
     }
 
     /** Feeds the pairs of span {@code s} that only TAGS holds into {@code sink}; repeats are the sink's to drop. */
@@ -49,6 +58,15 @@ public final class TagsOnlyPairs {
         if (!s.statusMessage().isEmpty()) {
             sink.string(STATUS_MESSAGE, s.statusMessage());
         }
+        if (s.parentSpanId().isEmpty()) {
+            sink.string(ROOT_NAME, s.name());
+            for (KeyValue kv : s.resource().attributes()) {
+                if (kv.key().equals(SERVICE_NAME)) {
+                    scalar(ROOT_SERVICE_NAME, kv.value(), sink);
+                    break;
+                }
+            }
+        }
     }
 
     /** Every TAGS pair of the spans given to it, IndexedPairs' and these, into {@code tags}. */
@@ -60,20 +78,22 @@ public final class TagsOnlyPairs {
         };
     }
 
-    /** Scalar values only, as IndexedPairs takes them. */
     private static void attributes(String namespace, List<KeyValue> attributes, IndexedPairs.Sink sink) {
         for (KeyValue kv : attributes) {
-            String key = namespace + kv.key();
-            AnyValue v = kv.value();
-            if (v instanceof AnyValue.Str str) {
-                sink.string(key, str.value());
-            } else if (v instanceof AnyValue.Int i) {
-                sink.integer(key, i.value());
-            } else if (v instanceof AnyValue.Dbl d) {
-                sink.dbl(key, d.value());
-            } else if (v instanceof AnyValue.Bool b) {
-                sink.bool(key, b.value());
-            }
+            scalar(namespace + kv.key(), kv.value(), sink);
+        }
+    }
+
+    /** Scalar values only, as IndexedPairs takes them. */
+    private static void scalar(String key, AnyValue v, IndexedPairs.Sink sink) {
+        if (v instanceof AnyValue.Str str) {
+            sink.string(key, str.value());
+        } else if (v instanceof AnyValue.Int i) {
+            sink.integer(key, i.value());
+        } else if (v instanceof AnyValue.Dbl d) {
+            sink.dbl(key, d.value());
+        } else if (v instanceof AnyValue.Bool b) {
+            sink.bool(key, b.value());
         }
     }
 }

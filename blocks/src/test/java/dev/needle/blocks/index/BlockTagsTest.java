@@ -41,7 +41,7 @@ class BlockTagsTest {
         return b;
     }
 
-    /** {@link #sample()} and the keys version 2 adds: event and link attributes, event names, status messages. */
+    /** {@link #sample()} and the keys version 2 adds: event and link attributes, event names, status messages, roots. */
     static BlockTags.Builder sampleV2() {
         BlockTags.Builder b = sample();
         b.string(TagsOnlyPairs.EVENT + "exception.type", "IOException");
@@ -50,6 +50,8 @@ class BlockTagsTest {
         b.string(TagsOnlyPairs.EVENT_NAME, "cache miss");
         b.string(TagsOnlyPairs.STATUS_MESSAGE, "x".repeat(BlockTags.MAX_VALUE_BYTES + 1));
         b.string(TagsOnlyPairs.STATUS_MESSAGE, "card declined");
+        b.string(TagsOnlyPairs.ROOT_NAME, "GET /cart");
+        b.string(TagsOnlyPairs.ROOT_SERVICE_NAME, "checkout");
         return b;
     }
 
@@ -70,8 +72,8 @@ class BlockTagsTest {
         assertEquals(BlockTags.VERSION_2, tags.version());
         assertTrue(tags.holdsTagsOnlyPairs());
         Map<String, BlockTags.Values> keys = tags.keys();
-        assertEquals(List.of("event.exception.type", "intrinsic.event:name", "intrinsic.name", "intrinsic.statusMessage",
-                "link.link.index", "resource.service.name", "span.cache.hit", "span.http.response.status_code",
+        assertEquals(List.of("event.exception.type", "intrinsic.event:name", "intrinsic.name", "intrinsic.rootName",
+                "intrinsic.rootServiceName", "intrinsic.statusMessage", "link.link.index", "resource.service.name", "span.cache.hit", "span.http.response.status_code",
                 "span.payload", "span.sampling.ratio"), List.copyOf(keys.keySet()));
         assertEquals(new BlockTags.Values(List.of(new AnyValue.Str("cache miss"), new AnyValue.Str("exception")), false),
                 keys.get(TagsOnlyPairs.EVENT_NAME));

@@ -30,7 +30,7 @@ import java.util.function.Predicate;
 /**
  * Tempo's tag endpoints, which Grafana's autocomplete, variables and ad-hoc filters call, answered
  * from each block's TAGS file (a scan of the block where it is missing or damaged, or of version 1
- * when event, link or status-message data is asked for) and the head:
+ * when event, link, status-message or root data is asked for) and the head:
  *
  * <pre>
  * GET /api/v2/search/tags?scope=&amp;limit=     {"scopes":[{"name":"resource","tags":[…]},{"name":"span",…},
@@ -46,7 +46,7 @@ import java.util.function.Predicate;
  * {@code .k} (a resource, span or instrumentation attribute, as Tempo's unscoped lookup) or an
  * intrinsic of {@link #INTRINSICS}; types are Tempo's: {@code string}, {@code int}, {@code float},
  * {@code bool}, and {@code keyword} for status and kind, whose values are their TraceQL words;
- * durations and the root's fields list no values. The v1 calls answer as Tempo's do: its tag names
+ * durations list no values. The v1 calls answer as Tempo's do: its tag names
  * flatten every scope, event and link included, its values look in the resource, span and
  * instrumentation attributes only. {@code q}, a query other than {@code { }}, keeps the values of
  * the newest {@value #Q_SPANS} spans that match it. The {@code trace} scope is valid and empty.
@@ -98,8 +98,8 @@ final class TagsEndpoint {
         intrinsics.put("status", status);
         intrinsics.put("statusMessage", TagsOnlyPairs.STATUS_MESSAGE);
         intrinsics.put("kind", kind);
-        intrinsics.put("rootServiceName", "");
-        intrinsics.put("rootName", "");
+        intrinsics.put("rootServiceName", TagsOnlyPairs.ROOT_SERVICE_NAME);
+        intrinsics.put("rootName", TagsOnlyPairs.ROOT_NAME);
         intrinsics.put("traceDuration", "");
         intrinsics.put("event:name", TagsOnlyPairs.EVENT_NAME);
         intrinsics.put("span:status", status);
@@ -107,8 +107,8 @@ final class TagsEndpoint {
         intrinsics.put("span:duration", "");
         intrinsics.put("span:name", name);
         intrinsics.put("span:kind", kind);
-        intrinsics.put("trace:rootName", "");
-        intrinsics.put("trace:rootService", "");
+        intrinsics.put("trace:rootName", TagsOnlyPairs.ROOT_NAME);
+        intrinsics.put("trace:rootService", TagsOnlyPairs.ROOT_SERVICE_NAME);
         intrinsics.put("trace:duration", "");
         return intrinsics;
     }

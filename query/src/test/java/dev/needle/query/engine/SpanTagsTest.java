@@ -54,8 +54,9 @@ class SpanTagsTest {
         SpanRecord unpublished = span(USERS, List.of(new KeyValue("head.only", AnyValue.of(true))));
         try (QueryEngine engine = new QueryEngine(store, head(unpublished), 1 << 20, 1)) {
             TagsResult names = engine.spanTags(TenantId.DEFAULT, TimeRange.ALL, key -> false, false);
-            assertEquals(List.of("intrinsic.kind", "intrinsic.name", "intrinsic.status", "resource.service.name",
-                    "span.head.only", "span.user.id"), List.copyOf(names.tags().keys().keySet()));
+            assertEquals(List.of("intrinsic.kind", "intrinsic.name", "intrinsic.rootName", "intrinsic.rootServiceName",
+                    "intrinsic.status", "resource.service.name", "span.head.only", "span.user.id"),
+                    List.copyOf(names.tags().keys().keySet()));
             assertEquals(1, names.blocks());
             assertEquals(0, names.scanned(), "the file answers for names although user.id's values are cut short");
             assertEquals(List.of(new AnyValue.Bool(true)), names.tags().keys().get("span.head.only").values());
@@ -68,8 +69,9 @@ class SpanTagsTest {
             TagsResult later = engine.spanTags(TenantId.DEFAULT, new TimeRange(T0 + 10 * 1_000_000_000L, Long.MAX_VALUE),
                     key -> false, false);
             assertEquals(0, later.blocks(), "the block ends before the range");
-            assertEquals(List.of("intrinsic.kind", "intrinsic.name", "intrinsic.status", "resource.service.name",
-                    "span.head.only"), List.copyOf(later.tags().keys().keySet()), "the head's span is in range");
+            assertEquals(List.of("intrinsic.kind", "intrinsic.name", "intrinsic.rootName", "intrinsic.rootServiceName",
+                    "intrinsic.status", "resource.service.name", "span.head.only"),
+                    List.copyOf(later.tags().keys().keySet()), "the head's span is in range");
         }
     }
 
@@ -169,7 +171,13 @@ class SpanTagsTest {
                     List.of(randomAttribute(random, "link.")), 0, 0));
         }
         String message = random.nextInt(3) == 0 ? "" : "failure " + random.nextInt(6);
-        return withEventsLinksAndStatus(span(i, List.of(randomAttribute(random, "http."))), events, links, message);
+        SpanRecord s = withEventsLinksAndStatus(span(i, List.of(randomAttribute(random, "http."))), events, links, message);
+        // Roots (no parent) give rootName and rootServiceName; a child's name and service must not.
+        Resource resource = new Resource(List.of(KeyValue.of("service.name", "svc-" + random.nextInt(4))), 0, "");
+        Bytes parent = random.nextBoolean() ? Bytes.EMPTY : Bytes.fromHex(String.format("%016x", i + 100_000));
+        return new SpanRecord(resource, s.scope(), s.traceId(), s.spanId(), "", parent, s.flags(), "op-" + random.nextInt(8),
+                s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(), 0, s.events(), 0, s.links(), 0,
+                s.statusCode(), s.statusMessage());
     }
 
     /** An attribute under {@code prefix} of one of a few keys, with a value of any scalar type. */

@@ -242,13 +242,20 @@ class TagsEndpointTest {
         assertEquals(List.of("string:card declined", "string:timeout"), v2Values(C, "statusMessage", ""));
         assertEquals(v2Values(C, "statusMessage", ""), v2Values(C, "span:statusMessage", ""));
         assertEquals(List.of(), v2Values(C, ".exception.type", ""), "Tempo's unscoped lookup has no events");
-        assertEquals(List.of(), v2Values(C, "rootServiceName", ""), "listed, with no values");
+        assertEquals(List.of("string:c-api", "string:c-ship"), v2Values(C, "rootServiceName", ""));
+        assertEquals(v2Values(C, "rootServiceName", ""), v2Values(C, "trace:rootService", ""));
+        assertEquals(List.of("string:GET /pay", "string:GET /ship"), v2Values(C, "rootName", ""));
+        assertEquals(v2Values(C, "rootName", ""), v2Values(C, "trace:rootName", ""));
+        assertEquals(List.of("string:frontend"), v2Values(A, "rootServiceName", ""), "only roots, not cart or payment");
+        assertEquals(List.of("string:GET /checkout", "string:GET /long", "string:GET /shared", "string:GET /short"),
+                v2Values(A, "rootName", ""), "the rootless trace's root never came");
         assertEquals(1, v2Values(C, "event:name", "?limit=1").size());
 
         String api = "?q=" + enc("{ resource.service.name = \"c-api\" }");
         assertEquals(List.of("string:exception"), v2Values(C, "event:name", api));
         assertEquals(List.of("string:card declined"), v2Values(C, "statusMessage", api));
         assertEquals(List.of("string:retry"), v2Values(C, "link.ref.type", api));
+        assertEquals(List.of("string:c-api"), v2Values(C, "rootServiceName", api));
         String minuteOne = "?start=" + (ApiFixture.T0_SECONDS + 60) + "&end=" + (ApiFixture.T0_SECONDS + 119);
         assertEquals(List.of("string:cache miss"), v2Values(C, "event:name", minuteOne));
         assertEquals(List.of("string:timeout"), v2Values(C, "statusMessage", minuteOne));
