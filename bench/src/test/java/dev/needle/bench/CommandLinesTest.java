@@ -3,6 +3,7 @@ package dev.needle.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.bench.s3.LocalS3Command;
 import dev.needle.bench.scenario.BenchCommand;
 import dev.needle.blocks.cli.InspectCommand;
 import dev.needle.corpus.cli.GenCommand;
@@ -56,7 +57,7 @@ final class CommandLinesTest {
     private static List<CommandLine> everyCommand() {
         List<CommandLine> all = new ArrayList<>();
         for (Object top : new Object[] {new InspectCommand(), QueryCommand.class, new ServeCommand(), new GenCommand(),
-            new BenchCommand()}) {
+            new BenchCommand(), new LocalS3Command()}) {
             addWithSubcommands(top instanceof Class<?> c ? new CommandLine(c) : new CommandLine(top), all);
         }
         return all;

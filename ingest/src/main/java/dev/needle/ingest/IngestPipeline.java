@@ -47,6 +47,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     private final BlockStore store;
     private final IngestLimits limits;
+    /** Whose cuts this pipeline's blocks are (see {@link CutIds}); "" for a store's one unnamed writer. */
+    private final String writerId;
     private final PublishBackoff backoff;
     private final Head head = new Head();
     private final RootAllocator allocator = new RootAllocator();
@@ -69,27 +71,36 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
-    private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff) {
+    private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff, String writerId,
+                           BlockWriter.Options blocks) {
         this.store = store;
         this.limits = limits;
         this.backoff = backoff;
-        this.writer = new BlockWriter(store, allocator);
+        this.writerId = writerId;
+        this.writer = new BlockWriter(store, allocator, blocks);
     }
 
-    /** {@link #open(BlockStore, Path, IngestLimits, PublishBackoff, LongConsumer)} with {@link PublishBackoff#DEFAULT}. */
+    /**
+     * {@link #open(BlockStore, Path, IngestLimits, PublishBackoff, LongConsumer, String, BlockWriter.Options)}
+     * with {@link PublishBackoff#DEFAULT}, as the store's one unnamed writer, blocks uncompressed.
+     */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, LongConsumer fsyncNanos)
             throws IOException {
-        return open(store, walDir, limits, PublishBackoff.DEFAULT, fsyncNanos);
+        return open(store, walDir, limits, PublishBackoff.DEFAULT, fsyncNanos, "", BlockWriter.Options.DEFAULT);
     }
 
     /**
      * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: removes blocks of
      * cuts that were only partly published, replays the log entries no complete cut holds into the
-     * head, and starts cutting; a failed publish is tried again after {@code backoff}.
+     * head, and starts cutting; a failed publish is tried again after {@code backoff}. Its blocks are
+     * named as {@code writerId}'s (see {@link CutIds}; "" when it is the store's one writer), and
+     * recovery reads only the blocks of that name, so that it may share the store with other writers.
+     * Blocks are written with {@code blocks} (batch size, compression).
      */
     public static IngestPipeline open(BlockStore store, Path walDir, IngestLimits limits, PublishBackoff backoff,
-                                      LongConsumer fsyncNanos) throws IOException {
-        IngestPipeline pipeline = new IngestPipeline(store, limits, backoff);
+                                      LongConsumer fsyncNanos, String writerId, BlockWriter.Options blocks)
+            throws IOException {
+        IngestPipeline pipeline = new IngestPipeline(store, limits, backoff, writerId, blocks);
         WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
@@ -143,7 +154,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /**
-     * For each tenant and signal, the largest sequence of a cut whose blocks are all published.
+     * For each tenant and signal, the largest sequence of a cut of this writer whose blocks are all published.
      *
      * <p>A cut the log was checkpointed past is whole even when some of its blocks are gone: they
      * were published, and retention (or compaction) removed them since. A cut past the checkpoint
@@ -159,7 +170,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 Map<Long, List<BlockRef>> byCut = new HashMap<>();
                 Map<Long, Integer> counts = new HashMap<>();
                 for (BlockRef ref : store.list(tenant, signal)) {
-                    CutIds.parse(ref.name().id()).ifPresent(c -> {
+                    CutIds.parse(ref.name().id()).filter(c -> c.writer().equals(writerId)).ifPresent(c -> {
                         byCut.computeIfAbsent(c.sequence(), s -> new ArrayList<>()).add(ref);
                         counts.put(c.sequence(), c.count());
                     });
@@ -191,7 +202,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
      */
     public List<BlockRef> applyRetention(long cutoffUnixNano) throws IOException {
         return Retention.deleteOlderThan(store, cutoffUnixNano,
-                ref -> CutIds.parse(ref.name().id()).<Object>map(CutIds.Chunk::sequence).orElse(ref));
+                ref -> CutIds.parse(ref.name().id()).<Object>map(c -> c.writer() + "/" + c.sequence()).orElse(ref));
     }
 
     private void durable(List<WalEntry> entries, List<Records> records) {
@@ -308,7 +319,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     /** Cuts the head now and publishes everything cut so far; what fails stays queued for the next try. */
     public synchronized void cutAndPublish() throws IOException {
-        Cut cut = head.cut(limits.blockRows());
+        Cut cut = head.cut(limits.blockRows(), writerId);
         if (cut != null) {
             unpublished.add(cut);
         }

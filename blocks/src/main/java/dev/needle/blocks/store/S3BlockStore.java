@@ -88,6 +88,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
     private final Path staging;
     private final Clock clock;
     private final Duration grace;
+    private final boolean readOnly;
 
     /**
      * Opens the store on {@code bucket} under {@code prefix} ("" for the bucket's root), staging
@@ -99,19 +100,25 @@ public final class S3BlockStore implements BlockStore, Closeable {
      */
     public S3BlockStore(S3Client s3, String bucket, String prefix, Path staging, Clock clock, Duration grace)
             throws IOException {
+        this(s3, bucket, prefix, staging.toAbsolutePath().normalize(), clock, grace, false);
+        Files.createDirectories(this.staging);
+        sweep();
+    }
+
+    private S3BlockStore(S3Client s3, String bucket, String prefix, Path staging, Clock clock, Duration grace,
+                         boolean readOnly) throws IOException {
         this.s3 = Objects.requireNonNull(s3, "s3");
         S3Location location = new S3Location(bucket, prefix, null, false);
         this.bucket = location.bucket();
         this.base = location.prefix().isEmpty() ? "" : location.prefix() + "/";
-        this.staging = staging.toAbsolutePath().normalize();
+        this.staging = staging;
         this.clock = Objects.requireNonNull(clock, "clock");
         if (grace.isNegative() || grace.isZero()) {
             throw new IllegalArgumentException("the sweep grace period must be positive, got " + grace);
         }
         this.grace = grace;
+        this.readOnly = readOnly;
         checkBucket();
-        Files.createDirectories(this.staging);
-        sweep();
     }
 
     /**
@@ -125,6 +132,36 @@ public final class S3BlockStore implements BlockStore, Closeable {
      */
     public static S3BlockStore open(S3Location location, Path staging) throws IOException {
         removeStagedLeftovers(staging);
+        S3Client client = client(location);
+        try {
+            return new S3BlockStore(client, location.bucket(), location.prefix(), staging, Clock.systemUTC(),
+                    DEFAULT_SWEEP_GRACE);
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the store at {@code location} for reading only, as a query node does: it checks the
+     * bucket, then only lists and reads; it neither sweeps nor stages, and its {@link #create},
+     * {@link #delete} and {@link #sweep} throw {@link UnsupportedOperationException}.
+     *
+     * @throws IOException naming the cause, as the constructor does
+     */
+    public static S3BlockStore openReadOnly(S3Location location) throws IOException {
+        S3Client client = client(location);
+        try {
+            return new S3BlockStore(client, location.bucket(), location.prefix(), null, Clock.systemUTC(),
+                    DEFAULT_SWEEP_GRACE, true);
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /** A client of {@link #clientBuilder} for {@code location}, credentials and region from the SDK's chains. */
+    private static S3Client client(S3Location location) throws IOException {
         S3ClientBuilder builder = clientBuilder(location.endpoint(), location.pathStyle());
         if (location.endpoint() != null) {
             // Not the default chain: its last resort asks EC2's instance metadata, which only AWS answers.
@@ -137,18 +174,10 @@ public final class S3BlockStore implements BlockStore, Closeable {
             }
             builder.region(region);
         }
-        S3Client client;
         try {
-            client = builder.build();
+            return builder.build();
         } catch (SdkClientException e) {
             throw new IOException("cannot set up the S3 client for " + location + ": " + e.getMessage(), e);
-        }
-        try {
-            return new S3BlockStore(client, location.bucket(), location.prefix(), staging, Clock.systemUTC(),
-                    DEFAULT_SWEEP_GRACE);
-        } catch (IOException | RuntimeException e) {
-            client.close();
-            throw e;
         }
     }
 
@@ -290,6 +319,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     @Override
     public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
+        checkWritable();
         return new S3PendingBlock(tenant, signal, Files.createTempDirectory(staging, STAGING_PREFIX));
     }
 
@@ -299,6 +329,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
      */
     @Override
     public void delete(BlockRef block) throws IOException {
+        checkWritable();
         deleteObject(key(block, BlockLayout.META));
         for (S3Object object : listAll(base + block + "/")) {
             deleteObject(object.key());
@@ -312,6 +343,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
      * cannot be removed is logged and left for the next sweep.
      */
     public List<String> sweep() throws IOException {
+        checkWritable();
         Instant cutoff = clock.instant().minus(grace);
         List<String> swept = new ArrayList<>();
         for (TenantId tenant : tenants()) {
@@ -345,6 +377,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
     @Override
     public void close() {
         s3.close();
+    }
+
+    private void checkWritable() {
+        if (readOnly) {
+            throw new UnsupportedOperationException(location() + " is open for reading only");
+        }
     }
 
     private byte[] readAll(BlockRef block, String file) throws IOException {

@@ -33,27 +33,30 @@ public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapByte
     public record Chunk(TenantId tenant, Records records, String blockId) {
     }
 
-    /** A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows} rows. */
-    static Cut of(long maxSequence, Map<TenantId, List<SpanRecord>> spans, Map<TenantId, List<LogRecord>> logs,
-                  int blockRows, long rows, long heapBytes) {
+    /**
+     * A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows}
+     * rows, named as {@code writer}'s (see {@link CutIds}).
+     */
+    static Cut of(String writer, long maxSequence, Map<TenantId, List<SpanRecord>> spans,
+                  Map<TenantId, List<LogRecord>> logs, int blockRows, long rows, long heapBytes) {
         // A chunk's share of the cut's heap, by rows: walking every record again would hold the head's lock.
         double heapPerRow = rows == 0 ? 0 : (double) heapBytes / rows;
         List<Chunk> chunks = new ArrayList<>();
-        spans.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows,
+        spans.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows,
                 list -> new Records.Spans(list, Math.round(heapPerRow * list.size())), chunks));
-        logs.forEach((tenant, records) -> chunk(maxSequence, tenant, records, blockRows,
+        logs.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows,
                 list -> new Records.Logs(list, Math.round(heapPerRow * list.size())), chunks));
         return new Cut(maxSequence, List.copyOf(chunks), rows, heapBytes);
     }
 
-    private static <R> void chunk(long maxSequence, TenantId tenant, List<R> records, int blockRows,
+    private static <R> void chunk(String writer, long maxSequence, TenantId tenant, List<R> records, int blockRows,
                                   Function<List<R>, Records> wrap, List<Chunk> out) {
         // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
         int rowsPerBlock = Math.max(blockRows, (records.size() + 998) / 999);
         int count = (records.size() + rowsPerBlock - 1) / rowsPerBlock;
         for (int i = 0; i < count; i++) {
             List<R> chunk = records.subList(i * rowsPerBlock, Math.min(records.size(), (i + 1) * rowsPerBlock));
-            out.add(new Chunk(tenant, wrap.apply(chunk), CutIds.id(maxSequence, i, count)));
+            out.add(new Chunk(tenant, wrap.apply(chunk), CutIds.id(writer, maxSequence, i, count)));
         }
     }
 }

@@ -60,14 +60,14 @@ public final class Head implements HeadSource {
     }
 
     /**
-     * Moves every active record into a cut, in blocks of at most {@code blockRows} rows, that stays
-     * visible until {@link #release}; null when there is none.
+     * Moves every active record into a cut, in blocks of at most {@code blockRows} rows named as
+     * {@code writer}'s, that stays visible until {@link #release}; null when there is none.
      */
-    public synchronized Cut cut(int blockRows) {
+    public synchronized Cut cut(int blockRows, String writer) {
         if (rows == 0) {
             return null;
         }
-        Cut cut = Cut.of(maxSequence, spans, logs, blockRows, rows, heapBytes);
+        Cut cut = Cut.of(writer, maxSequence, spans, logs, blockRows, rows, heapBytes);
         publishing.add(cut);
         publishingHeapBytes += heapBytes;
         spans = new HashMap<>();

@@ -5,19 +5,25 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.IngestPipeline;
+import dev.needle.ingest.PublishBackoff;
 import dev.needle.ingest.http.DecodeBudget;
 import dev.needle.ingest.http.OtlpReceiver;
 import dev.needle.ingest.http.ReceiverMetrics;
+import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.http.HeadEndpoint;
 import dev.needle.query.http.MetricsHandler;
 import dev.needle.query.http.QueryApi;
 import dev.needle.query.http.QueryMetrics;
+import dev.needle.query.http.RemoteHeadSource;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,14 +32,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.pathmap.PathSpec;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.server.handler.PathMappingsHandler;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,8 +64,13 @@ import org.slf4j.LoggerFactory;
  * query port  /ready                 200 once recovery is done, both ports listen and the query path is
  *                                    prepared; 503 before and while stopping
  *             /metrics               Prometheus text: receiver, query and ingest metrics
+ *             /internal/head/…       the unpublished records, for query nodes ({@link HeadEndpoint})
  *             anything else          {@link QueryApi}
  * </pre>
+ *
+ * <p>Its {@link Role} may leave parts out: an ingest node serves no query API (a 404 says where it
+ * is), a query node has no OTLP port, no write-ahead log and no lock on a data directory, opens the
+ * store read-only, and merges the heads of the ingest nodes it is given ({@link RemoteHeadSource}).
  *
  * <p>{@link #start} binds both ports first and then recovers: while the log is replayed,
  * {@code /ready} says 503 and so do the receiver and the query API (with a Retry-After), instead of
@@ -91,9 +106,14 @@ public final class NeedleServer implements Closeable {
      * @param retention       blocks whose every record is older than this are deleted; null keeps everything
      * @param s3              the bucket that holds the blocks; null keeps them in the data directory, which
      *                        then holds only the write-ahead log and the blocks being uploaded
+     * @param role            what the process does
+     * @param ingesters       a query node's ingest nodes, each the URL of its query port; empty for other roles
+     * @param compression     how published blocks' record batches are compressed; null: the store's default
+     *                        ({@link #effectiveCompression})
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
-                         long maxRequestBytes, Duration retention, S3Location s3) {
+                         long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters,
+                         BlockWriter.Codec compression) {
 
         /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
@@ -103,10 +123,19 @@ public final class NeedleServer implements Closeable {
             Objects.requireNonNull(data, "data");
             Objects.requireNonNull(bind, "bind");
             Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(role, "role");
+            ingesters = List.copyOf(ingesters);
+            if (!ingesters.isEmpty() && role != Role.QUERY) {
+                throw new IllegalArgumentException("--ingester goes with --role query: the " + role.word()
+                        + " role queries its own head");
+            }
+            if (retention != null && role == Role.QUERY) {
+                throw new IllegalArgumentException("--retention is for the node that writes the store, not --role query");
+            }
             if (otlpPort < 0 || otlpPort > 65535 || queryPort < 0 || queryPort > 65535) {
                 throw new IllegalArgumentException("ports are 0 to 65535, got otlp " + otlpPort + " and query " + queryPort);
             }
-            if (otlpPort != 0 && otlpPort == queryPort) {
+            if (role.ingests() && otlpPort != 0 && otlpPort == queryPort) {
                 throw new IllegalArgumentException("the OTLP and query ports must differ, both are " + otlpPort);
             }
             if (maxRequestBytes < 1) {
@@ -119,7 +148,13 @@ public final class NeedleServer implements Closeable {
             }
         }
 
-        /** A config with the blocks in the data directory. */
+        /** A config of the {@code all} role. */
+        public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
+                      Duration retention, S3Location s3) {
+            this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, Role.ALL, List.of(), null);
+        }
+
+        /** A config of the {@code all} role with the blocks in the data directory. */
         public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
                       Duration retention) {
             this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, null);
@@ -127,22 +162,42 @@ public final class NeedleServer implements Closeable {
 
         /** This config with another data directory. */
         public Config withData(Path data) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+        }
+
+        /** This config with another role, and for a query node the ingest nodes it asks. */
+        public Config withRole(Role role, List<URI> ingesters) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
         }
 
         /** This config with the blocks in a bucket. */
         public Config withS3(S3Location s3) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+        }
+
+        /** This config with another compression of published blocks; null for the store's default. */
+        public Config withCompression(BlockWriter.Codec compression) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression);
+        }
+
+        /**
+         * The compression blocks are published with: the one asked for, else ZSTD on a bucket, where
+         * bytes are paid for and every byte read is a slower GET, and none on a local disk, where the
+         * page cache serves uncompressed batches faster than they decompress (see docs/COMPRESSION.md).
+         */
+        public BlockWriter.Codec effectiveCompression() {
+            return compression != null ? compression : s3 != null ? BlockWriter.Codec.ZSTD : BlockWriter.Codec.NONE;
         }
     }
 
@@ -152,8 +207,9 @@ public final class NeedleServer implements Closeable {
     private final ServerConnector queryConnector;
     private final RecoveryGate otlpGate = new RecoveryGate();
     private final RecoveryGate queryGate = new RecoveryGate();
+    private final RecoveryGate headGate = new RecoveryGate();
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final IngestMetrics ingestMetrics = new IngestMetrics(registry);
+    private IngestMetrics ingestMetrics;
     /** Runs retention every minute. */
     private final ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "needle-background");
@@ -167,6 +223,7 @@ public final class NeedleServer implements Closeable {
     private DataDirectoryLock lock;
     private BlockStore store;
     private IngestPipeline pipeline;
+    private RemoteHeadSource remoteHeads;
     private QueryEngine engine;
     private boolean closed;
 
@@ -177,16 +234,22 @@ public final class NeedleServer implements Closeable {
         this.server = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
-        this.otlpConnector = connector(OTLP, config.otlpPort(), http);
+        this.otlpConnector = config.role().ingests() ? connector(OTLP, config.otlpPort(), http) : null;
         this.queryConnector = connector(QUERY, config.queryPort(), http);
 
         PathMappingsHandler queryPaths = new PathMappingsHandler();
         queryPaths.addMapping(PathSpec.from("/ready"), new ReadyHandler(() -> ready));
         queryPaths.addMapping(PathSpec.from("/metrics"), new MetricsHandler(registry));
+        if (config.role().ingests()) {
+            queryPaths.addMapping(PathSpec.from(HeadEndpoint.PATH + "*"), headGate);
+        }
         queryPaths.addMapping(PathSpec.from("/"), queryGate);
+        ContextHandlerCollection contexts = new ContextHandlerCollection(onConnector(QUERY, queryPaths));
+        if (otlpConnector != null) {
+            contexts.addHandler(onConnector(OTLP, otlpGate));
+        }
         // GracefulHandler: on stop, requests in flight (an OTLP request waiting for its fsync) finish.
-        server.setHandler(new GracefulHandler(new ContextHandlerCollection(
-                onConnector(OTLP, otlpGate), onConnector(QUERY, queryPaths))));
+        server.setHandler(new GracefulHandler(contexts));
         server.setStopTimeout(STOP_TIMEOUT.toMillis());
     }
 
@@ -200,7 +263,7 @@ public final class NeedleServer implements Closeable {
     }
 
     /** A context at {@code /} that takes only the requests arriving on the connector named {@code connector}. */
-    private static ContextHandler onConnector(String connector, org.eclipse.jetty.server.Handler handler) {
+    private static ContextHandler onConnector(String connector, Handler handler) {
         ContextHandler context = new ContextHandler(handler, "/");
         context.setVirtualHosts(List.of("@" + connector));
         context.setDisplayName(connector);
@@ -215,9 +278,12 @@ public final class NeedleServer implements Closeable {
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
         try {
-            s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
-                    QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES, config.maxRequestBytes());
-            s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
+            if (config.role().ingests()) {
+                s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
+                        config.role().queries() ? QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES : 0, config.maxRequestBytes());
+                // A query node takes no lock: it only reads, beside the one process that writes.
+                s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
+            }
             // Before the ports: a bucket that is missing, refused or unreachable stops the start in one line.
             s.openStore();
             s.listen();
@@ -238,14 +304,26 @@ public final class NeedleServer implements Closeable {
                     + ", query port " + config.queryPort() + "): " + e.getMessage(), e);
         }
         // Kept, because a stopped connector no longer reports its port.
-        otlpAddress = new InetSocketAddress(config.bind(), otlpConnector.getLocalPort());
         queryAddress = new InetSocketAddress(config.bind(), queryConnector.getLocalPort());
-        LOG.info("listening for OTLP on {}", hostPort(otlpAddress));
-        LOG.info("query API on {}", hostPort(queryAddress));
+        if (otlpConnector != null) {
+            otlpAddress = new InetSocketAddress(config.bind(), otlpConnector.getLocalPort());
+            LOG.info("listening for OTLP on {}", hostPort(otlpAddress));
+        }
+        LOG.info(switch (config.role()) {
+            case ALL -> "query API on {}";
+            case INGEST -> "the head for query nodes, /ready and /metrics on {}";
+            case QUERY -> "query API (a query node: no write-ahead log, the store read-only) on {}";
+        }, hostPort(queryAddress));
     }
 
     private void openStore() throws IOException {
         Path data = config.data().toAbsolutePath().normalize();
+        if (!config.role().ingests()) {
+            // A query node writes nothing: no staging, no sweep, no removal of a writer's .tmp-* directories.
+            LOG.info("reading {} (read-only)", config.s3() == null ? data : config.s3());
+            store = config.s3() == null ? FsBlockStore.readOnly(data) : S3BlockStore.openReadOnly(config.s3());
+            return;
+        }
         if (config.s3() == null) {
             LOG.info("opening {}", data);
             FsBlockStore local = new FsBlockStore(data);
@@ -260,25 +338,57 @@ public final class NeedleServer implements Closeable {
     }
 
     private void recover() throws IOException {
+        if (!config.role().ingests()) {
+            serveQueriesOnly();
+            return;
+        }
         Path data = config.data().toAbsolutePath().normalize();
         long started = System.nanoTime();
-        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), ingestMetrics::fsynced);
+        ingestMetrics = new IngestMetrics(registry);
+        // An ingest node may share its store with others, so it names its blocks; an all node is its store's one writer.
+        String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
+        pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), PublishBackoff.DEFAULT,
+                ingestMetrics::fsynced, writerId, BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()));
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
-        engine = new QueryEngine(store, pipeline.head(), QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
         LOG.info(memory.describe());
         otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
                 new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
-        queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
-        prepareQueries();
+        headGate.setHandler(new HeadEndpoint(pipeline.head()));
+        if (config.role().queries()) {
+            serveQueries(pipeline.head());
+        } else {
+            queryGate.setHandler(new NotHere());
+        }
         if (config.retention() != null) {
             background.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
             LOG.info("retention: blocks older than {} are deleted, checked every minute",
                     Units.formatDuration(config.retention()));
         }
         ready = true;
+    }
+
+    /** A query node's start: the store is open read-only; the ingest nodes' heads are asked over HTTP. */
+    private void serveQueriesOnly() {
+        HeadSource heads = HeadSource.EMPTY;
+        if (config.ingesters().isEmpty()) {
+            LOG.info("no --ingester given: answers hold published blocks only");
+        } else {
+            remoteHeads = new RemoteHeadSource(config.ingesters(), RemoteHeadSource.DEFAULT_TIMEOUT,
+                    RemoteHeadSource.DEFAULT_MAX_BYTES);
+            heads = remoteHeads;
+            LOG.info("unpublished records from {}", config.ingesters());
+        }
+        serveQueries(heads);
+        ready = true;
+    }
+
+    private void serveQueries(HeadSource head) {
+        engine = new QueryEngine(store, head, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
+        queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
+        prepareQueries();
     }
 
     private void prepareQueries() {
@@ -313,7 +423,7 @@ public final class NeedleServer implements Closeable {
         return ready;
     }
 
-    /** The address the OTLP port is bound to, with the actual port when 0 was asked for. */
+    /** The address the OTLP port is bound to, with the actual port when 0 was asked for; null on a query node. */
     public InetSocketAddress otlpAddress() {
         return otlpAddress;
     }
@@ -323,7 +433,7 @@ public final class NeedleServer implements Closeable {
         return queryAddress;
     }
 
-    /** The ingest pipeline: its head and counters. */
+    /** The ingest pipeline: its head and counters; null on a query node. */
     public IngestPipeline pipeline() {
         return pipeline;
     }
@@ -331,6 +441,20 @@ public final class NeedleServer implements Closeable {
     /** The block store: the data directory, or the bucket of {@link Config#s3}. */
     public BlockStore store() {
         return store;
+    }
+
+    /** The role's process. */
+    public Role role() {
+        return config.role();
+    }
+
+    /** An ingest node's query port, past its head, /ready and /metrics: a 404 that says where queries go. */
+    private static final class NotHere extends Handler.Abstract.NonBlocking {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            PlainText.send(response, callback, 404, "this is an ingest node (--role ingest): send queries to a query node");
+            return true;
+        }
     }
 
     /** {@code host:port}, with an IPv6 host in brackets, as a URL writes it. */
@@ -370,6 +494,9 @@ public final class NeedleServer implements Closeable {
         } finally {
             if (engine != null) {
                 engine.close();
+            }
+            if (remoteHeads != null) {
+                remoteHeads.close();
             }
             if (store instanceof S3BlockStore s3) {
                 s3.close();

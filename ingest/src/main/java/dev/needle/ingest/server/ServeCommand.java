@@ -3,6 +3,7 @@ package dev.needle.ingest.server;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
@@ -10,6 +11,9 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -37,13 +41,28 @@ import picocli.CommandLine.Spec;
             "",
             "SIGTERM or Ctrl-C stops gracefully: the head is published, the write-ahead log checkpointed, "
                     + "and the exit status is 0.",
+            "",
+            "On more than one machine: --role ingest nodes take OTLP and publish to a shared --store; any number of "
+                    + "--role query nodes read it, each given the ingest nodes with --ingester URL, so that what an "
+                    + "ingest node acknowledged is answered by every query node at once.",
             ""})
 public final class ServeCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", description = "data directory: blocks (unless --store) and the write-ahead log (default: ${DEFAULT-VALUE})")
+    @Option(names = "--role", paramLabel = "all|ingest|query", converter = RoleConverter.class,
+            description = "all: ingest and query in one process; ingest: OTLP, write-ahead log, publishing, and the "
+                    + "head for query nodes; query: the query API over the store, nothing written (default: ${DEFAULT-VALUE})")
+    private Role role;
+
+    @Option(names = "--ingester", paramLabel = "URL",
+            description = "with --role query: an ingest node's query port (http://HOST:3200), asked for the records it has "
+                    + "not published yet; repeat for each ingest node")
+    private List<URI> ingesters = new ArrayList<>();
+
+    @Option(names = "--data", paramLabel = "DIR", description = "data directory: blocks (unless --store) and the write-ahead log; "
+            + "with --role query, the blocks to read (default: ${DEFAULT-VALUE})")
     private Path data;
 
     @Option(names = "--otlp-port", paramLabel = "PORT", description = "OTLP/HTTP port; 0 picks a free one (default: ${DEFAULT-VALUE})")
@@ -84,6 +103,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--retention", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "delete blocks whose every record is older than this, checked every minute (default: keep everything)")
     private Duration retention;
+
+    @Option(names = "--compression", paramLabel = "none|zstd", converter = CompressionConverter.class,
+            description = "how published blocks' record batches are compressed (default: zstd with --store, none on "
+                    + "a local data directory)")
+    private BlockWriter.Codec compression;
 
     @Option(names = "--store", paramLabel = "s3://BUCKET/PREFIX",
             description = "keep the blocks in this bucket instead of the data directory; credentials and region from "
@@ -133,11 +157,13 @@ public final class ServeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         NeedleServer.Config config;
         try {
+            checkRoleOptions();
             config = new NeedleServer.Config(data, bind, otlpPort, queryPort,
                     new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxWalPendingBytes,
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
-                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle));
+                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
+                    compression);
             if (store == null && (s3Endpoint != null || s3PathStyle)) {
                 throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
             }
@@ -147,7 +173,11 @@ public final class ServeCommand implements Callable<Integer> {
         }
         NeedleServer server;
         try {
-            DataDirectory.createWritable(data);
+            if (role != Role.QUERY) {
+                DataDirectory.createWritable(data);
+            } else if (store == null) {
+                DataDirectory.requireReadable(data);
+            }
             server = NeedleServer.start(config);
         } catch (IllegalArgumentException e) {
             err.println("needle serve: " + e.getMessage());
@@ -158,12 +188,34 @@ public final class ServeCommand implements Callable<Integer> {
         }
         // Only now: a signal during recovery just ends the process, and the next start recovers again.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "needle-shutdown"));
-        System.out.println("needle: ready otlp=" + NeedleServer.hostPort(server.otlpAddress())
-                + " query=" + NeedleServer.hostPort(server.queryAddress()));
+        System.out.println("needle: ready"
+                + (server.otlpAddress() == null ? "" : " otlp=" + NeedleServer.hostPort(server.otlpAddress()))
+                + " query=" + NeedleServer.hostPort(server.queryAddress())
+                + (role == Role.ALL ? "" : " role=" + role.word()));
         System.out.flush();
         // Nothing more for this thread: the server runs on its own threads until a signal runs the hook.
         new CountDownLatch(1).await();
         return 0;
+    }
+
+    /** Refuses, naming them, the options the role has no use for; the defaults of those are never in the way. */
+    private void checkRoleOptions() {
+        List<String> unused = new ArrayList<>();
+        List<String> forIngest = List.of("--otlp-port", "--block-rows", "--cut-rows", "--cut-bytes", "--cut-age",
+                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression");
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        if (role == Role.QUERY) {
+            forIngest.stream().filter(given::hasMatchedOption).forEach(unused::add);
+            if (store != null && given.hasMatchedOption("--data")) {
+                unused.add("--data (a query node on a bucket keeps nothing on disk)");
+            }
+        } else if (!ingesters.isEmpty()) {
+            unused.add("--ingester (it tells a --role query node where to ask; this node queries its own head)");
+        }
+        if (!unused.isEmpty()) {
+            throw new IllegalArgumentException("--role " + role.word() + " has no use for " + String.join(", ", unused)
+                    + (role == Role.QUERY ? ": a query node takes no OTLP, keeps no write-ahead log and writes nothing" : ""));
+        }
     }
 
     /**
@@ -194,6 +246,7 @@ public final class ServeCommand implements Callable<Integer> {
             NeedleServer.Config d = NeedleServer.Config.DEFAULTS;
             IngestLimits l = d.limits();
             return switch (option.longestName()) {
+                case "--role" -> d.role().word();
                 case "--data" -> d.data().toString();
                 case "--otlp-port" -> String.valueOf(d.otlpPort());
                 case "--query-port" -> String.valueOf(d.queryPort());
@@ -207,6 +260,32 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
                 default -> null;
             };
+        }
+    }
+
+    /** Reads {@code all}, {@code ingest} or {@code query}. */
+    static final class RoleConverter implements CommandLine.ITypeConverter<Role> {
+        @Override
+        public Role convert(String value) {
+            for (Role r : Role.values()) {
+                if (r.word().equals(value.toLowerCase(Locale.ROOT))) {
+                    return r;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected all, ingest or query, got '" + value + "'");
+        }
+    }
+
+    /** Reads {@code none} or {@code zstd}. */
+    static final class CompressionConverter implements CommandLine.ITypeConverter<BlockWriter.Codec> {
+        @Override
+        public BlockWriter.Codec convert(String value) {
+            for (BlockWriter.Codec c : BlockWriter.Codec.values()) {
+                if (c.name().equalsIgnoreCase(value)) {
+                    return c;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected none or zstd, got '" + value + "'");
         }
     }
 

@@ -44,7 +44,7 @@ class HeadTest {
                 head.add(new WalEntry(sequence, Signal.LOGS, tenant, new byte[0]), Records.Logs.of(logs(random)));
             }
             if (round % 9 == 8) {
-                cuts.add(head.cut(7));
+                cuts.add(head.cut(7, ""));
             }
             if (round % 13 == 12 && !cuts.isEmpty()) {
                 head.release(cuts.remove(0));

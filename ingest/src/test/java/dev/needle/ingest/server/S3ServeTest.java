@@ -4,19 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
 import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import java.io.IOException;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,12 +37,17 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * The server with its blocks in a bucket of S3Proxy, credentials from the SDK's default chain (its
  * system properties here): a block published by one server is answered by another that shares only
- * the bucket, retention deletes from the bucket, and a missing bucket stops the start saying so.
+ * the bucket, retention deletes from the bucket, a missing bucket stops the start saying so, and
+ * blocks are published ZSTD-compressed on a bucket and uncompressed in a directory unless asked.
  */
 class S3ServeTest {
 
     private static final IngestLimits NO_AGE_CUTS = new IngestLimits(300_000, 300_000, 256L << 20,
             Duration.ofHours(1), 1L << 30, 256L << 20, 64L << 20);
+
+    /** Arrow's codec bytes of a record batch's body compression (CompressionUtil.CodecType). */
+    private static final byte NONE = -1;
+    private static final byte ZSTD = 1;
 
     private static S3ProxyServer s3;
 
@@ -74,6 +90,37 @@ class S3ServeTest {
         try (NeedleServer query = NeedleServer.start(config(dir.resolve("b"), "shared"))) {
             assertEquals(200, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 1)).statusCode());
             assertEquals(404, Http.get(query.queryAddress(), "/api/v2/traces/" + Spans.traceHex(7, 2)).statusCode());
+        }
+    }
+
+    @Test
+    void compression_zstdOnABucketNoneInADirectory_unlessAsked() throws Exception {
+        s3.createBucket("compressed");
+        s3.createBucket("plain");
+        assertEquals(ZSTD, publishedCodec(config(dir.resolve("a"), "compressed")));
+        assertEquals(NONE, publishedCodec(config(dir.resolve("b"), "plain").withCompression(BlockWriter.Codec.NONE)));
+        NeedleServer.Config local = NeedleServer.Config.DEFAULTS.withData(dir.resolve("c")).withPorts(0, 0)
+                .withLimits(NO_AGE_CUTS);
+        assertEquals(NONE, publishedCodec(local));
+        assertEquals(ZSTD, publishedCodec(local.withData(dir.resolve("d")).withCompression(BlockWriter.Codec.ZSTD)));
+    }
+
+    /** The body compression of the one span block a server with {@code config} publishes, as data.arrow's first batch names it. */
+    private static byte publishedCodec(NeedleServer.Config config) throws IOException {
+        Files.createDirectories(config.data());
+        try (NeedleServer server = NeedleServer.start(config)) {
+            assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(9, 1), 3)));
+            server.pipeline().cutAndPublish();
+            BlockRef block = server.store().list(TenantId.DEFAULT, Signal.SPANS).get(0);
+            try (BufferAllocator allocator = new RootAllocator();
+                 SeekableByteChannel data = server.store().open(block, BlockLayout.DATA);
+                 ArrowFileReader reader = new ArrowFileReader(data, allocator)) {
+                ArrowBlock first = reader.getRecordBlocks().get(0);
+                data.position(first.getOffset());
+                try (ArrowRecordBatch batch = MessageSerializer.deserializeRecordBatch(new ReadChannel(data), first, allocator)) {
+                    return batch.getBodyCompression().getCodec();
+                }
+            }
         }
     }
 

@@ -74,6 +74,49 @@ class ServeCommandTest {
     }
 
     @Test
+    void call_queryRoleWithIngestOptions_isAUsageErrorNamingEach() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--role", "query", "--data", dir.toString(), "--cut-rows", "5",
+                "--retention", "7d"));
+        assertTrue(err.toString().contains("--role query has no use for --cut-rows, --retention"), err::toString);
+    }
+
+    @Test
+    void call_queryRoleOnABucketWithData_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--role", "query", "--data", dir.toString(), "--store", "s3://b/p"));
+        assertTrue(err.toString().contains("--data (a query node on a bucket keeps nothing on disk)"), err::toString);
+    }
+
+    @Test
+    void call_ingesterWithoutQueryRole_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--ingester", "http://127.0.0.1:3200"));
+        assertTrue(err.toString().contains("--role all has no use for --ingester"), err::toString);
+    }
+
+    @Test
+    void call_unknownCompression_isAUsageErrorNamingIt() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--compression", "lz4"));
+        assertTrue(err.toString().contains("expected none or zstd, got 'lz4'"), err::toString);
+    }
+
+    @Test
+    void call_queryRoleWithCompression_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--role", "query", "--data", dir.toString(), "--compression", "zstd"));
+        assertTrue(err.toString().contains("--role query has no use for --compression"), err::toString);
+    }
+
+    @Test
+    void call_unknownRole_isAUsageError() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--role", "writer"));
+        assertTrue(err.toString().contains("expected all, ingest or query, got 'writer'"), err::toString);
+    }
+
+    @Test
+    void call_queryRoleOnAMissingDirectory_failsNamingIt() {
+        assertEquals(1, run("--role", "query", "--data", dir.resolve("absent").toString(), "--query-port", "0"));
+        assertTrue(err.toString().contains("absent does not exist"), err::toString);
+    }
+
+    @Test
     void call_withEqualPorts_isAUsageError() {
         assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--otlp-port", "5000", "--query-port", "5000"));
         assertTrue(err.toString().contains("must differ"), err::toString);

@@ -16,7 +16,9 @@ import java.util.function.Predicate;
  * <p>Contract: a record leaves the head only after the block that holds it is published and
  * listed by the store, and the head says which block each part of it is being published as. The
  * engine takes the head's snapshot before it lists blocks and drops the parts whose blocks it
- * lists, so a record being published during a query is seen exactly once.
+ * lists, so a record being published during a query is seen exactly once. A head that could not
+ * be read whole (an ingest node that did not answer) says so with a part that names the problem,
+ * which makes the answer partial.
  */
 public interface HeadSource {
 
@@ -38,8 +40,19 @@ public interface HeadSource {
      *
      * @param blockId the id of the block these records are being published as, or null while no block is
      * @param records the records, which do not change afterwards
+     * @param problem why records of the head are missing from this snapshot (they may be anywhere), or null
      */
-    record Part<R>(String blockId, List<R> records) {
+    record Part<R>(String blockId, List<R> records, String problem) {
+
+        /** Records of the head, read whole. */
+        public Part(String blockId, List<R> records) {
+            this(blockId, records, null);
+        }
+
+        /** A part standing for records that could not be read: the answer is partial and names {@code problem}. */
+        public static <R> Part<R> unreadable(String problem) {
+            return new Part<>(null, List.of(), problem);
+        }
     }
 
     /** A snapshot of the tenant's unpublished spans. */
@@ -58,13 +71,13 @@ public interface HeadSource {
         return filter(logParts(tenant), r -> r.traceId().equals(traceId));
     }
 
-    /** The parts with only their records that satisfy {@code keep}; parts left empty are dropped. */
+    /** The parts with only their records that satisfy {@code keep}; parts left empty are dropped, unless they name a problem. */
     static <R> List<Part<R>> filter(List<Part<R>> parts, Predicate<R> keep) {
         List<Part<R>> out = new ArrayList<>();
         for (Part<R> part : parts) {
             List<R> kept = part.records().stream().filter(keep).toList();
-            if (!kept.isEmpty()) {
-                out.add(new Part<>(part.blockId(), kept));
+            if (!kept.isEmpty() || part.problem() != null) {
+                out.add(new Part<>(part.blockId(), kept, part.problem()));
             }
         }
         return out;

@@ -328,7 +328,8 @@ public final class QueryEngine implements AutoCloseable {
                                 Function<BlockTags.Builder, Consumer<R>> pairs, ToLongFunction<R> time)
             throws IOException {
         List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
-        List<R> head = unpublished(headParts, blocks);
+        List<String> problems = new ArrayList<>();
+        List<R> head = unpublished(headParts, blocks, problems);
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
         List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete, tagsOnly));
         List<BlockRef> toScan = new ArrayList<>();
@@ -341,7 +342,6 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         Consumer<R> add = pairs.apply(tags);
-        List<String> problems = new ArrayList<>();
         for (BlockScan.Outcome<R> outcome : runAll(toScan,
                 ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE))) {
             outcome.records().forEach(add);
@@ -406,7 +406,8 @@ public final class QueryEngine implements AutoCloseable {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
         List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
-        List<R> headRecords = unpublished(head, blocks);
+        List<String> problems = new ArrayList<>();
+        List<R> headRecords = unpublished(head, blocks, problems);
         Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
@@ -419,7 +420,6 @@ public final class QueryEngine implements AutoCloseable {
         // than everything a block can hold, that block and all older ones are left unread.
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         List<BlockDecision> decisions = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
@@ -479,7 +479,7 @@ public final class QueryEngine implements AutoCloseable {
                                  Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
                                  ToLongFunction<R> time, List<String> problems) throws IOException {
         List<BlockRef> blocks = new ArrayList<>(store.list(tenant, signal));
-        List<R> headRecords = unpublished(head, blocks);
+        List<R> headRecords = unpublished(head, blocks, problems);
         Found<R> found = target.found();
         long headMatched = 0;
         for (R r : headRecords) {
@@ -505,13 +505,17 @@ public final class QueryEngine implements AutoCloseable {
     /**
      * The head's records that are not in a listed block. The head's snapshot was taken before the
      * blocks were listed (see {@link HeadSource}), so a part whose block is listed is read from the
-     * block, and every other part from the head: each record once.
+     * block, and every other part from the head: each record once. A part that names a problem adds
+     * it to {@code problems}, once.
      */
-    private static <R> List<R> unpublished(List<HeadSource.Part<R>> head, List<BlockRef> blocks) {
+    private static <R> List<R> unpublished(List<HeadSource.Part<R>> head, List<BlockRef> blocks, List<String> problems) {
         Set<String> listed = new HashSet<>();
         blocks.forEach(b -> listed.add(b.name().id()));
         List<R> out = new ArrayList<>();
         for (HeadSource.Part<R> part : head) {
+            if (part.problem() != null && !problems.contains(part.problem())) {
+                problems.add(part.problem());
+            }
             if (part.blockId() == null || !listed.contains(part.blockId())) {
                 out.addAll(part.records());
             }

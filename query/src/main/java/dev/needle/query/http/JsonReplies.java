@@ -54,9 +54,9 @@ final class JsonReplies {
         }
     }
 
-    /** The message of a partial answer: how many blocks were unreadable, and each problem. */
+    /** The message of a partial answer: how many blocks (or ingest nodes) were unreadable, and each problem. */
     static String partialMessage(List<String> problems) {
-        return problems.size() + (problems.size() == 1 ? " block" : " blocks")
+        return problems.size() + (problems.size() == 1 ? " block or ingest node" : " blocks or ingest nodes")
                 + " could not be read, so the answer may miss records: " + String.join("; ", problems);
     }
 

@@ -172,7 +172,8 @@ public final class QueryApi extends Handler.Abstract {
                 : path.substring(prefix.length(), path.length() - VALUES.length());
     }
 
-    private static TenantId tenant(Request request) throws ApiException {
+    /** The request's tenant, from {@code X-Scope-OrgID}; an invalid one is a 400. */
+    static TenantId tenant(Request request) throws ApiException {
         try {
             return TenantId.fromHeader(request.getHeaders().get("X-Scope-OrgID"));
         } catch (IllegalArgumentException e) {

@@ -13,6 +13,7 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.BlockWriter.Codec;
 import dev.needle.blocks.write.BlockWriter.Options;
+import dev.needle.query.ql.Expr;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -255,6 +256,22 @@ class TraceLookupTest {
             assertTrue(result.spans().contains(publishing));
             assertFalse(result.spans().contains(published), "a listed block's part is never scanned in the head");
             assertEquals(1, result.spanPlan().headMatched());
+        }
+    }
+
+    @Test
+    void trace_aHeadPartNamingAProblem_makesTheAnswerPartial_andTheRestIsAnswered() throws IOException {
+        Bytes id = corpus.traceIds.get(5);
+        List<SpanRecord> inBlocks = corpus.spans.stream().filter(s -> s.traceId().equals(id)).toList();
+        HeadSource head = head(List.of(HeadSource.Part.unreadable("ingest node http://10.0.0.9:3200 did not answer")));
+        try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
+            TraceResult result = withHead.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+            assertEquals(inBlocks.size(), result.spans().size());
+            assertEquals(List.of("ingest node http://10.0.0.9:3200 did not answer"), result.problems());
+            assertTrue(result.partial());
+            assertEquals(List.of("ingest node http://10.0.0.9:3200 did not answer"),
+                    withHead.searchSpans(TENANT, new Expr.MatchAll(), TimeRange.ALL, 5, Mechanisms.ALL)
+                            .problems());
         }
     }
 
