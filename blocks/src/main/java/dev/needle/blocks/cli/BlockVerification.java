@@ -1,6 +1,7 @@
 package dev.needle.blocks.cli;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
@@ -20,7 +21,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 /**
  * What {@code inspect --verify} finds in one block: every record batch of data.arrow read whole,
  * which checks it against its CRC-32C in meta.json before decoding it, and the sidecars checked
- * against their own CRC-32C. A block of writer version 1 has no checksums: its batches are read and
+ * against their own CRC-32C, TAGS too (one that is there and does not decode is damage). A block of writer version 1 has no checksums: its batches are read and
  * their structure checked, and it counts as not verifiable. Every file needle wrote that does not
  * read back intact is damage, one entry each, so that all of it is reported, not the first.
  *
@@ -104,6 +105,10 @@ record BlockVerification(Verdict verdict, int batches, List<Damage> damage) {
         // Blocks written before BATCH_ATTR_IDX existed lack it, and meta.json does not record it: only
         // a file that is there and does not verify is damage.
         checkSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX, 0L, damage);
+        TagsCheck tags = TagsCheck.of(store.blockDir(ref));
+        if (tags.problem() != null) {
+            damage.add(new Damage(BlockTags.FILE, null, tags.problem()));
+        }
         Verdict verdict = !damage.isEmpty() ? Verdict.DAMAGED
                 : meta.hasChecksums() ? Verdict.VERIFIED : Verdict.NOT_VERIFIABLE;
         return new BlockVerification(verdict, batches, damage);

@@ -46,7 +46,7 @@ import picocli.CommandLine.Spec;
         description = {"Show one block: its facts, batches and zone maps, and sidecar verdicts; or its keys.",
             "%nPrints the name, tenant, signal, time range, rows and bytes; every record batch with its zone maps "
                 + "and checksum; and for TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX the verdict, fill, implied keys and share of the data's "
-                + "bytes. With --verify it also reads every batch whole, checks it against its CRC-32C in meta.json, "
+                + "bytes; for TAGS its version, key count and verdict. With --verify it also reads every batch whole, checks it against its CRC-32C in meta.json, "
                 + "and lists everything damaged. Changes nothing on disk, so it is safe on a running server's "
                 + "directory. Exits 1, after printing what it could read, when data.arrow cannot be read or "
                 + "--verify finds damage."})
@@ -170,6 +170,7 @@ final class InspectBlockCommand implements Callable<Integer> {
                 sidecar(blockDir, BloomSidecar.TRACE_IDX, dataBytes, meta == null ? null : (long) meta.distinctTraceIds()),
                 sidecar(blockDir, BloomSidecar.ATTR_IDX, dataBytes, meta == null ? null : meta.distinctAttributePairs()),
                 sidecar(blockDir, BloomSidecar.BATCH_ATTR_IDX, dataBytes, null)));
+        r.put("tags", List.of(TagsCheck.of(blockDir).row()));
         return r;
     }
 

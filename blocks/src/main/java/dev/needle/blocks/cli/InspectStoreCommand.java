@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -43,10 +44,10 @@ import picocli.CommandLine.Spec;
                 + "names exactly the listed blocks; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json, the "
                 + "index and file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
-                + "block, checks it against its CRC-32C in meta.json and the sidecars against their own, checks that "
-                + "the index's copies of each block's meta.json, TRACE_IDX and ATTR_IDX are the block's, counts the "
-                + "blocks verified, not verifiable (writer version 1, no checksums) and damaged, lists every damaged "
-                + "batch or file, and exits 1 if there is any."})
+                + "block, checks it against its CRC-32C in meta.json and the sidecars and TAGS against their own, checks "
+                + "that the index's copies of each block's meta.json, TRACE_IDX and ATTR_IDX are the block's, counts the "
+                + "blocks verified, not verifiable (writer version 1, no checksums) and damaged, and the blocks by TAGS "
+                + "version, lists every damaged batch or file, and exits 1 if there is any."})
 final class InspectStoreCommand implements Callable<Integer> {
 
     @Spec
@@ -143,6 +144,8 @@ final class InspectStoreCommand implements Callable<Integer> {
         private long verified;
         private long notVerifiable;
         private long damaged;
+        /** Blocks by the version of their TAGS file; "none" for blocks without one that reads. */
+        private final Map<String, Long> tagsVersions = new TreeMap<>();
 
         Verifier(FsBlockStore store, PrintWriter err) {
             this.store = store;
@@ -159,6 +162,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                     case DAMAGED -> damaged++;
                 }
                 v.damage().forEach(d -> damage.add(d.row(ref.toString())));
+                Integer tags = TagsCheck.of(store.blockDir(ref)).version();
+                tagsVersions.merge(tags == null ? "none" : "v" + tags, 1L, Long::sum);
                 if (System.nanoTime() - lastProgress > PROGRESS_NANOS) {
                     lastProgress = System.nanoTime();
                     err.printf("needle inspect store: checked %d blocks, %d damaged, in %d s%n", blocks, damaged,
@@ -205,6 +210,7 @@ final class InspectStoreCommand implements Callable<Integer> {
             report.put("not_verifiable_blocks", notVerifiable);
             report.put("damaged_blocks", damaged);
             report.put("damage", damage);
+            report.put("tags_versions", tagsVersions);
         }
 
         @Override

@@ -22,9 +22,13 @@ import java.util.zip.CRC32C;
 
 /**
  * The {@code TAGS} file of a block: its distinct indexed keys (as {@link IndexedPairs} names them,
- * {@code resource.service.name}, {@code span.http.route}, {@code intrinsic.name} …) and, per key, its
- * distinct scalar values, so that the tag endpoints answer from a few kilobytes per block instead of
- * a scan. Derived data: a reader that finds it missing or damaged scans the block instead.
+ * {@code resource.service.name}, {@code span.http.route}, {@code intrinsic.name} …) and, from version 2,
+ * the keys only TAGS holds ({@link TagsOnlyPairs}: {@code event.k}, {@code link.k},
+ * {@code intrinsic.event:name}, {@code intrinsic.statusMessage}, {@code intrinsic.rootName},
+ * {@code intrinsic.rootServiceName}); per key, its distinct scalar values,
+ * so that the tag endpoints answer from a few kilobytes per block instead of a scan. Derived data: a
+ * reader that finds it missing or damaged scans the block instead, and so does a reader that asks a
+ * version 1 file for keys of TagsOnlyPairs, which it does not hold (their absence there says nothing).
  *
  * <p>Little-endian. One file = 16-byte header + body.
  *
@@ -32,7 +36,8 @@ import java.util.zip.CRC32C;
  * <caption>Layout</caption>
  * <tr><th>offset</th><th>size</th><th>field</th></tr>
  * <tr><td>0</td><td>4</td><td>magic, ASCII {@code NTAG}</td></tr>
- * <tr><td>4</td><td>1</td><td>version ({@link #VERSION_1})</td></tr>
+ * <tr><td>4</td><td>1</td><td>version: {@link #VERSION_1}, or {@link #VERSION_2}, whose body holds
+ *     TagsOnlyPairs' keys too; the layout is the same</td></tr>
  * <tr><td>5</td><td>3</td><td>pad (0)</td></tr>
  * <tr><td>8</td><td>4</td><td>body length n, at most {@link #MAX_BODY_BYTES}</td></tr>
  * <tr><td>12</td><td>4</td><td>CRC-32C of the body</td></tr>
@@ -52,10 +57,12 @@ public final class BlockTags {
 
     /** The file's name in a block. */
     public static final String FILE = "TAGS";
-    /** The first version. */
+    /** The first version: IndexedPairs' keys only. */
     public static final int VERSION_1 = 1;
+    /** IndexedPairs' keys and TagsOnlyPairs': a key of either that the file does not list, the block does not hold. */
+    public static final int VERSION_2 = 2;
     /** The version the writer writes. */
-    public static final int VERSION_CURRENT = VERSION_1;
+    public static final int VERSION_CURRENT = VERSION_2;
     /** Past this many distinct keys a block gets no file, and readers scan it. */
     public static final int MAX_KEYS = 10_000;
     /** Values kept per key; past it the key is TRUNCATED. */
@@ -77,6 +84,7 @@ public final class BlockTags {
     private static final Comparator<AnyValue> VALUE_ORDER = Comparator.comparingInt(BlockTags::typeByte)
             .thenComparing(BlockTags::compareSameType);
 
+    private final int version;
     private final Map<String, Values> keys;
 
     /**
@@ -91,8 +99,19 @@ public final class BlockTags {
         }
     }
 
-    private BlockTags(Map<String, Values> keys) {
+    private BlockTags(int version, Map<String, Values> keys) {
+        this.version = version;
         this.keys = Collections.unmodifiableMap(keys);
+    }
+
+    /** The file's version ({@link #VERSION_CURRENT} for what a builder collected). */
+    public int version() {
+        return version;
+    }
+
+    /** Whether the keys of {@link TagsOnlyPairs} are here (version 2 on); in a version 1 file they are unknown. */
+    public boolean holdsTagsOnlyPairs() {
+        return version >= VERSION_2;
     }
 
     /** The keys, in ascending order, with their values. */
@@ -135,7 +154,10 @@ public final class BlockTags {
             add(key, new AnyValue.Bool(value));
         }
 
-        /** Adds another block's keys and values, within this builder's bounds; its TRUNCATED keys stay so. */
+        /**
+         * Adds another block's keys and values, within this builder's bounds; its TRUNCATED keys stay so.
+         * The caller knows what a version 1 file lacks (TagsOnlyPairs' keys) and asks no such key of the result.
+         */
         public void merge(BlockTags other) {
             other.keys.forEach((key, v) -> {
                 values.computeIfAbsent(key, k -> new HashSet<>());
@@ -168,7 +190,7 @@ public final class BlockTags {
                 sorted.sort(VALUE_ORDER);
                 keys.put(key, new Values(sorted, truncated.contains(key)));
             });
-            return new BlockTags(keys);
+            return new BlockTags(VERSION_CURRENT, keys);
         }
 
         /** The file's bytes, or empty when the block has too many keys (or none) for one. */
@@ -181,7 +203,7 @@ public final class BlockTags {
         }
     }
 
-    /** This file's bytes. */
+    /** This file's bytes, in its version. */
     public byte[] encode() {
         Body body = new Body();
         body.u32(keys.size());
@@ -206,7 +228,7 @@ public final class BlockTags {
         CRC32C crc = new CRC32C();
         crc.update(bytes);
         ByteBuffer file = ByteBuffer.allocate(HEADER_BYTES + bytes.length).order(ByteOrder.LITTLE_ENDIAN);
-        file.put(MAGIC).put((byte) VERSION_CURRENT).put(new byte[3]).putInt(bytes.length).putInt((int) crc.getValue())
+        file.put(MAGIC).put((byte) version).put(new byte[3]).putInt(bytes.length).putInt((int) crc.getValue())
                 .put(bytes);
         return file.array();
     }
@@ -227,8 +249,9 @@ public final class BlockTags {
             throw new CorruptTagsException(what + ": magic is not NTAG");
         }
         int version = in.get() & 0xff;
-        if (version != VERSION_1) {
-            throw new CorruptTagsException(what + ": unknown version " + version + ", expected " + VERSION_1);
+        if (version != VERSION_1 && version != VERSION_2) {
+            throw new CorruptTagsException(what + ": unknown version " + version + ", expected " + VERSION_1 + " or "
+                    + VERSION_2);
         }
         if (in.get() != 0 || in.get() != 0 || in.get() != 0) {
             throw new CorruptTagsException(what + ": the pad bytes 5..7 are not 0");
@@ -246,7 +269,7 @@ public final class BlockTags {
                     what, expected, (int) crc.getValue()));
         }
         try {
-            return new BlockTags(body(in));
+            return new BlockTags(version, body(in));
         } catch (RuntimeException e) {
             // An underflow or a bad count inside a body whose CRC holds: written wrong, not damaged.
             throw new CorruptTagsException(what + ": malformed body at byte " + in.position() + ": " + e.getMessage());

@@ -5,6 +5,7 @@ import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
@@ -171,6 +172,7 @@ public final class BlockWriter {
                 zone.duration(s.durationNano());
                 traceIdx.add(s.traceId().unsafeArray(), 0);
                 attrs.pairs.span(s);
+                TagsOnlyPairs.span(s, attrs.tags);
             }
 
             @Override
@@ -302,7 +304,8 @@ public final class BlockWriter {
 
     /**
      * The block's ATTR_IDX, BATCH_ATTR_IDX and TAGS, fed by one {@link IndexedPairs} that passes each
-     * pair on once per record batch, hashed once for both sidecars.
+     * pair on once per record batch, hashed once for both sidecars; TAGS also takes a span's
+     * {@link TagsOnlyPairs} straight from the span writer, never hashed.
      */
     private static final class AttributeSidecars implements IndexedPairs.Sink {
         final AttrIdxBuilder attrIdx = new AttrIdxBuilder();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.model.AnyValue;
@@ -100,7 +101,9 @@ class InspectBlockCommandTest {
         assertTrue(json.contains("\"data_bytes\":" + Files.size(spansDir.resolve("data.arrow")) + ","), json);
         assertTrue(json.contains("\"block\":\"" + spansBlock.ref().name() + "\""), json);
         assertTrue(json.contains("\"tenant\":\"single-tenant\",\"signal\":\"spans\""), json);
-        assertEquals(3, json.split("\"verdict\":\"verified\"", -1).length - 1, json);
+        assertEquals(4, json.split("\"verdict\":\"verified\"", -1).length - 1, "three sidecars and TAGS: " + json);
+        assertTrue(json.contains("\"version\":" + BlockTags.VERSION_CURRENT + ","), json);
+        assertTrue(json.contains("\"events_and_links\":true"), json);
         assertTrue(json.contains("\"error\":null"), json);
     }
 
@@ -197,7 +200,8 @@ class InspectBlockCommandTest {
         assertTrue(json.contains("\"verification\":\"damaged\""), json);
         assertTrue(json.contains("{\"file\":\"data.arrow\",\"batch\":1,\"problem\":\"" + expected), json);
         assertTrue(json.contains("{\"file\":\"ATTR_IDX\",\"batch\":null,\"problem\":\"crc: checksum failed"), json);
-        assertEquals(2, json.split("\"file\":", -1).length - 1, "batches 0 and 2 and TRACE_IDX are intact: " + json);
+        assertEquals(2, json.split("\"file\":\"[^\"]*\",\"batch\"", -1).length - 1,
+                "batches 0 and 2 and TRACE_IDX are intact: " + json);
 
         out.getBuffer().setLength(0);
         assertEquals(1, run("block", spansDir.toString(), "--verify"), err.toString());
@@ -223,6 +227,24 @@ class InspectBlockCommandTest {
         String json = out.toString();
         assertTrue(json.contains("\"verification\":\"verified\",\"damage\":[]"), json);
         assertTrue(json.contains("{\"sidecar\":\"BATCH_ATTR_IDX\",\"bytes\":0,\"verdict\":\"failed open: missing\""), json);
+    }
+
+    @Test
+    void verify_tags_damagedIsDamage_missingIsNot() throws IOException {
+        Path tags = spansDir.resolve(BlockTags.FILE);
+        DamagedBlocks.flipBit(tags, Files.size(tags) - 1);
+        assertEquals(1, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("{\"file\":\"TAGS\",\"batch\":null,\"problem\":\"TAGS: checksum failed"), json);
+        assertTrue(json.contains("\"version\":null,\"keys\":null,\"events_and_links\":null,\"verdict\":\"damaged: "
+                + "TAGS: checksum failed"), json);
+
+        Files.delete(tags);
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        json = out.toString();
+        assertTrue(json.contains("\"verification\":\"verified\",\"damage\":[]"), json);
+        assertTrue(json.contains("\"bytes\":0,\"version\":null"), json);
     }
 
     @Test

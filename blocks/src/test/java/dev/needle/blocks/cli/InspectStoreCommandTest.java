@@ -163,7 +163,7 @@ class InspectStoreCommandTest {
     void verify_intactStore_countsEveryBlockVerifiedAndExitsZero() {
         assertEquals(0, run("store", data.toString(), "--verify", "--json"), err.toString());
         assertTrue(out.toString().contains("\"verified_blocks\":3,\"not_verifiable_blocks\":0,\"damaged_blocks\":0,"
-                + "\"damage\":[]"), out.toString());
+                + "\"damage\":[],\"tags_versions\":{\"v2\":3}"), out.toString());
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.needle.blocks.index;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,11 +16,13 @@ import java.util.Map;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
-/** The TAGS format: golden bytes of version 1, and every truncation and bit flip refused. */
+/** The TAGS format: golden bytes of versions 1 and 2, and every truncation and bit flip refused. */
 class BlockTagsTest {
 
     /** Written once by version 1 from {@link #sample()}; never regenerated. */
-    private static final String GOLDEN = "/golden/tags_v1";
+    private static final String GOLDEN_V1 = "/golden/tags_v1";
+    /** Written once by version 2 from {@link #sampleV2()}; never regenerated. */
+    private static final String GOLDEN_V2 = "/golden/tags_v2";
 
     /** Keys of every value type, values out of order and repeated, and a TRUNCATED key. */
     static BlockTags.Builder sample() {
@@ -38,20 +41,54 @@ class BlockTagsTest {
         return b;
     }
 
-    private static byte[] golden() throws Exception {
-        try (InputStream in = BlockTagsTest.class.getResourceAsStream(GOLDEN)) {
+    /** {@link #sample()} and the keys version 2 adds: event and link attributes, event names, status messages, roots. */
+    static BlockTags.Builder sampleV2() {
+        BlockTags.Builder b = sample();
+        b.string(TagsOnlyPairs.EVENT + "exception.type", "IOException");
+        b.integer(TagsOnlyPairs.LINK + "link.index", 0);
+        b.string(TagsOnlyPairs.EVENT_NAME, "exception");
+        b.string(TagsOnlyPairs.EVENT_NAME, "cache miss");
+        b.string(TagsOnlyPairs.STATUS_MESSAGE, "x".repeat(BlockTags.MAX_VALUE_BYTES + 1));
+        b.string(TagsOnlyPairs.STATUS_MESSAGE, "card declined");
+        b.string(TagsOnlyPairs.ROOT_NAME, "GET /cart");
+        b.string(TagsOnlyPairs.ROOT_SERVICE_NAME, "checkout");
+        return b;
+    }
+
+    private static byte[] golden(String name) throws Exception {
+        try (InputStream in = BlockTagsTest.class.getResourceAsStream(name)) {
             return in.readAllBytes();
         }
     }
 
     @Test
-    void encode_sample_isTheGoldenBytes() throws Exception {
-        assertArrayEquals(golden(), sample().file().orElseThrow());
+    void encode_sampleV2_isTheGoldenBytesOfVersion2() throws Exception {
+        assertArrayEquals(golden(GOLDEN_V2), sampleV2().file().orElseThrow());
     }
 
     @Test
-    void decode_golden_givesEveryKeyWithItsValuesInOrder() throws Exception {
-        Map<String, BlockTags.Values> keys = BlockTags.decode(golden(), "golden").keys();
+    void decode_goldenV2_givesEveryKeyWithItsValuesInOrder() throws Exception {
+        BlockTags tags = BlockTags.decode(golden(GOLDEN_V2), "golden v2");
+        assertEquals(BlockTags.VERSION_2, tags.version());
+        assertTrue(tags.holdsTagsOnlyPairs());
+        Map<String, BlockTags.Values> keys = tags.keys();
+        assertEquals(List.of("event.exception.type", "intrinsic.event:name", "intrinsic.name", "intrinsic.rootName",
+                "intrinsic.rootServiceName", "intrinsic.statusMessage", "link.link.index", "resource.service.name", "span.cache.hit", "span.http.response.status_code",
+                "span.payload", "span.sampling.ratio"), List.copyOf(keys.keySet()));
+        assertEquals(new BlockTags.Values(List.of(new AnyValue.Str("cache miss"), new AnyValue.Str("exception")), false),
+                keys.get(TagsOnlyPairs.EVENT_NAME));
+        assertEquals(new BlockTags.Values(List.of(new AnyValue.Str("card declined")), true),
+                keys.get(TagsOnlyPairs.STATUS_MESSAGE), "a message too long to keep makes the key TRUNCATED");
+        assertEquals(new BlockTags.Values(List.of(new AnyValue.Int(0)), false), keys.get("link.link.index"));
+        assertEquals(sampleV2().build().keys(), keys);
+    }
+
+    @Test
+    void decode_goldenV1_stillReads_andSaysItLacksTheTagsOnlyPairs() throws Exception {
+        BlockTags tags = BlockTags.decode(golden(GOLDEN_V1), "golden v1");
+        assertEquals(BlockTags.VERSION_1, tags.version());
+        assertFalse(tags.holdsTagsOnlyPairs(), "a version 1 file knows nothing of events, links or status messages");
+        Map<String, BlockTags.Values> keys = tags.keys();
         assertEquals(List.of("intrinsic.name", "resource.service.name", "span.cache.hit",
                 "span.http.response.status_code", "span.payload", "span.sampling.ratio"), List.copyOf(keys.keySet()));
         assertEquals(new BlockTags.Values(List.of(new AnyValue.Str("cart"), new AnyValue.Str("checkout")), false),
@@ -64,24 +101,39 @@ class BlockTagsTest {
         assertEquals(new BlockTags.Values(List.of(new AnyValue.Str("small")), true), keys.get("span.payload"),
                 "a value too long to keep makes its key TRUNCATED");
         assertEquals(sample().build().keys(), keys);
+        assertArrayEquals(golden(GOLDEN_V1), tags.encode(), "a file is written back in its own version");
+    }
+
+    @Test
+    void decode_unknownVersion_isCorrupt() throws Exception {
+        byte[] file = golden(GOLDEN_V2);
+        file[4] = 3;
+        BlockTags.CorruptTagsException e = assertThrows(BlockTags.CorruptTagsException.class,
+                () -> BlockTags.decode(file, "v3"));
+        assertEquals("v3: unknown version 3, expected 1 or 2", e.getMessage());
     }
 
     @Test
     void decode_everyTruncation_isCorrupt() throws Exception {
-        byte[] file = golden();
-        for (int n = 0; n < file.length; n++) {
-            byte[] cut = Arrays.copyOf(file, n);
-            assertThrows(BlockTags.CorruptTagsException.class, () -> BlockTags.decode(cut, "cut"), "length " + n);
+        for (String name : List.of(GOLDEN_V1, GOLDEN_V2)) {
+            byte[] file = golden(name);
+            for (int n = 0; n < file.length; n++) {
+                byte[] cut = Arrays.copyOf(file, n);
+                assertThrows(BlockTags.CorruptTagsException.class, () -> BlockTags.decode(cut, "cut"), name + " " + n);
+            }
         }
     }
 
     @Test
     void decode_everyBitFlip_isCorrupt() throws Exception {
-        byte[] file = golden();
-        for (int bit = 0; bit < file.length * 8; bit++) {
-            byte[] flipped = file.clone();
-            flipped[bit / 8] ^= (byte) (1 << (bit % 8));
-            assertThrows(BlockTags.CorruptTagsException.class, () -> BlockTags.decode(flipped, "flip"), "bit " + bit);
+        for (String name : List.of(GOLDEN_V1, GOLDEN_V2)) {
+            byte[] file = golden(name);
+            for (int bit = 0; bit < file.length * 8; bit++) {
+                byte[] flipped = file.clone();
+                flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+                assertThrows(BlockTags.CorruptTagsException.class, () -> BlockTags.decode(flipped, "flip"),
+                        name + " bit " + bit);
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.needle.query.engine;
 
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
+import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -36,7 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -333,10 +334,14 @@ public final class QueryEngine implements AutoCloseable {
      * or a scan of the block when that file is missing or damaged, or cut short (TRUNCATED) for a key
      * {@code complete} accepts, whose values are asked for; then the head's unpublished spans. A block
      * counts when its time range (from its name) overlaps {@code range}, and gives all its keys.
+     * {@code tagsOnly} says that {@link TagsOnlyPairs}' keys are asked for (listed, or some of
+     * {@code complete}'s): a version 1 file, which does not hold them, is then scanned too.
      */
-    public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
-        return tags(tenant, Signal.SPANS, range, complete, head.spanParts(tenant),
-                SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL), IndexedPairs::span, SpanRecord::startTimeUnixNano);
+    public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete, boolean tagsOnly)
+            throws IOException {
+        return tags(tenant, Signal.SPANS, range, complete, tagsOnly, head.spanParts(tenant),
+                SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL), TagsOnlyPairs::allOf,
+                SpanRecord::startTimeUnixNano);
     }
 
     /**
@@ -345,19 +350,22 @@ public final class QueryEngine implements AutoCloseable {
      * damaged or cut short for a key {@code complete} accepts), then the head's unpublished records.
      */
     public TagsResult logTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
-        return tags(tenant, Signal.LOGS, range, complete, head.logParts(tenant),
-                SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL), IndexedPairs::log, LogRecord::eventTimeUnixNano);
+        return tags(tenant, Signal.LOGS, range, complete, false, head.logParts(tenant),
+                SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL), tags -> new IndexedPairs(tags)::log,
+                LogRecord::eventTimeUnixNano);
     }
 
+    /** {@code pairs} gives what feeds a builder every TAGS pair of the records passed to it. */
     private <R> TagsResult tags(TenantId tenant, Signal signal, TimeRange range, Predicate<String> complete,
-                                List<HeadSource.Part<R>> headParts, SearchTarget<R> everything,
-                                BiConsumer<IndexedPairs, R> add, ToLongFunction<R> time) throws IOException {
+                                boolean tagsOnly, List<HeadSource.Part<R>> headParts, SearchTarget<R> everything,
+                                Function<BlockTags.Builder, Consumer<R>> pairs, ToLongFunction<R> time)
+            throws IOException {
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, Mechanisms.ALL, headParts, problems);
         List<BlockRef> blocks = new ArrayList<>(plan.blocks());
         List<R> head = plan.headRecords();
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
-        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete));
+        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete, tagsOnly));
         List<BlockRef> toScan = new ArrayList<>();
         BlockTags.Builder tags = new BlockTags.Builder();
         for (int i = 0; i < blocks.size(); i++) {
@@ -367,15 +375,15 @@ public final class QueryEngine implements AutoCloseable {
                 tags.merge(files.get(i));
             }
         }
-        IndexedPairs pairs = new IndexedPairs(tags);
+        Consumer<R> add = pairs.apply(tags);
         for (BlockScan.Outcome<R> outcome : runAll(toScan,
                 ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE, null))) {
-            outcome.records().forEach(r -> add.accept(pairs, r));
+            outcome.records().forEach(add);
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
             }
         }
-        head.stream().filter(r -> range.contains(time.applyAsLong(r))).forEach(r -> add.accept(pairs, r));
+        head.stream().filter(r -> range.contains(time.applyAsLong(r))).forEach(add);
         return new TagsResult(tags.build(), blocks.size(), toScan.size(), problems);
     }
 
@@ -395,14 +403,20 @@ public final class QueryEngine implements AutoCloseable {
         return new SearchResult<>(logs.records(), problems, logs.plan());
     }
 
-    /** A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, or a key cut short. */
-    private BlockTags tagsFile(BlockRef ref, Predicate<String> complete) {
+    /**
+     * A block's TAGS, or null when the block must be scanned instead: no file, a damaged one, a key
+     * cut short, or a version 1 file when {@code tagsOnly} asks for the keys it does not hold.
+     */
+    private BlockTags tagsFile(BlockRef ref, Predicate<String> complete, boolean tagsOnly) {
         try (SeekableByteChannel channel = store.open(ref, BlockTags.FILE)) {
             if (channel.size() > BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES) {
                 return null;
             }
             byte[] bytes = Channels.newInputStream(channel).readAllBytes();
             BlockTags tags = BlockTags.decode(bytes, ref + "/" + BlockTags.FILE);
+            if (tagsOnly && !tags.holdsTagsOnlyPairs()) {
+                return null;
+            }
             boolean cutShort = tags.keys().entrySet().stream().anyMatch(e -> e.getValue().truncated() && complete.test(e.getKey()));
             return cutShort ? null : tags;
         } catch (IOException | RuntimeException e) {

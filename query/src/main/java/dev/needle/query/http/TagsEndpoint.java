@@ -3,6 +3,7 @@ package dev.needle.query.http;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.index.Intrinsic;
+import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -28,24 +29,28 @@ import java.util.function.Predicate;
 
 /**
  * Tempo's tag endpoints, which Grafana's autocomplete, variables and ad-hoc filters call, answered
- * from each block's TAGS file (a scan of the block where it is missing or damaged) and the head:
+ * from each block's TAGS file (a scan of the block where it is missing or damaged, or of version 1
+ * when event, link, status-message or root data is asked for) and the head:
  *
  * <pre>
  * GET /api/v2/search/tags?scope=&amp;limit=     {"scopes":[{"name":"resource","tags":[…]},{"name":"span",…},
- *                                             {"name":"instrumentation",…}?,{"name":"intrinsic",…}]}
+ *                                             {"name":"instrumentation",…}?,{"name":"event",…}?,
+ *                                             {"name":"link",…}?,{"name":"intrinsic",…}]}
  * GET /api/v2/search/tag/{tag}/values?q=&amp;limit=   {"tagValues":[{"type":"string","value":"…"},…]}
- * GET /api/search/tags                        {"tagNames":[…]}      (resource and span attributes)
- * GET /api/search/tag/{tag}/values            {"tagValues":["…"]}   (the attribute in any scope)
+ * GET /api/search/tags                        {"tagNames":[…]}      (the attribute keys of every scope)
+ * GET /api/search/tag/{tag}/values            {"tagValues":["…"]}   (a resource, span or instrumentation attribute)
  * </pre>
  *
  * <p>All take {@code start}/{@code end}; a block counts when its time range overlaps them. A v2 tag
- * is {@code resource.k}, {@code span.k}, {@code instrumentation.k}, {@code .k} (any scope) or an
- * intrinsic ({@code name}, {@code status}, {@code kind}, {@code duration}, also as {@code span:name} …);
- * types are Tempo's: {@code string}, {@code int}, {@code float}, {@code bool}, and {@code keyword}
- * for status and kind, whose values are their TraceQL words; durations list no values, as in Tempo.
- * {@code q}, a query other than {@code { }}, keeps the values of the newest
- * {@value #Q_SPANS} spans that match it. Scopes Tempo has and needle does not index (event, link,
- * trace) are valid and empty. Partial answers say so in headers, as searches do ({@link ApiReply#withStatusHeaders}).
+ * is {@code resource.k}, {@code span.k}, {@code instrumentation.k}, {@code event.k}, {@code link.k},
+ * {@code .k} (a resource, span or instrumentation attribute, as Tempo's unscoped lookup) or an
+ * intrinsic of {@link #INTRINSICS}; types are Tempo's: {@code string}, {@code int}, {@code float},
+ * {@code bool}, and {@code keyword} for status and kind, whose values are their TraceQL words;
+ * durations list no values. The v1 calls answer as Tempo's do: its tag names
+ * flatten every scope, event and link included, its values look in the resource, span and
+ * instrumentation attributes only. {@code q}, a query other than {@code { }}, keeps the values of
+ * the newest {@value #Q_SPANS} spans that match it. The {@code trace} scope is valid and empty.
+ * Partial answers say so in headers, as searches do ({@link ApiReply#withStatusHeaders}).
  */
 final class TagsEndpoint {
 
@@ -56,8 +61,16 @@ final class TagsEndpoint {
 
     /** needle's namespace of each scope Tempo names, in the order answered. */
     private static final Map<String, String> SCOPES = scopes();
-    private static final Set<String> EMPTY_SCOPES = Set.of("event", "link", "trace");
+    /** The scopes answered when no scope is asked for even when they have no keys. */
+    private static final Set<String> ALWAYS = Set.of("resource", "span");
+    private static final Set<String> EMPTY_SCOPES = Set.of("trace");
     private static final String INTRINSIC = "intrinsic";
+    /**
+     * The intrinsics listed in the intrinsic scope, Tempo's list in Tempo's order
+     * ({@code pkg/search/util.go}) less those needle's TraceQL does not take, each with the TAGS key
+     * of its values; an empty key lists no values.
+     */
+    static final Map<String, String> INTRINSICS = intrinsics();
 
     private final QueryEngine engine;
 
@@ -70,7 +83,34 @@ final class TagsEndpoint {
         scopes.put("resource", IndexedPairs.RESOURCE);
         scopes.put("span", IndexedPairs.SPAN);
         scopes.put("instrumentation", IndexedPairs.SCOPE);
+        scopes.put("event", TagsOnlyPairs.EVENT);
+        scopes.put("link", TagsOnlyPairs.LINK);
         return scopes;
+    }
+
+    private static Map<String, String> intrinsics() {
+        String name = Intrinsic.NAME.indexedKey().orElseThrow();
+        String status = Intrinsic.STATUS.indexedKey().orElseThrow();
+        String kind = Intrinsic.KIND.indexedKey().orElseThrow();
+        Map<String, String> intrinsics = new LinkedHashMap<>();
+        intrinsics.put("duration", "");
+        intrinsics.put("name", name);
+        intrinsics.put("status", status);
+        intrinsics.put("statusMessage", TagsOnlyPairs.STATUS_MESSAGE);
+        intrinsics.put("kind", kind);
+        intrinsics.put("rootServiceName", TagsOnlyPairs.ROOT_SERVICE_NAME);
+        intrinsics.put("rootName", TagsOnlyPairs.ROOT_NAME);
+        intrinsics.put("traceDuration", "");
+        intrinsics.put("event:name", TagsOnlyPairs.EVENT_NAME);
+        intrinsics.put("span:status", status);
+        intrinsics.put("span:statusMessage", TagsOnlyPairs.STATUS_MESSAGE);
+        intrinsics.put("span:duration", "");
+        intrinsics.put("span:name", name);
+        intrinsics.put("span:kind", kind);
+        intrinsics.put("trace:rootName", TagsOnlyPairs.ROOT_NAME);
+        intrinsics.put("trace:rootService", TagsOnlyPairs.ROOT_SERVICE_NAME);
+        intrinsics.put("trace:duration", "");
+        return intrinsics;
     }
 
     /** {@code /api/v2/search/tags}. */
@@ -82,18 +122,20 @@ final class TagsEndpoint {
         }
         TimeRange range = params.range();
         int limit = params.limit(MAX_TAGS, MAX_TAGS);
-        TagsResult result = engine.spanTags(tenant, range, key -> false);
-        Map<String, List<String>> answer = new LinkedHashMap<>();
         boolean all = scope == null || scope.equals("none");
+        boolean tagsOnly = all || TagsOnlyPairs.EVENT.equals(SCOPES.get(scope))
+                || TagsOnlyPairs.LINK.equals(SCOPES.get(scope));
+        TagsResult result = engine.spanTags(tenant, range, key -> false, tagsOnly);
+        Map<String, List<String>> answer = new LinkedHashMap<>();
         SCOPES.forEach((name, namespace) -> {
             List<String> tags = keys(result, namespace, limit);
             // Every scope when asked for it; of all scopes, those needle has keys in (resource and span always).
-            if (name.equals(scope) || all && (!tags.isEmpty() || !name.equals("instrumentation"))) {
+            if (name.equals(scope) || all && (!tags.isEmpty() || ALWAYS.contains(name))) {
                 answer.put(name, tags);
             }
         });
         if (all || INTRINSIC.equals(scope)) {
-            answer.put(INTRINSIC, Intrinsic.of(Signal.SPANS).stream().map(Intrinsic::word).limit(limit).toList());
+            answer.put(INTRINSIC, INTRINSICS.keySet().stream().limit(limit).toList());
         }
         return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("scopes");
@@ -111,13 +153,15 @@ final class TagsEndpoint {
         }).withStatusHeaders(result.problems());
     }
 
-    /** {@code /api/search/tags}: resource and span attribute keys, without their scope, each once. */
+    /** {@code /api/search/tags}: the attribute keys of every scope, without it, each once, as Tempo flattens them. */
     ApiReply v1Tags(TenantId tenant, Params params) throws ApiException, IOException {
         TimeRange range = params.range();
         int limit = params.limit(MAX_TAGS, MAX_TAGS);
-        TagsResult result = engine.spanTags(tenant, range, key -> false);
-        Set<String> names = new TreeSet<>(keys(result, IndexedPairs.RESOURCE, MAX_TAGS));
-        names.addAll(keys(result, IndexedPairs.SPAN, MAX_TAGS));
+        TagsResult result = engine.spanTags(tenant, range, key -> false, true);
+        Set<String> names = new TreeSet<>();
+        for (String namespace : SCOPES.values()) {
+            names.addAll(keys(result, namespace, MAX_TAGS));
+        }
         return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("tagNames");
             for (String name : names.stream().limit(limit).toList()) {
@@ -129,7 +173,7 @@ final class TagsEndpoint {
 
     /** {@code /api/v2/search/tag/{tag}/values}. */
     ApiReply v2Values(TenantId tenant, String tag, Params params) throws ApiException, IOException {
-        List<String> keys = indexedKeys(tag);
+        List<String> keys = tagsKeys(tag);
         Intrinsic intrinsic = intrinsic(tag);
         TimeRange range = params.range();
         int limit = params.limit(MAX_VALUES, MAX_VALUES);
@@ -185,13 +229,12 @@ final class TagsEndpoint {
         List<String> problems;
         if (q == null) {
             Predicate<String> asked = keys::contains;
-            TagsResult result = engine.spanTags(tenant, range, asked);
+            TagsResult result = engine.spanTags(tenant, range, asked, keys.stream().anyMatch(TagsOnlyPairs::holds));
             merged.merge(result.tags());
             problems = result.problems();
         } else {
             SearchResult<SpanRecord> spans = engine.searchSpans(tenant, q, range, Q_SPANS, Mechanisms.ALL);
-            IndexedPairs pairs = new IndexedPairs(merged);
-            spans.records().forEach(pairs::span);
+            spans.records().forEach(TagsOnlyPairs.allOf(merged));
             problems = spans.problems();
         }
         Set<AnyValue> values = new LinkedHashSet<>();
@@ -219,11 +262,11 @@ final class TagsEndpoint {
         }
     }
 
-    /** The indexed keys a v2 tag names; empty for duration, whose values Tempo does not list either. */
-    private static List<String> indexedKeys(String tag) throws ApiException {
-        Intrinsic intrinsic = intrinsic(tag);
-        if (intrinsic != null) {
-            return intrinsic.indexedKey().stream().toList();
+    /** The TAGS keys a v2 tag names; empty for the intrinsics that list no values. */
+    private static List<String> tagsKeys(String tag) throws ApiException {
+        String key = INTRINSICS.get(tag);
+        if (key != null) {
+            return key.isEmpty() ? List.of() : List.of(key);
         }
         if (tag.startsWith(".") && tag.length() > 1) {
             return unscoped(tag.substring(1));
@@ -232,8 +275,8 @@ final class TagsEndpoint {
         String namespace = dot < 1 ? null : SCOPES.get(tag.substring(0, dot));
         if (namespace == null || dot == tag.length() - 1) {
             throw ApiException.badRequest("please provide a valid tagName: " + Params.quote(tag)
-                    + "; expected resource.k, span.k, instrumentation.k, .k or an intrinsic ("
-                    + String.join(", ", Intrinsic.of(Signal.SPANS).stream().map(Intrinsic::word).toList()) + ")");
+                    + "; expected resource.k, span.k, instrumentation.k, event.k, link.k, .k or an intrinsic ("
+                    + String.join(", ", INTRINSICS.keySet()) + ")");
         }
         return List.of(namespace + tag.substring(dot + 1));
     }

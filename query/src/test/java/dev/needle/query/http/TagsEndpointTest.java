@@ -8,8 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Message;
 import dev.needle.blocks.index.BlockTags;
+import dev.needle.blocks.index.Version1Tags;
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanEvent;
+import dev.needle.blocks.model.SpanLink;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.query.ql.QueryParser;
 import dev.needle.query.tempopb.SearchTagValuesResponse;
 import dev.needle.query.tempopb.SearchTagValuesV2Response;
 import dev.needle.query.tempopb.SearchTagsResponse;
@@ -19,6 +30,7 @@ import dev.needle.query.tempopb.TagValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import org.eclipse.jetty.http.HttpTester;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Tempo's tag endpoints over real blocks, each answer decoded strictly into Tempo's message. */
 class TagsEndpointTest {
+
+    private static final TenantId C = TenantId.of("team-c");
 
     /** Tenant A's span names, in the order of their UTF-8 bytes; the rootless trace's root ("GET /lost") never came. */
     private static final List<String> SPAN_NAMES = List.of("GET /checkout", "GET /long", "GET /shared", "GET /short",
@@ -46,6 +60,11 @@ class TagsEndpointTest {
         api.close();
     }
 
+    /** Tempo's intrinsics, in Tempo's order, less those needle's TraceQL does not take. */
+    private static final String[] INTRINSICS = {"duration", "name", "status", "statusMessage", "kind",
+        "rootServiceName", "rootName", "traceDuration", "event:name", "span:status", "span:statusMessage",
+        "span:duration", "span:name", "span:kind", "trace:rootName", "trace:rootService", "trace:duration"};
+
     private <B extends Message.Builder> B get(TenantId tenant, String uri, B builder) throws Exception {
         HttpTester.Response r = api.get(uri, "X-Scope-OrgID", tenant.value());
         assertEquals(200, r.getStatus(), uri + ": " + r.getContent());
@@ -54,7 +73,11 @@ class TagsEndpointTest {
     }
 
     private List<SearchTagsV2Scope> v2Tags(String params) throws Exception {
-        return get(A, "/api/v2/search/tags" + params, SearchTagsV2Response.newBuilder()).getScopesList();
+        return v2Tags(A, params);
+    }
+
+    private List<SearchTagsV2Scope> v2Tags(TenantId tenant, String params) throws Exception {
+        return get(tenant, "/api/v2/search/tags" + params, SearchTagsV2Response.newBuilder()).getScopesList();
     }
 
     private List<String> v2Values(TenantId tenant, String tag, String params) throws Exception {
@@ -70,12 +93,14 @@ class TagsEndpointTest {
     void v2Tags_everyScope_listsTheKeysOfTheBlocksAndNeedlesIntrinsics() throws Exception {
         List<SearchTagsV2Scope> all = List.of(scope("resource", "service.name"),
                 scope("span", "cache.hit", "http.response.status_code", "user.id"),
-                scope("intrinsic", "name", "status", "kind", "duration", "statusMessage"));
+                scope("intrinsic", INTRINSICS));
         assertEquals(all, v2Tags(""));
         assertEquals(all, v2Tags("?scope=none"));
         assertEquals(List.of(all.get(1)), v2Tags("?scope=span"));
         assertEquals(List.of(scope("instrumentation")), v2Tags("?scope=instrumentation"));
-        assertEquals(List.of(), v2Tags("?scope=event"), "a scope of Tempo's that needle does not index");
+        assertEquals(List.of(scope("event")), v2Tags("?scope=event"), "asked for, a scope is answered, if empty");
+        assertEquals(List.of(), v2Tags("?scope=trace"), "Tempo's trace scope has no attributes");
+        assertEquals(List.of(scope("intrinsic", "duration", "name")), v2Tags("?scope=intrinsic&limit=2"));
         assertEquals(List.of(scope("span", "cache.hit", "http.response.status_code")), v2Tags("?scope=span&limit=2"));
 
         HttpTester.Response bad = api.get("/api/v2/search/tags?scope=spans", "X-Scope-OrgID", A.value());
@@ -154,6 +179,98 @@ class TagsEndpointTest {
                 SearchTagValuesResponse.newBuilder()).getTagValuesList());
         assertEquals(List.of("b-api", "b-db"),
                 get(B, "/api/search/tag/service.name/values", SearchTagValuesResponse.newBuilder()).getTagValuesList());
+    }
+
+    @Test
+    void intrinsicScope_listsOnlyWhatNeedlesTraceQlTakes() throws Exception {
+        for (String word : INTRINSICS) {
+            String literal = word.toLowerCase(Locale.ROOT).endsWith("duration") ? "1s"
+                    : word.endsWith("status") ? "error" : word.endsWith("kind") ? "server" : "\"x\"";
+            QueryParser.parse("{ " + word + " = " + literal + " }", Signal.SPANS);
+        }
+    }
+
+    /** Tenant C: spans with events, links and status messages in two blocks, the second's TAGS as version 1 wrote it. */
+    private void writeTenantC() throws Exception {
+        Bytes trace = Bytes.fromHex("c".repeat(32));
+        SpanLink retry = new SpanLink(Bytes.fromHex("d".repeat(32)), Bytes.fromHex("d".repeat(16)), "",
+                List.of(KeyValue.of("ref.type", "retry")), 0, 0);
+        SpanLink batch = new SpanLink(Bytes.fromHex("e".repeat(32)), Bytes.fromHex("e".repeat(16)), "",
+                List.of(KeyValue.of("ref.type", "batch")), 0, 0);
+        BlockWriter writer = new BlockWriter(api.store, api.allocator);
+        writer.writeSpans(C, List.of(spanC(trace, 1, "c-api", "GET /pay", ApiFixture.T0,
+                List.of(new SpanEvent(ApiFixture.T0, "exception", List.of(KeyValue.of("exception.type", "IOException")), 0)),
+                List.of(retry), "card declined")));
+        BlockRef second = writer.writeSpans(C, List.of(
+                spanC(trace, 2, "c-ship", "GET /ship", ApiFixture.T0 + 60 * ApiFixture.SECOND,
+                        List.of(new SpanEvent(ApiFixture.T0, "cache miss", List.of(KeyValue.of("cache.key.size", 42)), 0)),
+                        List.of(batch), ""),
+                spanC(trace, 3, "c-ship", "GET /ship", ApiFixture.T0 + 61 * ApiFixture.SECOND, List.of(), List.of(),
+                        "timeout"))).ref();
+        Version1Tags.downgrade(api.store.blockDir(second));
+    }
+
+    private static SpanRecord spanC(Bytes trace, int id, String service, String name, long start, List<SpanEvent> events,
+                                    List<SpanLink> links, String statusMessage) {
+        return new SpanRecord(new Resource(List.of(KeyValue.of("service.name", service)), 0, ""),
+                new Scope("io.test", "1.0", List.of(), 0, ""), trace, Bytes.fromHex(String.format("%016x", id)), "",
+                Bytes.EMPTY, 1, name, 2, start, start + ApiFixture.MS, List.of(KeyValue.of("http.route", "/" + id)), 0,
+                events, 0, links, 0, statusMessage.isEmpty() ? 0 : 2, statusMessage);
+    }
+
+    @Test
+    void v2Tags_eventAndLinkScopes_fromTagsFilesAndAVersion1BlockScanned() throws Exception {
+        writeTenantC();
+        SearchTagsV2Scope event = scope("event", "cache.key.size", "exception.type");
+        SearchTagsV2Scope link = scope("link", "ref.type");
+        assertEquals(List.of(scope("resource", "service.name"), scope("span", "http.route"), event, link,
+                scope("intrinsic", INTRINSICS)), v2Tags(C, ""));
+        assertEquals(List.of(event), v2Tags(C, "?scope=event"));
+        assertEquals(List.of(link), v2Tags(C, "?scope=link"));
+        assertEquals(List.of(scope("event", "cache.key.size")), v2Tags(C, "?scope=event&limit=1"));
+        String minuteZero = "?start=" + ApiFixture.T0_SECONDS + "&end=" + (ApiFixture.T0_SECONDS + 59);
+        assertEquals(List.of(scope("event", "exception.type")), v2Tags(C, "?scope=event&" + minuteZero.substring(1)));
+    }
+
+    @Test
+    void v2Values_eventLinkEventNameAndStatusMessage() throws Exception {
+        writeTenantC();
+        assertEquals(List.of("string:IOException"), v2Values(C, "event.exception.type", ""));
+        assertEquals(List.of("int:42"), v2Values(C, "event.cache.key.size", ""), "from the version 1 block, scanned");
+        assertEquals(List.of("string:batch", "string:retry"), v2Values(C, "link.ref.type", ""));
+        assertEquals(List.of("string:cache miss", "string:exception"), v2Values(C, "event:name", ""));
+        assertEquals(List.of("string:card declined", "string:timeout"), v2Values(C, "statusMessage", ""));
+        assertEquals(v2Values(C, "statusMessage", ""), v2Values(C, "span:statusMessage", ""));
+        assertEquals(List.of(), v2Values(C, ".exception.type", ""), "Tempo's unscoped lookup has no events");
+        assertEquals(List.of("string:c-api", "string:c-ship"), v2Values(C, "rootServiceName", ""));
+        assertEquals(v2Values(C, "rootServiceName", ""), v2Values(C, "trace:rootService", ""));
+        assertEquals(List.of("string:GET /pay", "string:GET /ship"), v2Values(C, "rootName", ""));
+        assertEquals(v2Values(C, "rootName", ""), v2Values(C, "trace:rootName", ""));
+        assertEquals(List.of("string:frontend"), v2Values(A, "rootServiceName", ""), "only roots, not cart or payment");
+        assertEquals(List.of("string:GET /checkout", "string:GET /long", "string:GET /shared", "string:GET /short"),
+                v2Values(A, "rootName", ""), "the rootless trace's root never came");
+        assertEquals(1, v2Values(C, "event:name", "?limit=1").size());
+
+        String api = "?q=" + enc("{ resource.service.name = \"c-api\" }");
+        assertEquals(List.of("string:exception"), v2Values(C, "event:name", api));
+        assertEquals(List.of("string:card declined"), v2Values(C, "statusMessage", api));
+        assertEquals(List.of("string:retry"), v2Values(C, "link.ref.type", api));
+        assertEquals(List.of("string:c-api"), v2Values(C, "rootServiceName", api));
+        String minuteOne = "?start=" + (ApiFixture.T0_SECONDS + 60) + "&end=" + (ApiFixture.T0_SECONDS + 119);
+        assertEquals(List.of("string:cache miss"), v2Values(C, "event:name", minuteOne));
+        assertEquals(List.of("string:timeout"), v2Values(C, "statusMessage", minuteOne));
+        assertEquals(List.of(), v2Values(A, "event:name", ""), "tenant A's spans have no events");
+    }
+
+    @Test
+    void v1_tagNamesOfEveryScope_valuesOfResourceSpanAndInstrumentationOnly() throws Exception {
+        writeTenantC();
+        assertEquals(List.of("cache.key.size", "exception.type", "http.route", "ref.type", "service.name"),
+                get(C, "/api/search/tags", SearchTagsResponse.newBuilder()).getTagNamesList());
+        assertEquals(List.of(), get(C, "/api/search/tag/exception.type/values", SearchTagValuesResponse.newBuilder())
+                .getTagValuesList(), "Tempo's v1 values do not look in events");
+        assertEquals(List.of("c-api", "c-ship"), get(C, "/api/search/tag/service.name/values",
+                SearchTagValuesResponse.newBuilder()).getTagValuesList());
     }
 
     @Test

@@ -1,0 +1,99 @@
+package dev.needle.blocks.index;
+
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.SpanEvent;
+import dev.needle.blocks.model.SpanLink;
+import dev.needle.blocks.model.SpanRecord;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The pairs of a span that {@link BlockTags} holds (from its version 2) beyond {@link IndexedPairs}'
+ * ATTR_IDX pairs: its events' attributes under {@code event.} + key, its links' attributes under
+ * {@code link.} + key, its events' names under {@value #EVENT_NAME} and its status message under
+ * {@value #STATUS_MESSAGE} (an empty one is none, and not listed); and for a root span (one without a
+ * parent) its name under {@value #ROOT_NAME} and its resource's {@code service.name} under
+ * {@value #ROOT_SERVICE_NAME}, the values of TraceQL's {@code rootName} and {@code rootServiceName}
+ * (a trace with several roots is judged by its earliest; each is listed). They feed the tag endpoints
+ * only: ATTR_IDX never holds them, so no lookup prunes on them. Namespaces end at the first dot, as
+ * in IndexedPairs, so none of these keys is an ATTR_IDX key.
+ */
+public final class TagsOnlyPairs {
+
+    /** Namespace of span event attributes. */
+    public static final String EVENT = "event.";
+    /** Namespace of span link attributes. */
+    public static final String LINK = "link.";
+    /** The key of the names of a span's events (TraceQL's {@code event:name}). */
+    public static final String EVENT_NAME = "intrinsic.event:name";
+    /** The key of span status messages (TraceQL's {@code statusMessage}). */
+    public static final String STATUS_MESSAGE = "intrinsic.statusMessage";
+    /** The key of root span names (TraceQL's {@code rootName}). */
+    public static final String ROOT_NAME = "intrinsic.rootName";
+    /** The key of the service names of root spans (TraceQL's {@code rootServiceName}). */
+    public static final String ROOT_SERVICE_NAME = "intrinsic.rootServiceName";
+    private static final String SERVICE_NAME = "service.name";
+
+    private TagsOnlyPairs() {
+    }
+
+    /** Whether {@code key} is one of these keys, which a TAGS file of version 1 does not hold. */
+    public static boolean holds(String key) {
+        return key.startsWith(EVENT) || key.startsWith(LINK) || key.equals(EVENT_NAME) || key.equals(STATUS_MESSAGE)
+                || key.equals(ROOT_NAME) || key.equals(ROOT_SERVICE_NAME);
+    }
+
+    /** Feeds the pairs of span {@code s} that only TAGS holds into {@code sink}; repeats are the sink's to drop. */
+    public static void span(SpanRecord s, IndexedPairs.Sink sink) {
+        for (SpanEvent e : s.events()) {
+            if (!e.name().isEmpty()) {
+                sink.string(EVENT_NAME, e.name());
+            }
+            attributes(EVENT, e.attributes(), sink);
+        }
+        for (SpanLink l : s.links()) {
+            attributes(LINK, l.attributes(), sink);
+        }
+        if (!s.statusMessage().isEmpty()) {
+            sink.string(STATUS_MESSAGE, s.statusMessage());
+        }
+        if (s.parentSpanId().isEmpty()) {
+            sink.string(ROOT_NAME, s.name());
+            for (KeyValue kv : s.resource().attributes()) {
+                if (kv.key().equals(SERVICE_NAME)) {
+                    scalar(ROOT_SERVICE_NAME, kv.value(), sink);
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Every TAGS pair of the spans given to it, IndexedPairs' and these, into {@code tags}. */
+    public static Consumer<SpanRecord> allOf(BlockTags.Builder tags) {
+        IndexedPairs indexed = new IndexedPairs(tags);
+        return s -> {
+            indexed.span(s);
+            span(s, tags);
+        };
+    }
+
+    private static void attributes(String namespace, List<KeyValue> attributes, IndexedPairs.Sink sink) {
+        for (KeyValue kv : attributes) {
+            scalar(namespace + kv.key(), kv.value(), sink);
+        }
+    }
+
+    /** Scalar values only, as IndexedPairs takes them. */
+    private static void scalar(String key, AnyValue v, IndexedPairs.Sink sink) {
+        if (v instanceof AnyValue.Str str) {
+            sink.string(key, str.value());
+        } else if (v instanceof AnyValue.Int i) {
+            sink.integer(key, i.value());
+        } else if (v instanceof AnyValue.Dbl d) {
+            sink.dbl(key, d.value());
+        } else if (v instanceof AnyValue.Bool b) {
+            sink.bool(key, b.value());
+        }
+    }
+}
