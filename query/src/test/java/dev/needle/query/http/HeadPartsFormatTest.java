@@ -54,6 +54,15 @@ class HeadPartsFormatTest {
     }
 
     @Test
+    void write_aPublishedBlocksName_goldenBytes_andReadBack() throws IOException {
+        List<Part<SpanRecord>> parts = List.of(Part.published("B1", "N"));
+        byte[] bytes = write(HeadPartsFormat.SPANS, parts);
+        // part: block_id "B1", records empty, published "N"; parts = 1.
+        assertEquals("0a090a02423112002201" + "4e" + "7801", HexFormat.of().formatHex(bytes));
+        assertEquals(parts, HeadPartsFormat.SPANS.read(new ByteArrayInputStream(bytes)));
+    }
+
+    @Test
     void write_aLargePart_isSentAsSeveralWithItsBlockId() throws IOException {
         List<SpanRecord> spans = spans(HeadPartsFormat.MAX_RECORDS_PER_PART + 5);
         List<Part<SpanRecord>> read = HeadPartsFormat.SPANS.read(new ByteArrayInputStream(
