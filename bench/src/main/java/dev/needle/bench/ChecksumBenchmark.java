@@ -104,7 +104,7 @@ public class ChecksumBenchmark {
         BlockMeta v1 = new BlockMeta(BlockMeta.WRITER_VERSION_1, m.signal(), m.rows(), m.dataBytes(),
                 m.minTimeUnixNano(), m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(),
-                m.batches().stream().map(b -> b.withCrc32c(null)).toList());
+                m.batches().stream().map(b -> b.withCrc32c(null).withColumns(null)).toList());
         Files.write(store.blockDir(ref).resolve(BlockLayout.META), BlockMetaJson.write(v1));
         return v1;
     }

@@ -33,9 +33,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p>Opening reads meta.json and the Arrow file's footer. {@link #read} then reads one batch's
  * message header and only the byte ranges of the columns asked for ({@link BatchReader}), so
  * looking up a trace in a block without checksums reads one batch's trace-id column, then that
- * whole batch only if it matched. When meta.json holds a checksum per batch (writer version 2), a
- * batch is read whole, once, and checked before any of it is decoded, and a batch that does not
- * match is a {@link CorruptBlockException}: its bytes are never answered from. A missing or corrupt data.arrow
+ * whole batch only if it matched. When meta.json holds checksums per column (writer version 3), a
+ * read fetches the batch's header and the asked columns' ranges (close ones in one read: the store's
+ * {@linkplain BlockStore#coalesceGap gap}) and checks each before any of it is decoded; with one
+ * checksum per batch (version 2) a batch is read whole, once, and checked. Bytes that do not match
+ * are a {@link CorruptBlockException}: they are never answered from. A missing or corrupt data.arrow
  * is a {@link CorruptBlockException} naming the block; a missing or corrupt meta.json only means
  * "no zone maps and no checksums": the block is read as one of writer version 1.
  *
@@ -64,7 +66,7 @@ public final class BlockReader implements AutoCloseable {
         this.store = store;
         this.data = data;
         this.arrow = arrow;
-        this.batchReader = new BatchReader(block, allocator, data, batches, schema, meta);
+        this.batchReader = new BatchReader(block, allocator, data, batches, schema, meta, store.coalesceGap());
         this.schema = schema;
         this.meta = meta;
         this.metaProblem = metaProblem;

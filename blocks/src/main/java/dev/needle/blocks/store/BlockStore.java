@@ -25,6 +25,15 @@ public interface BlockStore {
      */
     SeekableByteChannel open(BlockRef block, String file) throws IOException;
 
+    /**
+     * Bytes between two ranges of one file that cost less to read through than a second read: a
+     * reader fetches ranges closer than this as one. Local files: a few KiB (a read call costs
+     * about as much as copying them); an object store: far more, a request costs 20–100 ms.
+     */
+    default long coalesceGap() {
+        return 4 << 10;
+    }
+
     /** Starts a block: its files are written into a private staging area, never visible to readers. */
     PendingBlock create(TenantId tenant, Signal signal) throws IOException;
 
