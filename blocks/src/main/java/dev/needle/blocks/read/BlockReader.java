@@ -9,6 +9,7 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;
@@ -86,8 +87,18 @@ public final class BlockReader implements AutoCloseable {
      */
     public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known)
             throws CorruptBlockException {
+        return open(store, block, allocator, known, RequestCounter.NONE);
+    }
+
+    /**
+     * As {@link #open(BlockStore, BlockRef, BufferAllocator, BlockFacts)}, telling {@code counter}
+     * of every request made to the store for this block's meta.json and data.arrow, opening and
+     * later reads included.
+     */
+    public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known,
+                                   RequestCounter counter) throws CorruptBlockException {
         if (known != null) {
-            CountingChannel data = openData(store, block);
+            CountingChannel data = openData(store, block, counter);
             try {
                 if (data.size() == known.meta().dataBytes()) {
                     return new BlockReader(block, store, allocator, data, null, known.batches(), schemaOf(block),
@@ -101,7 +112,7 @@ public final class BlockReader implements AutoCloseable {
         BlockMeta meta = null;
         String metaProblem = null;
         long metaBytes = 0;
-        try (InputStream in = Channels.newInputStream(store.open(block, BlockLayout.META))) {
+        try (InputStream in = Channels.newInputStream(store.open(block, BlockLayout.META, counter))) {
             byte[] json = in.readNBytes((int) BlockLayout.MAX_META_BYTES + 1);
             metaBytes = json.length;
             if (json.length > BlockLayout.MAX_META_BYTES) {
@@ -117,7 +128,7 @@ public final class BlockReader implements AutoCloseable {
             metaProblem = "cannot read meta.json: " + e;
         }
 
-        CountingChannel data = openData(store, block);
+        CountingChannel data = openData(store, block, counter);
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {
             List<ArrowBlock> batches = List.copyOf(arrow.getRecordBlocks());
@@ -141,9 +152,10 @@ public final class BlockReader implements AutoCloseable {
         }
     }
 
-    private static CountingChannel openData(BlockStore store, BlockRef block) throws CorruptBlockException {
+    private static CountingChannel openData(BlockStore store, BlockRef block, RequestCounter counter)
+            throws CorruptBlockException {
         try {
-            return new CountingChannel(store.open(block, BlockLayout.DATA));
+            return new CountingChannel(store.open(block, BlockLayout.DATA, counter));
         } catch (NoSuchFileException e) {
             throw new CorruptBlockException(block, "data.arrow is missing", e);
         } catch (IOException e) {
@@ -217,7 +229,12 @@ public final class BlockReader implements AutoCloseable {
      * only the sidecar's bytes. Never throws: anything unreadable fails open.
      */
     public static Sidecar readSidecar(BlockStore store, BlockRef block, String name) {
-        try (SeekableByteChannel channel = store.open(block, name)) {
+        return readSidecar(store, block, name, RequestCounter.NONE);
+    }
+
+    /** As {@link #readSidecar(BlockStore, BlockRef, String)}, telling {@code counter} of each request made. */
+    public static Sidecar readSidecar(BlockStore store, BlockRef block, String name, RequestCounter counter) {
+        try (SeekableByteChannel channel = store.open(block, name, counter)) {
             return BloomSidecar.read(channel, block + "/" + name);
         } catch (NoSuchFileException e) {
             return Sidecar.failedOpen(FailOpenReason.MISSING, "block " + block + " has no " + name, 0);

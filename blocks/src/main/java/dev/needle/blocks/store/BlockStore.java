@@ -26,6 +26,16 @@ public interface BlockStore {
     SeekableByteChannel open(BlockRef block, String file) throws IOException;
 
     /**
+     * Opens one file of a published block as {@link #open(BlockRef, String)} does, telling
+     * {@code counter} of every request made for it, opening included: here, each read call.
+     *
+     * @throws java.nio.file.NoSuchFileException when the block or the file does not exist
+     */
+    default SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
+        return new CountedChannel(open(block, file), counter);
+    }
+
+    /**
      * Bytes between two ranges of one file that cost less to read through than a second read: a
      * reader fetches ranges closer than this as one. Local files: a few KiB (a read call costs
      * about as much as copying them); an object store: far more, a request costs 20–100 ms.

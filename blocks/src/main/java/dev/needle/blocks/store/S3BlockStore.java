@@ -76,6 +76,9 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     /** The default age after which objects of an unpublished block are swept. */
     public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
+    /** The system property that sets {@link #coalesceGap} in bytes; 1 MiB when unset. */
+    public static final String COALESCE_GAP_PROPERTY = "needle.s3.coalesceGap";
+    private static final long COALESCE_GAP = Long.getLong(COALESCE_GAP_PROPERTY, 1 << 20);
 
     /** The name prefix of a staging directory, one per block being written. */
     private static final String STAGING_PREFIX = "block-";
@@ -277,15 +280,25 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return blocks;
     }
 
-    /** One HEAD for the object's size and ETag; the reads are ranged GETs. */
+    /** One GET of the object's tail for its size and ETag (and the tail's bytes); the reads are ranged GETs. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file) throws IOException {
-        String key = key(block, BlockRef.checkFileName(file));
-        HeadObjectResponse head = head(key);
-        if (head == null) {
-            throw new NoSuchFileException(uri(key));
-        }
-        return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength());
+        return open(block, file, RequestCounter.NONE);
+    }
+
+    /** As {@link #open(BlockRef, String)}, telling {@code counter} of each GET. */
+    @Override
+    public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
+        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter);
+    }
+
+    /**
+     * Ranges of one object closer than this are fetched by one GET: a request costs 20–100 ms, in
+     * which S3 sends several megabytes. {@value #COALESCE_GAP_PROPERTY} sets it in bytes.
+     */
+    @Override
+    public long coalesceGap() {
+        return COALESCE_GAP;
     }
 
     @Override

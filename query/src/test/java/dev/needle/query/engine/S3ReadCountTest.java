@@ -1,0 +1,123 @@
+package dev.needle.query.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.needle.blocks.Version1Blocks;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.FaultProxy;
+import dev.needle.blocks.store.FaultProxy.Fault;
+import dev.needle.blocks.store.FaultProxy.Injection;
+import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.S3BlockStore;
+import dev.needle.blocks.store.S3ProxyServer;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.query.ql.Expr;
+import dev.needle.query.ql.QueryParser;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+
+/**
+ * What lookups cost on a bucket of writer-version-3 blocks, counted on the wire by a
+ * {@link FaultProxy} in front of S3Proxy and by the store in EXPLAIN, with every cache empty (a new
+ * engine per lookup, no index): a block that TRACE_IDX rules out costs one GET (the sidecar, whole,
+ * in the GET that opens it); a block that holds the trace at most five, one after another —
+ * TRACE_IDX, meta.json, data.arrow's tail (its footer, in the opening GET: no HEAD), the batch's
+ * header with its trace-id column (neighbours: one GET), then the batch's other columns; an absent
+ * attribute value makes no GET of any data.arrow. Answers are those of the same records on a local
+ * store, in blocks of version 3 and of version 2.
+ */
+class S3ReadCountTest {
+
+    private static final TenantId TENANT = TenantId.DEFAULT;
+    private static final long SEED = 53;
+    /** GETs of a block that holds the trace, all sequential: see the class comment. */
+    private static final int GETS_PER_MATCHING_BLOCK = 5;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void coldLookups_getsCounted_absentValueReadsNoData_answersAsLocalVersions3And2() throws Exception {
+        try (S3ProxyServer server = S3ProxyServer.start(); FaultProxy proxy = FaultProxy.start(server.endpoint());
+             RootAllocator allocator = new RootAllocator();
+             S3BlockStore s3 = new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true)
+                     .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
+                             AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
+                     server.createBucket("counts"), "p", dir.resolve("staging"), Clock.systemUTC(),
+                     S3BlockStore.DEFAULT_SWEEP_GRACE)) {
+            Corpus c = Corpus.write(s3, allocator, TENANT, SEED, 3, 60);
+            FsBlockStore v3 = new FsBlockStore(dir.resolve("v3"));
+            Corpus.write(v3, allocator, TENANT, SEED, 3, 60);
+            FsBlockStore v2 = new FsBlockStore(dir.resolve("v2"));
+            Corpus v2Corpus = Corpus.write(v2, allocator, TENANT, SEED, 3, 60);
+            for (BlockRef ref : v2Corpus.spanBlocks) {
+                Version1Blocks.toVersion2(v2.blockDir(ref));
+            }
+            Injection dataGets = proxy.inject(Fault.delay(Duration.ZERO).on("GET", "/data\\.arrow"));
+
+            try (QueryEngine onV3 = new QueryEngine(v3, HeadSource.EMPTY, 1 << 20, 1);
+                 QueryEngine onV2 = new QueryEngine(v2, HeadSource.EMPTY, 1 << 20, 1)) {
+                for (Bytes id : List.of(c.traceIds.get(0), c.traceIds.get(17), c.traceIds.get(c.traceIds.size() - 1),
+                        c.absentTraceId())) {
+                    TraceResult onS3;
+                    long gets = proxy.requests("GET");
+                    try (QueryEngine cold = new QueryEngine(s3, HeadSource.EMPTY, 1 << 20, 1)) {
+                        onS3 = cold.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
+                    }
+                    gets = proxy.requests("GET") - gets;
+                    assertFalse(onS3.partial(), onS3.problems().toString());
+                    Explain plan = onS3.spanPlan();
+                    assertEquals(gets, plan.totals().requests() + 1, "every GET but the listing's is a block's: " + plan);
+                    for (BlockDecision d : plan.blocks()) {
+                        if (d.decidedBy() == Step.TRACE_IDX) {
+                            assertEquals(1, d.requests(), d.toString());
+                        } else {
+                            assertTrue(d.requests() <= GETS_PER_MATCHING_BLOCK, d.toString());
+                        }
+                    }
+                    assertEquals(onV3.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false).spans(), onS3.spans());
+                    assertEquals(onV2.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false).spans(), onS3.spans());
+                }
+
+                for (String q : List.of("{ span.user.id = \"u17\" }", "{ span.code = 404 }")) {
+                    Expr absent = QueryParser.parse(q, Signal.SPANS);
+                    long before = dataGets.hits();
+                    SearchResult<SpanRecord> result;
+                    try (QueryEngine cold = new QueryEngine(s3, HeadSource.EMPTY, 1 << 20, 1)) {
+                        result = cold.searchSpans(TENANT, absent, TimeRange.ALL, 100, Mechanisms.ALL);
+                    }
+                    assertTrue(result.records().isEmpty(), q);
+                    assertEquals(0, dataGets.hits() - before, q + ": no GET of a data.arrow");
+                    assertTrue(result.plan().blocks().stream().allMatch(d -> d.requests() == 1),
+                            q + ": one GET a block, its ATTR_IDX: " + result.plan());
+                }
+
+                Expr present = QueryParser.parse("{ span.code = \"404\" }", Signal.SPANS);
+                try (QueryEngine cold = new QueryEngine(s3, HeadSource.EMPTY, 1 << 20, 1)) {
+                    SearchResult<SpanRecord> result = cold.searchSpans(TENANT, present, TimeRange.ALL, 100_000,
+                            Mechanisms.ALL);
+                    assertFalse(result.records().isEmpty());
+                    assertEquals(new HashSet<>(onV3.searchSpans(TENANT, present, TimeRange.ALL, 100_000,
+                            Mechanisms.ALL).records()), new HashSet<>(result.records()));
+                    assertEquals(new HashSet<>(onV2.searchSpans(TENANT, present, TimeRange.ALL, 100_000,
+                            Mechanisms.ALL).records()), new HashSet<>(result.records()));
+                }
+            }
+        }
+    }
+}
