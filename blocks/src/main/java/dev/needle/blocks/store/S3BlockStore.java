@@ -79,6 +79,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** The system property that sets {@link #coalesceGap} in bytes; 1 MiB when unset. */
     public static final String COALESCE_GAP_PROPERTY = "needle.s3.coalesceGap";
     private static final long COALESCE_GAP = Long.getLong(COALESCE_GAP_PROPERTY, 1 << 20);
+    /** The system property that sets the bound of the cache of ranges read, in bytes; 64 MiB when unset, 0 for none. */
+    public static final String RANGE_CACHE_PROPERTY = "needle.s3.rangeCacheBytes";
 
     /** The name prefix of a staging directory, one per block being written. */
     private static final String STAGING_PREFIX = "block-";
@@ -91,6 +93,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
     private final Path staging;
     private final Clock clock;
     private final Duration grace;
+    private final RangeCache ranges = new RangeCache(Long.getLong(RANGE_CACHE_PROPERTY, 64L << 20));
 
     /**
      * Opens the store on {@code bucket} under {@code prefix} ("" for the bucket's root), staging
@@ -289,7 +292,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** As {@link #open(BlockRef, String)}, telling {@code counter} of each GET. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
-        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter);
+        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter, ranges);
     }
 
     /**

@@ -24,7 +24,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * {@link #READ_AHEAD} bytes, not a HEAD: its answer gives the size and ETag like a HEAD, and the
  * bytes that are read first anyway — a whole sidecar or meta.json, data.arrow's footer. Every later
  * GET names that ETag, so an object replaced meanwhile fails the read instead of mixing two
- * versions. Each request is told to a {@link RequestCounter}. Not thread-safe, like a reader's use of it.
+ * versions. Each request is told to a {@link RequestCounter}; the ranges fetched after opening are
+ * kept in the store's {@link RangeCache}. Not thread-safe, like a reader's use of it.
  */
 final class S3ReadChannel implements SeekableByteChannel {
 
@@ -39,13 +40,15 @@ final class S3ReadChannel implements SeekableByteChannel {
     private final String etag;
     private final long size;
     private final RequestCounter counter;
+    private final RangeCache cache;
     private long position;
     private byte[] window;
     private long windowStart;
     private boolean open = true;
 
     private S3ReadChannel(S3Client s3, String bucket, String key, String etag, long size, RequestCounter counter,
-                          byte[] window, long windowStart) {
+                          RangeCache cache, byte[] window, long windowStart) {
+        this.cache = cache;
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
@@ -62,7 +65,8 @@ final class S3ReadChannel implements SeekableByteChannel {
      *
      * @throws NoSuchFileException when there is no such object
      */
-    static S3ReadChannel open(S3Client s3, String bucket, String key, RequestCounter counter) throws IOException {
+    static S3ReadChannel open(S3Client s3, String bucket, String key, RequestCounter counter, RangeCache cache)
+            throws IOException {
         String what = "GET s3://" + bucket + "/" + key + " bytes -" + READ_AHEAD;
         GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=-" + READ_AHEAD).build();
         for (int attempt = 1; ; attempt++) {
@@ -77,7 +81,7 @@ final class S3ReadChannel implements SeekableByteChannel {
                 }
                 if (e.statusCode() == 416) {
                     counter.request(0);
-                    return openEmpty(s3, bucket, key, counter);
+                    return openEmpty(s3, bucket, key, counter, cache);
                 }
                 throw new IOException(what + " failed: " + e.getMessage(), e);
             } catch (SdkException e) {
@@ -90,7 +94,8 @@ final class S3ReadChannel implements SeekableByteChannel {
                 byte[] bytes = in.readNBytes(length);
                 counter.request(bytes.length);
                 if (bytes.length == length) {
-                    return new S3ReadChannel(s3, bucket, key, response.eTag(), range[2], counter, bytes, range[0]);
+                    return new S3ReadChannel(s3, bucket, key, response.eTag(), range[2], counter, cache, bytes,
+                            range[0]);
                 }
                 problem = "returned " + bytes.length + " of " + length + " bytes";
             } catch (IOException | SdkException e) {
@@ -102,12 +107,12 @@ final class S3ReadChannel implements SeekableByteChannel {
         }
     }
 
-    private static S3ReadChannel openEmpty(S3Client s3, String bucket, String key, RequestCounter counter)
-            throws IOException {
+    private static S3ReadChannel openEmpty(S3Client s3, String bucket, String key, RequestCounter counter,
+                                           RangeCache cache) throws IOException {
         try {
             HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key));
             counter.request(0);
-            return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength(), counter, new byte[0], 0);
+            return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength(), counter, cache, new byte[0], 0);
         } catch (SdkException e) {
             throw new IOException("HEAD s3://" + bucket + "/" + key + " failed: " + e.getMessage(), e);
         }
@@ -166,11 +171,22 @@ final class S3ReadChannel implements SeekableByteChannel {
 
     /**
      * Bytes {@code [from, from + length)}, exactly, or an IOException naming the object and the
-     * range. The SDK retries a request until its response's head arrives (5xx, throttling, timeouts);
+     * range: from the {@link RangeCache} when it holds them, else by a GET whose bytes it then keeps. The SDK retries a request until its response's head arrives (5xx, throttling, timeouts);
      * a body that breaks off after that (a reset connection, fewer bytes than its Content-Length) is
      * asked for again here, up to {@link #BODY_ATTEMPTS} times in all.
      */
     private byte[] get(long from, int length) throws IOException {
+        byte[] cached = cache.get(key, etag, from, length);
+        if (cached != null) {
+            return cached;
+        }
+        byte[] bytes = fetch(from, length);
+        cache.put(key, etag, from, bytes);
+        return bytes;
+    }
+
+    /** Bytes {@code [from, from + length)} from the store, as {@link #get} describes. */
+    private byte[] fetch(long from, int length) throws IOException {
         String what = "GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length;
         GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(etag)
                 .range("bytes=" + from + "-" + (from + length - 1)).build();
