@@ -108,60 +108,61 @@ final class BlockScan {
                             failedOpen, 0, ruledOut, 0, 0, decideBytes, decideBytes, tally.requests()), List.of(), null);
                 }
             }
-            MatchedRows<R> matches = new MatchedRows<>(target, limit);
-            int batchesRead = 0;
-            int batchesSkipped = 0;
-            long rows = 0;
-            String lastSkip = null;
-            for (int b : batchOrder(reader, limit)) {
-                BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
-                if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
-                    batchesSkipped++;
-                    lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
-                    continue;
-                }
-                if (mechanisms.zoneMaps() && batch != null) {
-                    String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
-                            ? "its events lie outside the query's range" : target.ruledOutBy(batch);
-                    if (skip != null) {
+            try (MatchedRows<R> matches = new MatchedRows<>(target, limit)) {
+                int batchesRead = 0;
+                int batchesSkipped = 0;
+                long rows = 0;
+                String lastSkip = null;
+                for (int b : batchOrder(reader, limit)) {
+                    BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
+                    if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
                         batchesSkipped++;
-                        lastSkip = "batch " + b + ": " + skip;
+                        lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
                         continue;
                     }
-                }
-                if (batchRuledOut[b] != null) {
-                    batchesSkipped++;
-                    lastSkip = "batch " + b + ": " + batchRuledOut[b];
-                    continue;
-                }
-                batchesRead++;
-                try (VectorSchemaRoot columns = reader.read(b, matches.columns())) {
+                    if (mechanisms.zoneMaps() && batch != null) {
+                        String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
+                                ? "its events lie outside the query's range" : target.ruledOutBy(batch);
+                        if (skip != null) {
+                            batchesSkipped++;
+                            lastSkip = "batch " + b + ": " + skip;
+                            continue;
+                        }
+                    }
+                    if (batchRuledOut[b] != null) {
+                        batchesSkipped++;
+                        lastSkip = "batch " + b + ": " + batchRuledOut[b];
+                        continue;
+                    }
+                    batchesRead++;
+                    boolean whole = target.readsWholeBatches();
+                    VectorSchemaRoot columns = whole ? reader.readAll(b) : reader.read(b, matches.columns());
                     rows += columns.getRowCount();
-                    matches.add(b, columns);
+                    matches.add(b, columns, whole);
                 }
+                List<R> records = matches.decode(reader);
+                if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
+                    // The limit counted rows, and two of them are one record (a span sent twice): the
+                    // newest rows are not the newest records. Rare enough to answer by reading every match.
+                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE);
+                }
+                long bytes = sidecarBytes + reader.bytesRead();
+                if (batchesRead == 0 && reader.batchCount() > 0) {
+                    return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
+                            "every batch is ruled out by its zone maps" + (batchIdx != null ? " or BATCH_ATTR_IDX" : "")
+                            + " (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
+                            0, 0, decideBytes, bytes, tally.requests()), List.of(), null);
+                }
+                String reason = matches.count() == 0
+                        ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
+                        : matches.count() + " matching rows" + (records.size() < matches.count()
+                                ? ", the newest " + records.size() + " decoded" : "");
+                if (reader.meta().isEmpty()) {
+                    reason += "; no zone maps or checksums: " + reader.metaProblem();
+                }
+                return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
+                        batchesSkipped, rows, records.size(), decideBytes, bytes, tally.requests()), records, null);
             }
-            List<R> records = matches.decode(reader);
-            if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
-                // The limit counted rows, and two of them are one record (a span sent twice): the
-                // newest rows are not the newest records. Rare enough to answer by reading every match.
-                return run(ref, target, range, mechanisms, Integer.MAX_VALUE);
-            }
-            long bytes = sidecarBytes + reader.bytesRead();
-            if (batchesRead == 0 && reader.batchCount() > 0) {
-                return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
-                        "every batch is ruled out by its zone maps" + (batchIdx != null ? " or BATCH_ATTR_IDX" : "")
-                        + " (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
-                        0, 0, decideBytes, bytes, tally.requests()), List.of(), null);
-            }
-            String reason = matches.count() == 0
-                    ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
-                    : matches.count() + " matching rows" + (records.size() < matches.count()
-                            ? ", the newest " + records.size() + " decoded" : "");
-            if (reader.meta().isEmpty()) {
-                reason += "; no zone maps or checksums: " + reader.metaProblem();
-            }
-            return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
-                    batchesSkipped, rows, records.size(), decideBytes, bytes, tally.requests()), records, null);
         } catch (CorruptBlockException e) {
             return failed(name, failedOpen, sidecarBytes, e.getMessage(), tally);
         } catch (CorruptValueException e) {

@@ -38,9 +38,10 @@ import software.amazon.awssdk.regions.Region;
  * What lookups cost on a bucket of writer-version-3 blocks, counted on the wire by a
  * {@link FaultProxy} in front of S3Proxy and by the store in EXPLAIN, with every cache empty (a new
  * engine per lookup, no index): a block that TRACE_IDX rules out costs one GET (the sidecar, whole,
- * in the GET that opens it); a block that holds the trace five when one batch holds it, one after
- * another — TRACE_IDX, meta.json, data.arrow's tail (its footer, in the opening GET: no HEAD), the
- * batch's header with its trace-id column (neighbours: one GET), then the batch's columns — and three when data.arrow
+ * in the GET that opens it); a block that holds the trace four when one batch holds it, one after
+ * another — TRACE_IDX, meta.json, data.arrow's tail (its footer, in the opening GET: no HEAD), then
+ * the batch, header and every column in one GET (a trace lookup reads a batch its zone maps keep
+ * whole, as they nearly always keep only the trace's) — and three when data.arrow
  * is smaller than the least GET (64 KiB), which then brings all of it; an absent attribute value
  * makes no GET of any data.arrow. Answers are those of the same records on a local store, in blocks
  * of version 3 and of version 2.
@@ -121,12 +122,11 @@ class S3ReadCountTest {
     }
 
     /**
-     * A block of six batches of about 400 KB: a cold trace lookup makes three GETs for it, then two
-     * per batch its zone maps keep (header and trace ids, then the batch), and reads far less than
-     * the block; looked up again, one GET.
+     * A block of six batches of about 400 KB: a cold trace lookup makes three GETs for it, then one
+     * per batch its zone maps keep, and reads far less than the block; looked up again, one GET.
      */
     @Test
-    void coldTraceLookup_largeBatches_twoGetsPerBatchRead() throws Exception {
+    void coldTraceLookup_largeBatches_oneGetPerBatchRead() throws Exception {
         try (S3ProxyServer server = S3ProxyServer.start(); RootAllocator allocator = new RootAllocator();
              S3BlockStore s3 = new S3BlockStore(server.client(), server.createBucket("large"), "p",
                      dir.resolve("staging"), Clock.systemUTC(), S3BlockStore.DEFAULT_SWEEP_GRACE)) {
@@ -141,9 +141,9 @@ class S3ReadCountTest {
                 TraceResult result = cold.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false);
                 assertEquals(onDisk.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false).spans(), result.spans());
                 BlockDecision d = result.spanPlan().blocks().get(0);
-                // TRACE_IDX, meta.json, data.arrow's tail; per batch the zone maps keep, header and trace ids, then the batch.
+                // TRACE_IDX, meta.json, data.arrow's tail; then each batch the zone maps keep, whole.
                 assertTrue(d.batchesSkipped() >= 4, "of six batches, " + d);
-                assertEquals(3 + 2 * d.batchesRead(), d.requests(), d.toString());
+                assertEquals(3 + d.batchesRead(), d.requests(), d.toString());
                 long dataBytes = Files.size(local.blockDir(local.list(TENANT, Signal.SPANS).get(0)).resolve("data.arrow"));
                 assertTrue(d.bytesRead() * 2 < dataBytes, d.bytesRead() + " bytes read of " + dataBytes);
 
