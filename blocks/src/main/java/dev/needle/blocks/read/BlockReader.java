@@ -21,6 +21,8 @@ import java.nio.file.NoSuchFileException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
@@ -109,6 +111,8 @@ public final class BlockReader implements AutoCloseable {
             }
             closeQuietly(data);
         }
+        // data.arrow is opened while meta.json is read: on an object store two GETs at once, not one after the other.
+        Future<CountingChannel> opening = store.readPool().submit(() -> openData(store, block, counter));
         BlockMeta meta = null;
         String metaProblem = null;
         long metaBytes = 0;
@@ -128,7 +132,7 @@ public final class BlockReader implements AutoCloseable {
             metaProblem = "cannot read meta.json: " + e;
         }
 
-        CountingChannel data = openData(store, block, counter);
+        CountingChannel data = opened(block, opening);
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {
             List<ArrowBlock> batches = List.copyOf(arrow.getRecordBlocks());
@@ -149,6 +153,21 @@ public final class BlockReader implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeQuietly(arrow);
             throw new CorruptBlockException(block, "data.arrow is not a readable Arrow file: " + e, e);
+        }
+    }
+
+    /** What {@code opening} opened, or why it could not. */
+    private static CountingChannel opened(BlockRef block, Future<CountingChannel> opening) throws CorruptBlockException {
+        try {
+            return opening.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CorruptBlockException corrupt) {
+                throw corrupt;
+            }
+            throw new CorruptBlockException(block, "cannot open data.arrow: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CorruptBlockException(block, "interrupted while opening data.arrow", e);
         }
     }
 

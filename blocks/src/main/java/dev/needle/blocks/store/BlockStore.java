@@ -4,6 +4,7 @@ import dev.needle.blocks.model.Signal;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 
 /**
  * Where blocks live: list block names, read byte ranges of a block's files, publish a block
@@ -42,6 +43,15 @@ public interface BlockStore {
      */
     default long coalesceGap() {
         return 4 << 10;
+    }
+
+    /**
+     * Where a reader runs the reads of one block that do not depend on each other (meta.json and
+     * data.arrow's opening): a small bounded pool on an object store, where each is a round trip;
+     * locally the calling thread, at once.
+     */
+    default ExecutorService readPool() {
+        return CallerRuns.INSTANCE;
     }
 
     /** Starts a block: its files are written into a private staging area, never visible to readers. */

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
-import java.net.URI;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
@@ -26,8 +26,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +81,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** The system property that sets {@link #coalesceGap} in bytes; 1 MiB when unset. */
     public static final String COALESCE_GAP_PROPERTY = "needle.s3.coalesceGap";
     private static final long COALESCE_GAP = Long.getLong(COALESCE_GAP_PROPERTY, 1 << 20);
+    private static final int READ_THREADS = 8;
     /** The system property that sets the bound of the cache of ranges read, in bytes; 64 MiB when unset, 0 for none. */
     public static final String RANGE_CACHE_PROPERTY = "needle.s3.rangeCacheBytes";
 
@@ -94,6 +97,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
     private final Clock clock;
     private final Duration grace;
     private final RangeCache ranges = new RangeCache(Long.getLong(RANGE_CACHE_PROPERTY, 64L << 20));
+    /** Runs a block's independent GETs at once; a few threads, as each mostly waits for its first byte. */
+    private final ExecutorService readPool = Executors.newFixedThreadPool(READ_THREADS, runnable -> {
+        Thread thread = new Thread(runnable, "s3-read");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /**
      * Opens the store on {@code bucket} under {@code prefix} ("" for the bucket's root), staging
@@ -358,8 +367,15 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return swept;
     }
 
+    /** A pool of {@value #READ_THREADS} threads for a block's GETs that do not wait for each other. */
+    @Override
+    public ExecutorService readPool() {
+        return readPool;
+    }
+
     @Override
     public void close() {
+        readPool.shutdownNow();
         s3.close();
     }
 

@@ -38,10 +38,10 @@ import software.amazon.awssdk.regions.Region;
  * What lookups cost on a bucket of writer-version-3 blocks, counted on the wire by a
  * {@link FaultProxy} in front of S3Proxy and by the store in EXPLAIN, with every cache empty (a new
  * engine per lookup, no index): a block that TRACE_IDX rules out costs one GET (the sidecar, whole,
- * in the GET that opens it); a block that holds the trace four when one batch holds it, one after
- * another — TRACE_IDX, meta.json, data.arrow's tail (its footer, in the opening GET: no HEAD), then
- * the batch, header and every column in one GET (a trace lookup reads a batch its zone maps keep
- * whole, as they nearly always keep only the trace's) — and three when data.arrow
+ * in the GET that opens it); a block that holds the trace four when one batch holds it, in three
+ * round trips — TRACE_IDX; then meta.json and data.arrow's tail (its footer, in the opening GET: no
+ * HEAD) at once; then the batch, header and every column in one GET (a trace lookup reads a batch
+ * its zone maps keep whole, as they nearly always keep only the trace's) — and three when data.arrow
  * is smaller than the least GET (64 KiB), which then brings all of it; an absent attribute value
  * makes no GET of any data.arrow. Answers are those of the same records on a local store, in blocks
  * of version 3 and of version 2.
