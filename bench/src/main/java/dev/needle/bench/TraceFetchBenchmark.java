@@ -52,6 +52,10 @@ public class TraceFetchBenchmark {
     @Param({"300000"})
     public int blockSpans;
 
+    /** The writer version whose meta.json the block gets: 3 checks what it reads column by column, 2 a batch whole. */
+    @Param({"3", "2"})
+    public int writerVersion;
+
     private Path dir;
     private WrittenBlock block;
     private TraceFetch fetch;
@@ -66,6 +70,7 @@ public class TraceFetchBenchmark {
         try (BufferAllocator allocator = new RootAllocator()) {
             block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
         }
+        WriterVersions.rewrite(store, block.ref(), writerVersion);
         fetch = new TraceFetch(store, spans);
     }
 
