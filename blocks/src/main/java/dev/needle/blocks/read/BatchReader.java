@@ -10,7 +10,9 @@ import java.nio.ByteOrder;
 import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.flatbuf.BodyCompression;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.MessageHeader;
@@ -101,7 +103,8 @@ final class BatchReader implements AutoCloseable {
      * through it ({@link BufferChecker}), so a corrupt file gives a {@link CorruptBlockException},
      * never a wrong-sized allocation.
      */
-    VectorSchemaRoot read(int batch, Collection<String> columns) throws CorruptBlockException {
+    VectorSchemaRoot read(int batch, Collection<String> asked) throws CorruptBlockException {
+        Set<String> columns = asked instanceof Set<String> set ? set : new HashSet<>(asked);
         if (!columnNames.containsAll(columns)) {
             throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
         }
@@ -175,7 +178,7 @@ final class BatchReader implements AutoCloseable {
     }
 
     /** The schema positions of {@code columns}, ascending. */
-    private List<Integer> chosenColumns(Collection<String> columns) {
+    private List<Integer> chosenColumns(Set<String> columns) {
         List<Integer> chosen = new ArrayList<>();
         for (int c = 0; c < columnNames.size(); c++) {
             if (columns.contains(columnNames.get(c))) {

@@ -6,9 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -31,10 +29,11 @@ final class CheckedPieces {
     private final int batch;
     private final BlockRef block;
     private final Piece header;
-    private final Map<Integer, Piece> columns;
+    /** The pieces by schema position; null for a column not read. */
+    private final Piece[] columns;
     private final List<String> columnNames;
 
-    private CheckedPieces(BlockRef block, int batch, Piece header, Map<Integer, Piece> columns,
+    private CheckedPieces(BlockRef block, int batch, Piece header, Piece[] columns,
                           List<String> columnNames) {
         this.block = block;
         this.batch = batch;
@@ -99,9 +98,9 @@ final class CheckedPieces {
             }
             i = j + 1;
         }
-        Map<Integer, Piece> byColumn = new HashMap<>();
+        Piece[] byColumn = new Piece[columnNames.size()];
         for (Piece p : pieces.subList(1, pieces.size())) {
-            byColumn.put(p.column(), p);
+            byColumn[p.column()] = p;
         }
         return new CheckedPieces(block, batch, pieces.get(0), byColumn, columnNames);
     }
@@ -133,7 +132,7 @@ final class CheckedPieces {
         List<ArrowBuf> buffers = new ArrayList<>(plans.size());
         for (int k = 0; k < plans.size(); k++) {
             BufferChecker.BufferPlan plan = plans.get(k);
-            Piece piece = columns.get(planColumns.get(k));
+            Piece piece = columns[planColumns.get(k)];
             long bodyStart = header.end();
             long at = bodyStart + plan.offset();
             if (at < piece.start() || at + plan.size() > piece.end()) {
