@@ -2,6 +2,7 @@ package dev.needle.bench;
 
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Signal;
@@ -82,7 +83,7 @@ public class EqualityScanBenchmark {
 
     /** The writer version whose meta.json the block gets: 3 reads and checks the predicate's columns, 2 each batch whole. */
     @Param({"3", "2"})
-    public int writerVersion;
+    public int writerVersion = BlockMeta.WRITER_VERSION_CURRENT;
 
     private Path dir;
     private QueryEngine engine;
