@@ -1,10 +1,8 @@
 package dev.needle.bench;
 
 import dev.needle.bench.server.JavaLaunch;
-import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BlockMeta;
-import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
@@ -38,12 +36,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What checking each record batch's CRC-32C costs a reader, on a 300,000-span block of
  * {@link BenchSpans} (37 batches of 8,192 rows, uncompressed) whose meta.json is as written
- * ({@code -p writerVersion=2}: checksums) or rewritten as writer version 1 (no checksums, the same
- * data.arrow). {@code fetch}: what a trace lookup pays for the batch that holds its trace — a
+ * ({@code -p writerVersion=3}: a checksum per header and column), or rewritten as writer version 2
+ * (one per batch) or 1 (none; the same data.arrow in all three). {@code fetch}: what a trace lookup pays for the batch that holds its trace — a
  * reader opened, the batch's trace_id column read, then every column of it — over each batch in
  * turn. {@code scan}: the {@code attributes} column of every batch through one open reader, what
- * an attribute scan reads. With checksums both read each batch whole and check it once; without,
- * only the byte ranges of the columns asked for. Microseconds per operation with the OS page cache
+ * an attribute scan reads. Version 2 reads each batch whole and checks it once; versions 3 and 1
+ * only the byte ranges of the columns asked for, which 3 checks. Microseconds per operation with the OS page cache
  * warm; the teardown prints the bytes read per operation.
  *
  * <p>Run: {@code java -jar bench/target/benchmarks.jar Checksum -f 1 -wi 2 -i 3}
@@ -64,9 +62,9 @@ public class ChecksumBenchmark {
     private static final Set<String> TRACE_ID = Set.of(SpanColumns.TRACE_ID);
     private static final Set<String> ATTRIBUTES = Set.of(SpanColumns.ATTRIBUTES);
 
-    /** 2: meta.json with a checksum per batch, as written. 1: the same block's meta.json without them. */
-    @Param({"2", "1"})
-    public int writerVersion;
+    /** 3: meta.json as written, a checksum per header and column; 2: one per batch; 1: none. */
+    @Param({"3", "2", "1"})
+    public int writerVersion = BlockMeta.WRITER_VERSION_CURRENT;
 
     /** The spans in the block; only the setup's time depends on it. */
     @Param({"300000"})
@@ -82,31 +80,22 @@ public class ChecksumBenchmark {
     private long bytesRead;
     private long operations;
 
-    /** Writes the block, rewrites its meta.json as version 1 when asked, and opens it for scans. */
+    /** Writes the block, rewrites its meta.json as an earlier version when asked, and opens it for scans. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        Verify.that(writerVersion == BlockMeta.WRITER_VERSION_1 || writerVersion == BlockMeta.WRITER_VERSION_2,
-                "writerVersion %d is neither 1 nor 2", writerVersion);
+        Verify.that(writerVersion >= BlockMeta.WRITER_VERSION_1 && writerVersion <= BlockMeta.WRITER_VERSION_3,
+                "writerVersion %d is not one of 1..3", writerVersion);
         dir = Files.createTempDirectory("needle-bench-checksum");
         allocator = new RootAllocator();
         store = new FsBlockStore(dir);
         WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT,
                 BenchSpans.generate(blockSpans, 7));
         ref = block.ref();
-        meta = writerVersion == BlockMeta.WRITER_VERSION_2 ? block.meta() : withoutChecksums(block.meta());
+        WriterVersions.rewrite(store, ref, writerVersion);
         scanner = BlockReader.open(store, ref, allocator);
-        Verify.that(scanner.meta().orElseThrow().hasChecksums() == (writerVersion == BlockMeta.WRITER_VERSION_2),
-                "the block's meta.json is not of writer version %d", writerVersion);
-    }
-
-    /** The block's meta.json rewritten as writer version 1 wrote it: no checksums. */
-    private BlockMeta withoutChecksums(BlockMeta m) throws IOException {
-        BlockMeta v1 = new BlockMeta(BlockMeta.WRITER_VERSION_1, m.signal(), m.rows(), m.dataBytes(),
-                m.minTimeUnixNano(), m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
-                m.distinctAttributePairs(), m.createdUnixMillis(),
-                m.batches().stream().map(b -> b.withCrc32c(null)).toList());
-        Files.write(store.blockDir(ref).resolve(BlockLayout.META), BlockMetaJson.write(v1));
-        return v1;
+        meta = scanner.meta().orElseThrow();
+        Verify.that(meta.writerVersion() == writerVersion, "the block's meta.json is not of writer version %d",
+                writerVersion);
     }
 
     /** Opens the block, reads one batch's trace_id column, then the whole batch; returns the rows read. */

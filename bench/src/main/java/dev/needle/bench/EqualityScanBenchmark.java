@@ -2,6 +2,7 @@ package dev.needle.bench;
 
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Signal;
@@ -9,6 +10,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.Mechanisms;
@@ -34,6 +36,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -78,6 +81,10 @@ public class EqualityScanBenchmark {
      */
     private static final int PLANT_EVERY = 64;
 
+    /** The writer version whose meta.json the block gets: 3 reads and checks the predicate's columns, 2 each batch whole. */
+    @Param({"3", "2"})
+    public int writerVersion = BlockMeta.WRITER_VERSION_CURRENT;
+
     private Path dir;
     private QueryEngine engine;
     Expr routeQuery;
@@ -105,7 +112,8 @@ public class EqualityScanBenchmark {
         FsBlockStore store = new FsBlockStore(dir);
         // The engine has its own allocator; the writer's is closed once the block is published.
         try (BufferAllocator allocator = new RootAllocator()) {
-            new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+            WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+            WriterVersions.rewrite(store, block.ref(), writerVersion);
         }
         engine = new QueryEngine(store, HeadSource.EMPTY, 0, 1);
         routeQuery = QueryParser.parse("{ span.http.route = \"" + ROUTE + "\" }", Signal.SPANS);

@@ -1,6 +1,7 @@
 package dev.needle.bench;
 
 import dev.needle.bench.server.JavaLaunch;
+import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
@@ -52,6 +53,10 @@ public class TraceFetchBenchmark {
     @Param({"300000"})
     public int blockSpans;
 
+    /** The writer version whose meta.json the block gets: 3 checks what it reads column by column, 2 a batch whole. */
+    @Param({"3", "2"})
+    public int writerVersion = BlockMeta.WRITER_VERSION_CURRENT;
+
     private Path dir;
     private WrittenBlock block;
     private TraceFetch fetch;
@@ -66,6 +71,7 @@ public class TraceFetchBenchmark {
         try (BufferAllocator allocator = new RootAllocator()) {
             block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
         }
+        WriterVersions.rewrite(store, block.ref(), writerVersion);
         fetch = new TraceFetch(store, spans);
     }
 

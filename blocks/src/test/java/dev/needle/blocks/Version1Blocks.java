@@ -22,11 +22,26 @@ public final class Version1Blocks {
     public static BlockMeta downgrade(Path blockDir) throws IOException {
         Path file = blockDir.resolve(BlockLayout.META);
         BlockMeta m = BlockMetaJson.read(Files.readAllBytes(file));
-        List<BatchMeta> batches = m.batches().stream().map(b -> b.withCrc32c(null)).toList();
+        List<BatchMeta> batches = m.batches().stream().map(b -> b.withCrc32c(null).withColumns(null)).toList();
         BlockMeta v1 = new BlockMeta(BlockMeta.WRITER_VERSION_1, m.signal(), m.rows(), m.dataBytes(),
                 m.minTimeUnixNano(), m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(), batches);
         Files.write(file, BlockMetaJson.write(v1));
         return v1;
+    }
+
+    /**
+     * Rewrites the meta.json of the block in {@code blockDir} as version 2 wrote it: one checksum per
+     * batch, none per column, so that a reader checks each batch whole; returns the new meta.
+     */
+    public static BlockMeta toVersion2(Path blockDir) throws IOException {
+        Path file = blockDir.resolve(BlockLayout.META);
+        BlockMeta m = BlockMetaJson.read(Files.readAllBytes(file));
+        List<BatchMeta> batches = m.batches().stream().map(b -> b.withColumns(null)).toList();
+        BlockMeta v2 = new BlockMeta(BlockMeta.WRITER_VERSION_2, m.signal(), m.rows(), m.dataBytes(),
+                m.minTimeUnixNano(), m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
+                m.distinctAttributePairs(), m.createdUnixMillis(), batches);
+        Files.write(file, BlockMetaJson.write(v2));
+        return v2;
     }
 }

@@ -4,7 +4,8 @@ import dev.needle.blocks.model.Bytes;
 
 /**
  * One record batch of a block: its row range, its zone maps, each a minimum and maximum over the
- * batch's own rows, and from writer version 2 the checksum of its bytes. A null minimum and maximum
+ * batch's own rows, from writer version 2 the checksum of its bytes, and from version 3 the checksums
+ * of its header and of each column's byte range. A null minimum and maximum
  * mean that no row of the batch has the field (every trace id empty, every severity number 0) or
  * that the field is not the signal's: durations are for spans, severities for logs. In meta.json a
  * null field is left out.
@@ -24,6 +25,8 @@ import dev.needle.blocks.model.Bytes;
  * @param severityNullCount logs: the number of rows whose severity number is 0; spans: null
  * @param crc32c            the CRC-32C of the batch's IPC message in data.arrow, as an unsigned 32-bit
  *                          value (see {@link BlockMetaJson}); null in a block of writer version 1
+ * @param columns           the checksums of the batch's header and of each column's range (writer version 3), so
+ *                          that a reader checks only what it reads; null before version 3
  */
 public record BatchMeta(
         int index,
@@ -39,7 +42,8 @@ public record BatchMeta(
         Integer minSeverity,
         Integer maxSeverity,
         Integer severityNullCount,
-        Long crc32c) {
+        Long crc32c,
+        ColumnChecksums columns) {
 
     /** The largest CRC-32C: the checksum is an unsigned 32-bit value. */
     public static final long MAX_CRC32C = 0xFFFF_FFFFL;
@@ -104,10 +108,26 @@ public record BatchMeta(
         }
     }
 
+    /** A batch without checksums per column, as writer versions 1 and 2 describe one. */
+    public BatchMeta(int index, long firstRow, int rows, long minTimeUnixNano, long maxTimeUnixNano, Bytes minTraceId,
+                     Bytes maxTraceId, int traceIdNullCount, Long minDurationNano, Long maxDurationNano,
+                     Integer minSeverity, Integer maxSeverity, Integer severityNullCount, Long crc32c) {
+        this(index, firstRow, rows, minTimeUnixNano, maxTimeUnixNano, minTraceId, maxTraceId, traceIdNullCount,
+                minDurationNano, maxDurationNano, minSeverity, maxSeverity, severityNullCount, crc32c, null);
+    }
+
     /** This batch with checksum {@code crc32c} instead of its own: null for writer version 1. */
     public BatchMeta withCrc32c(Long crc32c) {
         return new BatchMeta(index, firstRow, rows, minTimeUnixNano, maxTimeUnixNano, minTraceId, maxTraceId,
-                traceIdNullCount, minDurationNano, maxDurationNano, minSeverity, maxSeverity, severityNullCount, crc32c);
+                traceIdNullCount, minDurationNano, maxDurationNano, minSeverity, maxSeverity, severityNullCount, crc32c,
+                columns);
+    }
+
+    /** This batch with the column checksums {@code columns} instead of its own: null before writer version 3. */
+    public BatchMeta withColumns(ColumnChecksums columns) {
+        return new BatchMeta(index, firstRow, rows, minTimeUnixNano, maxTimeUnixNano, minTraceId, maxTraceId,
+                traceIdNullCount, minDurationNano, maxDurationNano, minSeverity, maxSeverity, severityNullCount, crc32c,
+                columns);
     }
 
     /** The block row just past the batch's last row. */

@@ -43,8 +43,13 @@ public record BlockMeta(
     public static final int WRITER_VERSION_1 = 1;
     /** Every batch has its {@link BatchMeta#crc32c}, which a reader checks before it trusts the batch's bytes. */
     public static final int WRITER_VERSION_2 = 2;
+    /**
+     * Every batch also has its {@link BatchMeta#columns}: a checksum of its header and of each column's
+     * byte range, so that a reader reads and checks only the columns it needs.
+     */
+    public static final int WRITER_VERSION_3 = 3;
     /** The version this code writes; it reads every version from 1 to this one. */
-    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_2;
+    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_3;
 
     /** Checks every fact that a reader relies on; a violation is an {@link IllegalArgumentException}. */
     public BlockMeta {
@@ -88,6 +93,11 @@ public record BlockMeta(
                 throw new IllegalArgumentException(where + "a batch of writer version " + writerVersion
                         + (batch.crc32c() == null ? " needs a crc32c" : " has no crc32c"));
             }
+            if (hasColumnChecksums(writerVersion) != (batch.columns() != null)) {
+                throw new IllegalArgumentException(where + "a batch of writer version " + writerVersion
+                        + (batch.columns() == null ? " needs headerCrc32c, columnOffsets and columnCrc32c"
+                                : " has no headerCrc32c, columnOffsets or columnCrc32c"));
+            }
             nextRow = batch.endRow();
         }
         if (nextRow != rows) {
@@ -102,6 +112,18 @@ public record BlockMeta(
 
     private static boolean hasChecksums(int writerVersion) {
         return writerVersion >= WRITER_VERSION_2;
+    }
+
+    /**
+     * Whether every batch has its {@link BatchMeta#columns}, so that a reader checks a batch's
+     * header and each column it reads on their own: from writer version 3.
+     */
+    public boolean hasColumnChecksums() {
+        return hasColumnChecksums(writerVersion);
+    }
+
+    private static boolean hasColumnChecksums(int writerVersion) {
+        return writerVersion >= WRITER_VERSION_3;
     }
 
     private static void requireNonNegative(String name, long value) {

@@ -23,12 +23,12 @@ import java.util.Objects;
  * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, field by field
  * with Jackson's streaming parser and generator: no data binding, so that the first read in a fresh
  * process does not pay for a mapper's start-up. A block of three spans in one batch, as writer
- * version 2 writes it:
+ * version 3 writes it (a real batch has one column offset and checksum per schema column):
  *
  * <pre>{@code
  * {
  *   "format": "needle-block",
- *   "writerVersion": 2,
+ *   "writerVersion": 3,
  *   "signal": "spans",
  *   "rows": 3,
  *   "dataBytes": 2048,
@@ -51,7 +51,10 @@ import java.util.Objects;
  *       "traceIdNullCount": 0,
  *       "minDurationNano": 1000,
  *       "maxDurationNano": 250000000,
- *       "crc32c": 2417630513
+ *       "crc32c": 2417630513,
+ *       "headerCrc32c": 1306393711,
+ *       "columnOffsets": [0, 24, 40],
+ *       "columnCrc32c": [2705798400, 2704976913, 4255151596]
  *     }
  *   ]
  * }
@@ -71,7 +74,13 @@ import java.util.Objects;
  *   <tr><th>writerVersion</th><th>batches[i].crc32c</th><th>a reader</th></tr>
  *   <tr><td>1</td><td>absent (present: corrupt)</td><td>reads the batches unchecked</td></tr>
  *   <tr><td>2</td><td>required, 0..4294967295</td><td>checks a batch's bytes against it before decoding</td></tr>
+ *   <tr><td>3</td><td>required, and {@code headerCrc32c}, {@code columnOffsets}, {@code columnCrc32c}</td>
+ *       <td>checks the header and each column it reads against its own checksum</td></tr>
  * </table>
+ *
+ * <p>From version 3 a batch also has {@code headerCrc32c}, {@code columnOffsets} and {@code columnCrc32c}
+ * ({@link ColumnChecksums}), the two arrays written on one line; before version 3 they are absent, and
+ * present they are corrupt meta.
  *
  * <p>{@code crc32c} is the CRC-32C ({@link java.util.zip.CRC32C}) of the batch's whole Arrow IPC
  * message as data.arrow holds it: the {@code metadataLength + bodyLength} bytes at the offset the
@@ -166,7 +175,22 @@ public final class BlockMetaJson {
         writeNumber(g, "maxSeverity", batch.maxSeverity());
         writeNumber(g, "severityNullCount", batch.severityNullCount());
         writeNumber(g, "crc32c", batch.crc32c());
+        if (batch.columns() != null) {
+            g.writeNumberField("headerCrc32c", batch.columns().headerCrc32c());
+            writeInline(g, "columnOffsets", batch.columns().offsets());
+            writeInline(g, "columnCrc32c", batch.columns().crc32c());
+        }
         g.writeEndObject();
+    }
+
+    /** An array of integers on one line: one a line would make meta.json several times longer. */
+    private static void writeInline(JsonGenerator g, String name, List<Long> values) throws IOException {
+        g.writeFieldName(name);
+        StringBuilder array = new StringBuilder("[");
+        for (int i = 0; i < values.size(); i++) {
+            array.append(i == 0 ? "" : ", ").append(values.get(i));
+        }
+        g.writeRawValue(array.append(']').toString());
     }
 
     /** A trace id as lower-case hex; null is left out. */
@@ -312,6 +336,9 @@ public final class BlockMetaJson {
         Integer maxSeverity = null;
         Integer severityNullCount = null;
         Long crc32c = null;
+        Long headerCrc32c = null;
+        List<Long> columnOffsets = null;
+        List<Long> columnCrc32c = null;
         for (String name = nextField(p); name != null; name = nextField(p)) {
             switch (name) {
                 case "index" -> index = notNull(p, int32(p));
@@ -328,7 +355,19 @@ public final class BlockMetaJson {
                 case "maxSeverity" -> maxSeverity = int32(p);
                 case "severityNullCount" -> severityNullCount = int32(p);
                 case "crc32c" -> crc32c = int64(p);
+                case "headerCrc32c" -> headerCrc32c = notNull(p, int64(p));
+                case "columnOffsets" -> columnOffsets = notNull(p, int64s(p));
+                case "columnCrc32c" -> columnCrc32c = notNull(p, int64s(p));
                 default -> p.skipChildren();
+            }
+        }
+        ColumnChecksums columns = null;
+        if (headerCrc32c != null || columnOffsets != null || columnCrc32c != null) {
+            try {
+                columns = new ColumnChecksums(required(p, "headerCrc32c", headerCrc32c),
+                        required(p, "columnOffsets", columnOffsets), required(p, "columnCrc32c", columnCrc32c));
+            } catch (IllegalArgumentException e) {
+                throw invalid(p, e);
             }
         }
         try {
@@ -336,7 +375,7 @@ public final class BlockMetaJson {
                     required(p, "rows", rows), required(p, "minTimeUnixNano", minTime),
                     required(p, "maxTimeUnixNano", maxTime), minTraceId, maxTraceId,
                     required(p, "traceIdNullCount", traceIdNullCount), minDuration, maxDuration, minSeverity,
-                    maxSeverity, severityNullCount, crc32c);
+                    maxSeverity, severityNullCount, crc32c, columns);
         } catch (IllegalArgumentException e) {
             throw invalid(p, e);
         }
@@ -360,6 +399,18 @@ public final class BlockMetaJson {
             throw wrongType(p, "an integer");
         }
         return p.getLongValue();
+    }
+
+    /** An array of integers of up to 64 bits (no nulls in it), or null for JSON null. */
+    private static List<Long> int64s(JsonParser p) throws IOException {
+        if (isNull(p, JsonToken.START_ARRAY, "an array of integers")) {
+            return null;
+        }
+        List<Long> values = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            values.add(notNull(p, int64(p)));
+        }
+        return values;
     }
 
     /** An integer of up to 32 bits, or null for JSON null. */

@@ -1,6 +1,7 @@
 package dev.needle.blocks.read;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.arrow.ColumnBuffers;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.store.BlockRef;
 import java.io.IOException;
@@ -9,14 +10,15 @@ import java.nio.ByteOrder;
 import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.flatbuf.BodyCompression;
 import org.apache.arrow.flatbuf.BodyCompressionMethod;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ReadChannel;
@@ -32,13 +34,15 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * against the footer and the schema, then one byte range per run of the chosen columns' buffers,
  * which a {@link BufferChecker} checks before they are loaded. Every byte of a batch is read here.
  *
- * <p>When meta.json holds checksums (writer version 2), a batch is first read whole and checked
+ * <p>When meta.json holds checksums per column (writer version 3), the header and the chosen
+ * columns' ranges are read first, runs closer than the store's gap as one read, and each is checked
+ * against its own checksum ({@link CheckedPieces}): only what is needed is read, and all of it is
+ * checked. When it holds one checksum per batch (writer version 2), a batch is first read whole and checked
  * against its CRC-32C ({@link VerifiedBatch}), and the header and column ranges are then read from
- * that copy. One checksum covers the whole batch, so reading a single column of it costs the whole
- * batch's bytes: a checksum per column would keep column reads small but would need a range per
- * column in meta.json and leave the header and padding to be covered apart. The checked copy of
- * the last batch is kept, so that the usual pattern — the predicate's columns, then every column
- * of a batch that matched — reads and checks each batch once.
+ * that copy: one checksum covers the whole batch, so reading a single column of it costs the whole
+ * batch's bytes, which is why version 3 exists. The checked copy of the last batch is kept, so that
+ * the usual pattern — the predicate's columns, then every column of a batch that matched — reads
+ * and checks each batch once.
  */
 final class BatchReader implements AutoCloseable {
 
@@ -54,6 +58,8 @@ final class BatchReader implements AutoCloseable {
     private final BlockMeta meta;
     private final int totalNodes;
     private final int totalBuffers;
+    /** Ranges of a batch closer than this are read as one: the gap costs less than another request. */
+    private final long gap;
     /** The last batch read and checked, or null; only with checksums. */
     private VerifiedBatch verified;
 
@@ -63,16 +69,17 @@ final class BatchReader implements AutoCloseable {
      * when it {@linkplain BlockMeta#hasChecksums has checksums} each batch must match its own.
      */
     BatchReader(BlockRef block, BufferAllocator allocator, CountingChannel data, List<ArrowBlock> batches,
-                Schema schema, BlockMeta meta) {
+                Schema schema, BlockMeta meta, long gap) {
         this.block = block;
+        this.gap = gap;
         this.allocator = allocator;
         this.data = data;
         this.batches = batches;
         this.schema = schema;
         this.columnNames = schema.getFields().stream().map(Field::getName).toList();
         this.meta = meta;
-        this.totalNodes = schema.getFields().stream().mapToInt(BatchReader::countNodes).sum();
-        this.totalBuffers = schema.getFields().stream().mapToInt(BatchReader::countBuffers).sum();
+        this.totalNodes = schema.getFields().stream().mapToInt(ColumnBuffers::nodes).sum();
+        this.totalBuffers = schema.getFields().stream().mapToInt(ColumnBuffers::buffers).sum();
     }
 
     /** The number of record batches. */
@@ -96,17 +103,29 @@ final class BatchReader implements AutoCloseable {
      * through it ({@link BufferChecker}), so a corrupt file gives a {@link CorruptBlockException},
      * never a wrong-sized allocation.
      */
-    VectorSchemaRoot read(int batch, Collection<String> columns) throws CorruptBlockException {
+    VectorSchemaRoot read(int batch, Collection<String> asked) throws CorruptBlockException {
+        Set<String> columns = asked instanceof Set<String> set ? set : new HashSet<>(asked);
         if (!columnNames.containsAll(columns)) {
             throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
         }
         ArrowBlock arrowBlock = batches.get(batch);
-        SeekableByteChannel source = source(batch, arrowBlock);
-        RecordBatch header = readHeader(batch, arrowBlock, source);
+        checkPlace(batch, arrowBlock);
         long bodyStart = arrowBlock.getOffset() + arrowBlock.getMetadataLength();
         List<ArrowBuf> owned = new ArrayList<>();
         VectorSchemaRoot root = null;
         try {
+            CheckedPieces pieces = meta != null && meta.hasColumnChecksums()
+                    ? CheckedPieces.read(block, batch, arrowBlock, meta.batches().get(batch).columns(),
+                            chosenColumns(columns), columnNames, data, gap, allocator, owned)
+                    : null;
+            RecordBatch header;
+            if (pieces != null) {
+                try (VerifiedBatch headerBytes = pieces.header()) {
+                    header = readHeader(batch, arrowBlock, headerBytes);
+                }
+            } else {
+                header = readHeader(batch, arrowBlock, source(batch, arrowBlock));
+            }
             long rows = header.length();
             if (rows < 1 || rows > BlockLayout.MAX_BATCH_ROWS) {
                 throw corrupt(batch, "has " + rows + " rows, expected 1.." + BlockLayout.MAX_BATCH_ROWS);
@@ -116,9 +135,11 @@ final class BatchReader implements AutoCloseable {
             }
             BufferChecker checker = new BufferChecker(block, batch, header, arrowBlock.getBodyLength(), allocator);
             List<Field> chosen = new ArrayList<>();
+            List<Integer> planColumns = new ArrayList<>();
             int node = 0;
             int buffer = 0;
-            for (Field field : schema.getFields()) {
+            for (int c = 0; c < schema.getFields().size(); c++) {
+                Field field = schema.getFields().get(c);
                 if (header.nodes(node).length() != rows) {
                     throw corrupt(batch, "column " + field.getName() + " has " + header.nodes(node).length()
                             + " values for " + rows + " rows");
@@ -126,11 +147,17 @@ final class BatchReader implements AutoCloseable {
                 if (columns.contains(field.getName())) {
                     chosen.add(field);
                     checker.add(field, node, buffer);
+                    while (planColumns.size() < checker.plans().size()) {
+                        planColumns.add(c);
+                    }
                 }
-                node += countNodes(field);
-                buffer += countBuffers(field);
+                node += ColumnBuffers.nodes(field);
+                buffer += ColumnBuffers.buffers(field);
             }
-            List<ArrowBuf> buffers = checker.checkContents(readRanges(source, checker.plans(), bodyStart, owned), owned);
+            List<ArrowBuf> stored = pieces != null
+                    ? pieces.buffers(checker.plans(), planColumns)
+                    : readRanges(source(batch, arrowBlock), checker.plans(), bodyStart, owned);
+            List<ArrowBuf> buffers = checker.checkContents(stored, owned);
             root = VectorSchemaRoot.create(new Schema(chosen), allocator);
             try (ArrowRecordBatch recordBatch = new ArrowRecordBatch((int) rows, checker.nodes(), buffers)) {
                 new VectorLoader(root).load(recordBatch);
@@ -148,6 +175,17 @@ final class BatchReader implements AutoCloseable {
             }
             owned.forEach(ArrowBuf::close);
         }
+    }
+
+    /** The schema positions of {@code columns}, ascending. */
+    private List<Integer> chosenColumns(Set<String> columns) {
+        List<Integer> chosen = new ArrayList<>();
+        for (int c = 0; c < columnNames.size(); c++) {
+            if (columns.contains(columnNames.get(c))) {
+                chosen.add(c);
+            }
+        }
+        return chosen;
     }
 
     /**
@@ -188,13 +226,6 @@ final class BatchReader implements AutoCloseable {
      */
     private SeekableByteChannel source(int batch, ArrowBlock arrowBlock) throws CorruptBlockException {
         try {
-            long fileSize = data.size();
-            int metadataLength = arrowBlock.getMetadataLength();
-            if (arrowBlock.getOffset() < 0 || metadataLength < 8 || metadataLength > MAX_BATCH_METADATA
-                    || arrowBlock.getBodyLength() < 0
-                    || arrowBlock.getOffset() + metadataLength + arrowBlock.getBodyLength() > fileSize) {
-                throw corrupt(batch, "the footer places it outside the file");
-            }
             if (meta == null || !meta.hasChecksums()) {
                 return data;
             }
@@ -207,6 +238,20 @@ final class BatchReader implements AutoCloseable {
         } catch (CorruptBlockException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
+            throw new CorruptBlockException(block, "cannot read batch " + batch + ": " + e, e);
+        }
+    }
+
+    /** Checks that the footer places batch {@code batch} inside the file, before anything is sized from it. */
+    private void checkPlace(int batch, ArrowBlock arrowBlock) throws CorruptBlockException {
+        try {
+            int metadataLength = arrowBlock.getMetadataLength();
+            if (arrowBlock.getOffset() < 0 || metadataLength < 8 || metadataLength > MAX_BATCH_METADATA
+                    || arrowBlock.getBodyLength() < 0
+                    || arrowBlock.getOffset() + metadataLength + arrowBlock.getBodyLength() > data.size()) {
+                throw corrupt(batch, "the footer places it outside the file");
+            }
+        } catch (IOException e) {
             throw new CorruptBlockException(block, "cannot read batch " + batch + ": " + e, e);
         }
     }
@@ -272,14 +317,5 @@ final class BatchReader implements AutoCloseable {
     @Override
     public void close() {
         closeVerified();
-    }
-
-    private static int countNodes(Field field) {
-        return 1 + field.getChildren().stream().mapToInt(BatchReader::countNodes).sum();
-    }
-
-    private static int countBuffers(Field field) {
-        return TypeLayout.getTypeBufferCount(field.getType())
-                + field.getChildren().stream().mapToInt(BatchReader::countBuffers).sum();
     }
 }

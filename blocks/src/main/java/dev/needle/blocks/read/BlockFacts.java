@@ -19,6 +19,8 @@ public record BlockFacts(BlockMeta meta, List<ArrowBlock> batches) {
     /** About what a {@link BlockMeta} batch and a footer entry hold on the heap, with their objects. */
     private static final long BYTES_PER_BATCH = 320;
     private static final long BYTES_PER_BLOCK = 256;
+    /** A column's offset and checksum in a batch of writer version 3: two boxed longs and their references. */
+    private static final long BYTES_PER_COLUMN = 48;
 
     public BlockFacts {
         Objects.requireNonNull(meta, "meta");
@@ -27,6 +29,7 @@ public record BlockFacts(BlockMeta meta, List<ArrowBlock> batches) {
 
     /** An estimate of the heap these facts hold, for a cache's bound. */
     public long sizeInBytes() {
-        return BYTES_PER_BLOCK + BYTES_PER_BATCH * batches.size();
+        long columns = meta.batches().stream().mapToLong(b -> b.columns() == null ? 0 : b.columns().columnCount()).sum();
+        return BYTES_PER_BLOCK + BYTES_PER_BATCH * batches.size() + BYTES_PER_COLUMN * columns;
     }
 }

@@ -9,6 +9,7 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;
@@ -20,6 +21,8 @@ import java.nio.file.NoSuchFileException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
@@ -33,9 +36,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p>Opening reads meta.json and the Arrow file's footer. {@link #read} then reads one batch's
  * message header and only the byte ranges of the columns asked for ({@link BatchReader}), so
  * looking up a trace in a block without checksums reads one batch's trace-id column, then that
- * whole batch only if it matched. When meta.json holds a checksum per batch (writer version 2), a
- * batch is read whole, once, and checked before any of it is decoded, and a batch that does not
- * match is a {@link CorruptBlockException}: its bytes are never answered from. A missing or corrupt data.arrow
+ * whole batch only if it matched. When meta.json holds checksums per column (writer version 3), a
+ * read fetches the batch's header and the asked columns' ranges (close ones in one read: the store's
+ * {@linkplain BlockStore#coalesceGap gap}) and checks each before any of it is decoded; with one
+ * checksum per batch (version 2) a batch is read whole, once, and checked. Bytes that do not match
+ * are a {@link CorruptBlockException}: they are never answered from. A missing or corrupt data.arrow
  * is a {@link CorruptBlockException} naming the block; a missing or corrupt meta.json only means
  * "no zone maps and no checksums": the block is read as one of writer version 1.
  *
@@ -64,7 +69,7 @@ public final class BlockReader implements AutoCloseable {
         this.store = store;
         this.data = data;
         this.arrow = arrow;
-        this.batchReader = new BatchReader(block, allocator, data, batches, schema, meta);
+        this.batchReader = new BatchReader(block, allocator, data, batches, schema, meta, store.coalesceGap());
         this.schema = schema;
         this.meta = meta;
         this.metaProblem = metaProblem;
@@ -84,8 +89,18 @@ public final class BlockReader implements AutoCloseable {
      */
     public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known)
             throws CorruptBlockException {
+        return open(store, block, allocator, known, RequestCounter.NONE);
+    }
+
+    /**
+     * As {@link #open(BlockStore, BlockRef, BufferAllocator, BlockFacts)}, telling {@code counter}
+     * of every request made to the store for this block's meta.json and data.arrow, opening and
+     * later reads included.
+     */
+    public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known,
+                                   RequestCounter counter) throws CorruptBlockException {
         if (known != null) {
-            CountingChannel data = openData(store, block);
+            CountingChannel data = openData(store, block, counter);
             try {
                 if (data.size() == known.meta().dataBytes()) {
                     return new BlockReader(block, store, allocator, data, null, known.batches(), schemaOf(block),
@@ -96,10 +111,12 @@ public final class BlockReader implements AutoCloseable {
             }
             closeQuietly(data);
         }
+        // data.arrow is opened while meta.json is read: on an object store two GETs at once, not one after the other.
+        Future<CountingChannel> opening = store.readPool().submit(() -> openData(store, block, counter));
         BlockMeta meta = null;
         String metaProblem = null;
         long metaBytes = 0;
-        try (InputStream in = Channels.newInputStream(store.open(block, BlockLayout.META))) {
+        try (InputStream in = Channels.newInputStream(store.open(block, BlockLayout.META, counter))) {
             byte[] json = in.readNBytes((int) BlockLayout.MAX_META_BYTES + 1);
             metaBytes = json.length;
             if (json.length > BlockLayout.MAX_META_BYTES) {
@@ -114,22 +131,23 @@ public final class BlockReader implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             metaProblem = "cannot read meta.json: " + e;
         }
-        return openData(store, block, allocator, meta, metaProblem, metaBytes);
+        return withFooter(block, store, allocator, opened(block, opening), meta, metaProblem, metaBytes);
     }
 
     /**
      * Opens a block whose meta.json is already known (an index holds it), reading only the Arrow
-     * footer; {@code meta} is checked against data.arrow as a read one is.
+     * footer; {@code meta} is checked against data.arrow as a read one is. {@code counter} as in
+     * {@link #open(BlockStore, BlockRef, BufferAllocator, BlockFacts, RequestCounter)}.
      */
-    public static BlockReader openWithMeta(BlockStore store, BlockRef block, BufferAllocator allocator, BlockMeta meta)
-            throws CorruptBlockException {
-        return openData(store, block, allocator, meta, null, 0);
+    public static BlockReader openWithMeta(BlockStore store, BlockRef block, BufferAllocator allocator, BlockMeta meta,
+                                           RequestCounter counter) throws CorruptBlockException {
+        return withFooter(block, store, allocator, openData(store, block, counter), meta, null, 0);
     }
 
-    /** Reads the footer of data.arrow and checks {@code meta} (null with {@code metaProblem} saying why) against it. */
-    private static BlockReader openData(BlockStore store, BlockRef block, BufferAllocator allocator, BlockMeta meta,
-                                        String metaProblem, long metaBytes) throws CorruptBlockException {
-        CountingChannel data = openData(store, block);
+    /** Reads the footer of {@code data} and checks {@code meta} (null with {@code metaProblem} saying why) against it. */
+    private static BlockReader withFooter(BlockRef block, BlockStore store, BufferAllocator allocator,
+                                          CountingChannel data, BlockMeta meta, String metaProblem, long metaBytes)
+            throws CorruptBlockException {
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {
             List<ArrowBlock> batches = List.copyOf(arrow.getRecordBlocks());
@@ -153,9 +171,25 @@ public final class BlockReader implements AutoCloseable {
         }
     }
 
-    private static CountingChannel openData(BlockStore store, BlockRef block) throws CorruptBlockException {
+    /** What {@code opening} opened, or why it could not. */
+    private static CountingChannel opened(BlockRef block, Future<CountingChannel> opening) throws CorruptBlockException {
         try {
-            return new CountingChannel(store.open(block, BlockLayout.DATA));
+            return opening.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CorruptBlockException corrupt) {
+                throw corrupt;
+            }
+            throw new CorruptBlockException(block, "cannot open data.arrow: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CorruptBlockException(block, "interrupted while opening data.arrow", e);
+        }
+    }
+
+    private static CountingChannel openData(BlockStore store, BlockRef block, RequestCounter counter)
+            throws CorruptBlockException {
+        try {
+            return new CountingChannel(store.open(block, BlockLayout.DATA, counter));
         } catch (NoSuchFileException e) {
             throw new CorruptBlockException(block, "data.arrow is missing", e);
         } catch (IOException e) {
@@ -229,7 +263,12 @@ public final class BlockReader implements AutoCloseable {
      * only the sidecar's bytes. Never throws: anything unreadable fails open.
      */
     public static Sidecar readSidecar(BlockStore store, BlockRef block, String name) {
-        try (SeekableByteChannel channel = store.open(block, name)) {
+        return readSidecar(store, block, name, RequestCounter.NONE);
+    }
+
+    /** As {@link #readSidecar(BlockStore, BlockRef, String)}, telling {@code counter} of each request made. */
+    public static Sidecar readSidecar(BlockStore store, BlockRef block, String name, RequestCounter counter) {
+        try (SeekableByteChannel channel = store.open(block, name, counter)) {
             return BloomSidecar.read(channel, block + "/" + name);
         } catch (NoSuchFileException e) {
             return Sidecar.failedOpen(FailOpenReason.MISSING, "block " + block + " has no " + name, 0);

@@ -68,6 +68,16 @@ final class VerifiedBatch implements SeekableByteChannel {
         }
     }
 
+    /**
+     * A channel over {@code bytes}, which were checked already and lie at file position
+     * {@code offset}: the header of batch {@code batch}, read by {@link CheckedPieces}. Holds a
+     * reference of its own to them, which {@link #close} releases.
+     */
+    static VerifiedBatch of(int batch, long offset, ArrowBuf bytes) {
+        bytes.getReferenceManager().retain();
+        return new VerifiedBatch(batch, offset, bytes);
+    }
+
     /** The index of the batch held. */
     int batch() {
         return batch;

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 
 /**
  * Where blocks live: list block names, read byte ranges of a block's files, publish a block
@@ -30,6 +31,34 @@ public interface BlockStore {
      * @throws java.nio.file.NoSuchFileException when the block or the file does not exist
      */
     SeekableByteChannel open(BlockRef block, String file) throws IOException;
+
+    /**
+     * Opens one file of a published block as {@link #open(BlockRef, String)} does, telling
+     * {@code counter} of every request made for it, opening included: here, each read call.
+     *
+     * @throws java.nio.file.NoSuchFileException when the block or the file does not exist
+     */
+    default SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
+        return new CountedChannel(open(block, file), counter);
+    }
+
+    /**
+     * Bytes between two ranges of one file that cost less to read through than a second read: a
+     * reader fetches ranges closer than this as one. Local files: a few KiB (a read call costs
+     * about as much as copying them); an object store: far more, a request costs 20–100 ms.
+     */
+    default long coalesceGap() {
+        return 4 << 10;
+    }
+
+    /**
+     * Where a reader runs the reads of one block that do not depend on each other (meta.json and
+     * data.arrow's opening): a small bounded pool on an object store, where each is a round trip;
+     * locally the calling thread, at once.
+     */
+    default ExecutorService readPool() {
+        return CallerRuns.INSTANCE;
+    }
 
     /** Starts a block: its files are written into a private staging area, never visible to readers. */
     PendingBlock create(TenantId tenant, Signal signal) throws IOException;

@@ -8,14 +8,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
-import java.net.URI;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
@@ -30,6 +29,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +83,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     /** The default age after which objects of an unpublished block are swept. */
     public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
+    /** The system property that sets {@link #coalesceGap} in bytes; 1 MiB when unset. */
+    public static final String COALESCE_GAP_PROPERTY = "needle.s3.coalesceGap";
+    private static final long COALESCE_GAP = Long.getLong(COALESCE_GAP_PROPERTY, 1 << 20);
+    private static final int READ_THREADS = 8;
+    /** The system property that sets the bound of the cache of ranges read, in bytes; 64 MiB when unset, 0 for none. */
+    public static final String RANGE_CACHE_PROPERTY = "needle.s3.rangeCacheBytes";
 
     /** The name prefix of a staging directory, one per block being written. */
     private static final String STAGING_PREFIX = "block-";
@@ -94,6 +102,13 @@ public final class S3BlockStore implements BlockStore, Closeable {
     private final Clock clock;
     private final Duration grace;
     private final boolean readOnly;
+    private final RangeCache ranges = new RangeCache(Long.getLong(RANGE_CACHE_PROPERTY, 64L << 20));
+    /** Runs a block's independent GETs at once; a few threads, as each mostly waits for its first byte. */
+    private final ExecutorService readPool = Executors.newFixedThreadPool(READ_THREADS, runnable -> {
+        Thread thread = new Thread(runnable, "s3-read");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /**
      * Opens the store on {@code bucket} under {@code prefix} ("" for the bucket's root), staging
@@ -311,15 +326,25 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return blocks;
     }
 
-    /** One HEAD for the object's size and ETag; the reads are ranged GETs. */
+    /** One GET of the object's tail for its size and ETag (and the tail's bytes); the reads are ranged GETs. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file) throws IOException {
-        String key = key(block, BlockRef.checkFileName(file));
-        HeadObjectResponse head = head(key);
-        if (head == null) {
-            throw new NoSuchFileException(uri(key));
-        }
-        return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength());
+        return open(block, file, RequestCounter.NONE);
+    }
+
+    /** As {@link #open(BlockRef, String)}, telling {@code counter} of each GET. */
+    @Override
+    public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
+        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter, ranges);
+    }
+
+    /**
+     * Ranges of one object closer than this are fetched by one GET: a request costs 20–100 ms, in
+     * which S3 sends several megabytes. {@value #COALESCE_GAP_PROPERTY} sets it in bytes.
+     */
+    @Override
+    public long coalesceGap() {
+        return COALESCE_GAP;
     }
 
     @Override
@@ -439,8 +464,15 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return base + tenant.value() + "/" + signal.dirName() + "/" + INDEX_OBJECT;
     }
 
+    /** A pool of {@value #READ_THREADS} threads for a block's GETs that do not wait for each other. */
+    @Override
+    public ExecutorService readPool() {
+        return readPool;
+    }
+
     @Override
     public void close() {
+        readPool.shutdownNow();
         s3.close();
     }
 

@@ -6,16 +6,26 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.NoSuchFileException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * One object read through ranged GETs: each read fetches what it asks for, and a small read at
  * least {@link #READ_AHEAD} bytes, kept so that the next small reads (Arrow's message headers, a
- * sidecar's header then its bitset) cost no request. Every GET names the ETag seen when the
- * channel was opened, so an object replaced meanwhile fails the read instead of mixing two
- * versions. Not thread-safe, like a reader's use of it.
+ * sidecar's header then its bitset) cost no request. Opening is itself a GET of the object's last
+ * {@link #READ_AHEAD} bytes, not a HEAD: its answer gives the size and ETag like a HEAD, and the
+ * bytes that are read first anyway — a whole sidecar or meta.json, data.arrow's footer. Every later
+ * GET names that ETag, so an object replaced meanwhile fails the read instead of mixing two
+ * versions. Each request is told to a {@link RequestCounter}; the ranges fetched after opening are
+ * kept in the store's {@link RangeCache}. Not thread-safe, like a reader's use of it.
  */
 final class S3ReadChannel implements SeekableByteChannel {
 
@@ -29,18 +39,108 @@ final class S3ReadChannel implements SeekableByteChannel {
     private final String key;
     private final String etag;
     private final long size;
+    private final RequestCounter counter;
+    private final RangeCache cache;
     private long position;
-    private byte[] window = new byte[0];
+    private byte[] window;
     private long windowStart;
     private boolean open = true;
 
-    S3ReadChannel(S3Client s3, String bucket, String key, String etag, long size) {
+    private S3ReadChannel(S3Client s3, String bucket, String key, String etag, long size, RequestCounter counter,
+                          RangeCache cache, byte[] window, long windowStart) {
+        this.cache = cache;
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.etag = etag;
         this.size = size;
+        this.counter = counter;
+        this.window = window;
+        this.windowStart = windowStart;
     }
+
+    /**
+     * Opens an object with one GET of its last {@link #READ_AHEAD} bytes (all of it when smaller).
+     * An empty object, which no range fits, is opened with a HEAD instead.
+     *
+     * @throws NoSuchFileException when there is no such object
+     */
+    static S3ReadChannel open(S3Client s3, String bucket, String key, RequestCounter counter, RangeCache cache)
+            throws IOException {
+        String what = "GET s3://" + bucket + "/" + key + " bytes -" + READ_AHEAD;
+        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=-" + READ_AHEAD).build();
+        for (int attempt = 1; ; attempt++) {
+            String problem;
+            ResponseInputStream<GetObjectResponse> in;
+            try {
+                in = s3.getObject(request);
+            } catch (S3Exception e) {
+                if (e.statusCode() == 404) {
+                    counter.request(0);
+                    throw new NoSuchFileException("s3://" + bucket + "/" + key);
+                }
+                if (e.statusCode() == 416) {
+                    counter.request(0);
+                    return openEmpty(s3, bucket, key, counter, cache);
+                }
+                throw new IOException(what + " failed: " + e.getMessage(), e);
+            } catch (SdkException e) {
+                throw new IOException(what + " failed: " + e.getMessage(), e);
+            }
+            try (in) {
+                GetObjectResponse response = in.response();
+                long[] range = contentRange(response.contentRange(), response.contentLength());
+                int length = (int) (range[1] - range[0]);
+                byte[] bytes = in.readNBytes(length);
+                counter.request(bytes.length);
+                if (bytes.length == length) {
+                    return new S3ReadChannel(s3, bucket, key, response.eTag(), range[2], counter, cache, bytes,
+                            range[0]);
+                }
+                problem = "returned " + bytes.length + " of " + length + " bytes";
+            } catch (IOException | SdkException e) {
+                problem = "its body broke off (" + (e.getMessage() != null ? e.getMessage() : e.getClass().getName()) + ")";
+            }
+            if (attempt == BODY_ATTEMPTS) {
+                throw new IOException(what + " failed: " + problem + ", " + BODY_ATTEMPTS + " times");
+            }
+        }
+    }
+
+    private static S3ReadChannel openEmpty(S3Client s3, String bucket, String key, RequestCounter counter,
+                                           RangeCache cache) throws IOException {
+        try {
+            HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key));
+            counter.request(0);
+            return new S3ReadChannel(s3, bucket, key, head.eTag(), head.contentLength(), counter, cache, new byte[0], 0);
+        } catch (SdkException e) {
+            throw new IOException("HEAD s3://" + bucket + "/" + key + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {first, end, size} of a ranged answer from its Content-Range ({@code bytes 100-199/200}); a
+     * whole-object answer (no Content-Range) is {0, length, length}.
+     */
+    private static long[] contentRange(String header, Long contentLength) throws IOException {
+        if (header == null) {
+            long length = contentLength == null ? 0 : contentLength;
+            return new long[] {0, length, length};
+        }
+        Matcher m = CONTENT_RANGE.matcher(header.trim());
+        if (!m.matches()) {
+            throw new IOException("unexpected Content-Range \"" + header + "\"");
+        }
+        long first = Long.parseLong(m.group(1));
+        long last = Long.parseLong(m.group(2));
+        long size = Long.parseLong(m.group(3));
+        if (first > last || last >= size || last - first + 1 > READ_AHEAD) {
+            throw new IOException("unexpected Content-Range \"" + header + "\"");
+        }
+        return new long[] {first, last + 1, size};
+    }
+
+    private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+)");
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
@@ -71,11 +171,22 @@ final class S3ReadChannel implements SeekableByteChannel {
 
     /**
      * Bytes {@code [from, from + length)}, exactly, or an IOException naming the object and the
-     * range. The SDK retries a request until its response's head arrives (5xx, throttling, timeouts);
+     * range: from the {@link RangeCache} when it holds them, else by a GET whose bytes it then keeps. The SDK retries a request until its response's head arrives (5xx, throttling, timeouts);
      * a body that breaks off after that (a reset connection, fewer bytes than its Content-Length) is
      * asked for again here, up to {@link #BODY_ATTEMPTS} times in all.
      */
     private byte[] get(long from, int length) throws IOException {
+        byte[] cached = cache.get(key, etag, from, length);
+        if (cached != null) {
+            return cached;
+        }
+        byte[] bytes = fetch(from, length);
+        cache.put(key, etag, from, bytes);
+        return bytes;
+    }
+
+    /** Bytes {@code [from, from + length)} from the store, as {@link #get} describes. */
+    private byte[] fetch(long from, int length) throws IOException {
         String what = "GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length;
         GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(etag)
                 .range("bytes=" + from + "-" + (from + length - 1)).build();
@@ -83,6 +194,7 @@ final class S3ReadChannel implements SeekableByteChannel {
             String problem;
             try (InputStream in = request(request, what)) {
                 byte[] bytes = in.readNBytes(length);
+                counter.request(bytes.length);
                 if (bytes.length == length) {
                     return bytes;
                 }
@@ -104,6 +216,7 @@ final class S3ReadChannel implements SeekableByteChannel {
         try {
             return s3.getObject(request);
         } catch (SdkException e) {
+            counter.request(0);
             throw new RequestFailed(what + " failed: " + e.getMessage(), e);
         }
     }

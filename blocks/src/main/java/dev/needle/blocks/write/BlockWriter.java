@@ -1,6 +1,7 @@
 package dev.needle.blocks.write;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.arrow.ColumnBuffers;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.index.BlockTags;
@@ -9,6 +10,7 @@ import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -22,9 +24,12 @@ import dev.needle.sidecar.BatchAttrIdxBuilder;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.TraceIdxBuilder;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.time.Clock;
@@ -33,11 +38,15 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.zip.CRC32C;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Writes records as one block: sorts them (spans by trace id then start time, logs by event
@@ -254,8 +263,10 @@ public final class BlockWriter {
                     rows.finish(n);
                     out.startBatch();
                     arrow.writeBatch();
-                    long crc32c = out.batchCrc32c(arrow.getRecordBlocks().get(batches.size()));
-                    batches.add(zone.toMeta(batches.size(), first, crc32c));
+                    ArrowBlock written = arrow.getRecordBlocks().get(batches.size());
+                    long crc32c = out.batchCrc32c(written);
+                    batches.add(zone.toMeta(batches.size(), first, crc32c)
+                            .withColumns(out.columnChecksums(written, root.getSchema())));
                 }
                 arrow.end();
                 out.flush();
@@ -358,10 +369,11 @@ public final class BlockWriter {
     /**
      * Counts what reaches the file and buffers it, since Arrow writes many small pieces; and takes
      * the CRC-32C of each record batch's bytes as they pass, between {@link #startBatch} and
-     * {@link #batchCrc32c}.
+     * {@link #batchCrc32c}, keeping them for {@link #columnChecksums}.
      */
     private static final class CountingStream extends FilterOutputStream {
         private final CRC32C crc = new CRC32C();
+        private final ByteArrayOutputStream batch = new ByteArrayOutputStream();
         private long count;
         private long batchStart;
 
@@ -373,6 +385,7 @@ public final class BlockWriter {
         public void write(int b) throws IOException {
             out.write(b);
             crc.update(b);
+            batch.write(b);
             count++;
         }
 
@@ -380,12 +393,14 @@ public final class BlockWriter {
         public void write(byte[] b, int off, int len) throws IOException {
             out.write(b, off, len);
             crc.update(b, off, len);
+            batch.write(b, off, len);
             count += len;
         }
 
         /** The next bytes are a record batch's. */
         void startBatch() {
             crc.reset();
+            batch.reset();
             batchStart = count;
         }
 
@@ -401,6 +416,39 @@ public final class BlockWriter {
                         + " at " + written.getOffset());
             }
             return crc.getValue();
+        }
+
+        /**
+         * The checksums of the batch just written piece by piece: its header, and each top-level
+         * column's range of the body, which starts at the column's first buffer and runs to the next
+         * column's (see {@link ColumnChecksums}).
+         */
+        ColumnChecksums columnChecksums(ArrowBlock written, Schema schema) {
+            byte[] bytes = batch.toByteArray();
+            int metadataLength = written.getMetadataLength();
+            int flatbufferLength = ByteBuffer.wrap(bytes, 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+            Message message = Message.getRootAsMessage(
+                    ByteBuffer.wrap(bytes, 8, flatbufferLength).slice().order(ByteOrder.LITTLE_ENDIAN));
+            RecordBatch header = (RecordBatch) message.header(new RecordBatch());
+            List<Long> offsets = new ArrayList<>();
+            int buffer = 0;
+            for (Field field : schema.getFields()) {
+                offsets.add(header.buffers(buffer).offset());
+                buffer += ColumnBuffers.buffers(field);
+            }
+            long body = bytes.length - metadataLength;
+            List<Long> crcs = new ArrayList<>();
+            for (int c = 0; c < offsets.size(); c++) {
+                long end = c + 1 < offsets.size() ? offsets.get(c + 1) : body;
+                crcs.add(crc32c(bytes, metadataLength + offsets.get(c), end - offsets.get(c)));
+            }
+            return new ColumnChecksums(crc32c(bytes, 0, metadataLength), offsets, crcs);
+        }
+
+        private static long crc32c(byte[] bytes, long from, long length) {
+            CRC32C piece = new CRC32C();
+            piece.update(bytes, (int) from, (int) length);
+            return piece.getValue();
         }
     }
 }

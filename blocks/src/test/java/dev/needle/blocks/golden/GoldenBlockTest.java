@@ -10,6 +10,7 @@ import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -32,9 +33,16 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.ipc.message.ArrowBuffer;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,7 +50,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The golden blocks of writer versions 1 ({@code golden/data}) and 2 ({@code golden/data-v2}),
+ * The golden blocks of writer versions 1 ({@code golden/data}), 2 ({@code golden/data-v2}) and 3
+ * ({@code golden/data-v3}),
  * written once from the same records and never regenerated, still read back as those records: a
  * change to the schema, the value encoding, meta.json, the checksums or the sidecar keys that would
  * make old blocks unreadable or wrongly pruned fails here.
@@ -51,6 +60,7 @@ class GoldenBlockTest {
 
     private static final Path DATA_V1 = Path.of("src/test/resources/golden/data");
     private static final Path DATA_V2 = Path.of("src/test/resources/golden/data-v2");
+    private static final Path DATA_V3 = Path.of("src/test/resources/golden/data-v3");
     private BufferAllocator allocator;
 
     @BeforeEach
@@ -65,7 +75,7 @@ class GoldenBlockTest {
 
     /** Each writer version's golden data directory. */
     static Stream<Path> versions() {
-        return Stream.of(DATA_V1, DATA_V2);
+        return Stream.of(DATA_V1, DATA_V2, DATA_V3);
     }
 
     @ParameterizedTest
@@ -77,7 +87,7 @@ class GoldenBlockTest {
         try (BlockReader reader = BlockReader.open(store, only(store, Signal.SPANS), allocator)) {
             assertEquals(3, reader.batchCount());
             assertEquals(20, reader.meta().orElseThrow().rows());
-            assertEquals(data.equals(DATA_V2), reader.meta().orElseThrow().hasChecksums());
+            assertEquals(!data.equals(DATA_V1), reader.meta().orElseThrow().hasChecksums());
             List<SpanRecord> actual = new ArrayList<>();
             for (int b = 0; b < reader.batchCount(); b++) {
                 try (VectorSchemaRoot root = reader.readAll(b)) {
@@ -98,7 +108,7 @@ class GoldenBlockTest {
         expected.sort(Comparator.comparingLong(LogRecord::eventTimeUnixNano));
         FsBlockStore store = FsBlockStore.readOnly(data);
         try (BlockReader reader = BlockReader.open(store, only(store, Signal.LOGS), allocator)) {
-            assertEquals(data.equals(DATA_V2), reader.meta().orElseThrow().hasChecksums());
+            assertEquals(!data.equals(DATA_V1), reader.meta().orElseThrow().hasChecksums());
             List<LogRecord> actual = new ArrayList<>();
             for (int b = 0; b < reader.batchCount(); b++) {
                 try (VectorSchemaRoot root = reader.readAll(b)) {
@@ -133,6 +143,64 @@ class GoldenBlockTest {
                     places.get(b).getMetadataLength() + (int) places.get(b).getBodyLength());
             assertEquals(crc.getValue(), batches.get(b).crc32c(), "batch " + b);
         }
+    }
+
+    /**
+     * Version 3 keeps version 2's data.arrow and checksums and adds one per header and per column:
+     * each is the CRC-32C of the bytes FORMAT.md names, found here from the Arrow reader's own view
+     * of each batch's buffers, and reading one column reads its header and its range only.
+     */
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void version3_eachColumnChecksumIsTheCrcOfItsRangeAndDataArrowIsVersion2s(Signal signal) throws IOException {
+        FsBlockStore v2 = FsBlockStore.readOnly(DATA_V2);
+        FsBlockStore v3 = FsBlockStore.readOnly(DATA_V3);
+        Path data = v3.blockDir(only(v3, signal)).resolve(BlockLayout.DATA);
+        byte[] file = Files.readAllBytes(data);
+        assertArrayEquals(Files.readAllBytes(v2.blockDir(only(v2, signal)).resolve(BlockLayout.DATA)), file,
+                "version 3 changed meta.json only");
+        List<BatchMeta> v2Batches = BlockMetaJson.read(Files.readAllBytes(
+                v2.blockDir(only(v2, signal)).resolve(BlockLayout.META))).batches();
+        List<BatchMeta> batches = BlockMetaJson.read(Files.readAllBytes(data.resolveSibling(BlockLayout.META))).batches();
+        Schema schema = signal == Signal.SPANS ? SpanColumns.SCHEMA : LogColumns.SCHEMA;
+        try (FileChannel channel = FileChannel.open(data, StandardOpenOption.READ);
+             ArrowFileReader arrow = new ArrowFileReader(FileChannel.open(data, StandardOpenOption.READ), allocator)) {
+            List<ArrowBlock> places = List.copyOf(arrow.getRecordBlocks());
+            assertEquals(places.size(), batches.size());
+            for (int b = 0; b < places.size(); b++) {
+                ArrowBlock place = places.get(b);
+                assertEquals(v2Batches.get(b).crc32c(), batches.get(b).crc32c(), "batch " + b);
+                ColumnChecksums columns = batches.get(b).columns();
+                assertEquals(crc32c(file, place.getOffset(), place.getMetadataLength()), columns.headerCrc32c());
+                List<ArrowBuffer> buffers;
+                channel.position(place.getOffset());
+                try (ArrowRecordBatch batch = MessageSerializer.deserializeRecordBatch(new ReadChannel(channel), place,
+                        allocator)) {
+                    buffers = batch.getBuffersLayout();
+                }
+                long bodyStart = place.getOffset() + place.getMetadataLength();
+                int buffer = 0;
+                for (int c = 0; c < schema.getFields().size(); c++) {
+                    assertEquals(buffers.get(buffer).getOffset(), columns.offsets().get(c), "batch " + b + " column " + c);
+                    buffer += bufferCount(schema.getFields().get(c));
+                    long end = buffer < buffers.size() ? buffers.get(buffer).getOffset() : place.getBodyLength();
+                    assertEquals(crc32c(file, bodyStart + columns.offsets().get(c), end - columns.offsets().get(c)),
+                            columns.crc32c().get(c), "batch " + b + " column " + c);
+                }
+                assertEquals(buffers.size(), buffer);
+            }
+        }
+    }
+
+    private static int bufferCount(Field field) {
+        return TypeLayout.getTypeBufferCount(field.getType())
+                + field.getChildren().stream().mapToInt(GoldenBlockTest::bufferCount).sum();
+    }
+
+    private static long crc32c(byte[] file, long from, long length) {
+        CRC32C crc = new CRC32C();
+        crc.update(file, (int) from, (int) length);
+        return crc.getValue();
     }
 
     @ParameterizedTest

@@ -187,6 +187,64 @@ class BlockMetaJsonTest {
               ]
             }""";
 
+    /**
+     * Writer version 3: version 2's facts, and per batch the checksums of its header and of each
+     * column's range, the two arrays on one line each.
+     */
+    static final BlockMeta SPANS_V3 = new BlockMeta(3, Signal.SPANS, 3, 2048, 1000, 3000, 2, 80, 0, 0, 1700000000000L,
+            List.of(new BatchMeta(0, 0, 2, 1000, 2000, TRACE_A, TRACE_B, 0, 5L, 70L, null, null, null, 4294967295L,
+                            new ColumnChecksums(7L, List.of(0L, 64L, 64L), List.of(1L, 4294967295L, 0L))),
+                    new BatchMeta(1, 2, 1, 3000, 3000, null, null, 1, 0L, 0L, null, null, null, 0L,
+                            new ColumnChecksums(0L, List.of(0L, 8L, 200L), List.of(3L, 2L, 1L)))));
+
+    static final String SPANS_V3_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 3,
+              "signal": "spans",
+              "rows": 3,
+              "dataBytes": 2048,
+              "minTimeUnixNano": 1000,
+              "maxTimeUnixNano": 3000,
+              "distinctTraceIds": 2,
+              "traceIdxBytes": 80,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 1700000000000,
+              "batches": [
+                {
+                  "index": 0,
+                  "firstRow": 0,
+                  "rows": 2,
+                  "minTimeUnixNano": 1000,
+                  "maxTimeUnixNano": 2000,
+                  "minTraceId": "0af7651916cd43dd8448eb211c80319c",
+                  "maxTraceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                  "traceIdNullCount": 0,
+                  "minDurationNano": 5,
+                  "maxDurationNano": 70,
+                  "crc32c": 4294967295,
+                  "headerCrc32c": 7,
+                  "columnOffsets": [0, 64, 64],
+                  "columnCrc32c": [1, 4294967295, 0]
+                },
+                {
+                  "index": 1,
+                  "firstRow": 2,
+                  "rows": 1,
+                  "minTimeUnixNano": 3000,
+                  "maxTimeUnixNano": 3000,
+                  "traceIdNullCount": 1,
+                  "minDurationNano": 0,
+                  "maxDurationNano": 0,
+                  "crc32c": 0,
+                  "headerCrc32c": 0,
+                  "columnOffsets": [0, 8, 200],
+                  "columnCrc32c": [3, 2, 1]
+                }
+              ]
+            }""";
+
     static final BlockMeta LOGS_V2 = new BlockMeta(2, Signal.LOGS, 2, 512, 7, 9, 0, 0, 0, 0, 1764446401000L,
             List.of(new BatchMeta(0, 0, 2, 7, 9, null, null, 2, null, null, null, null, 2, 3735928559L)));
 
@@ -220,7 +278,8 @@ class BlockMetaJsonTest {
 
     static Stream<Arguments> goldens() {
         return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON),
-                Arguments.of(SPANS_V2, SPANS_V2_JSON), Arguments.of(LOGS_V2, LOGS_V2_JSON));
+                Arguments.of(SPANS_V2, SPANS_V2_JSON), Arguments.of(LOGS_V2, LOGS_V2_JSON),
+                Arguments.of(SPANS_V3, SPANS_V3_JSON));
     }
 
     @ParameterizedTest
@@ -354,7 +413,7 @@ class BlockMetaJsonTest {
                 // Not a needle meta.json, or one from a newer writer.
                 Arguments.of("{}", "missing field format"),
                 Arguments.of(SPANS_JSON.replace("needle-block", "parquet"), "format is \"parquet\""),
-                Arguments.of(SPANS_V2_JSON.replace("\"writerVersion\": 2", "\"writerVersion\": 3"), "writerVersion 3 is newer"),
+                Arguments.of(SPANS_V3_JSON.replace("\"writerVersion\": 3", "\"writerVersion\": 4"), "writerVersion 4 is newer"),
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 0"), "writerVersion 0"),
                 Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": \"metrics\""), "signal is \"metrics\""),
                 // Missing required fields.
@@ -420,6 +479,20 @@ class BlockMetaJsonTest {
                 Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17,", ""), "minSeverity and maxSeverity must be null exactly when"),
                 // Checksums: required from version 2, unknown to version 1, an unsigned 32-bit integer.
                 Arguments.of(SPANS_V2_JSON.replace(",\n      \"crc32c\": 0", ""), "batches[1]: a batch of writer version 2 needs a crc32c"),
+                // Column checksums: required from version 3, unknown before, offsets from 0 up, one checksum each.
+                Arguments.of(SPANS_V3_JSON.replace(",\n      \"columnCrc32c\": [3, 2, 1]", ""), "missing field batches[1].columnCrc32c"),
+                Arguments.of(SPANS_V3_JSON.replace("\"headerCrc32c\": 0,", ""), "missing field batches[1].headerCrc32c"),
+                Arguments.of(SPANS_V3_JSON.replaceAll(",\n      \"headerCrc32c\": \\d+,\n      \"columnOffsets\": \\[[0-9, ]*\\],"
+                        + "\n      \"columnCrc32c\": \\[[0-9, ]*\\]", ""),
+                        "batches[0]: a batch of writer version 3 needs headerCrc32c, columnOffsets and columnCrc32c"),
+                Arguments.of(SPANS_V3_JSON.replace("\"writerVersion\": 3", "\"writerVersion\": 2"),
+                        "batches[0]: a batch of writer version 2 has no headerCrc32c, columnOffsets or columnCrc32c"),
+                Arguments.of(SPANS_V3_JSON.replace("[0, 8, 200]", "[1, 8, 200]"), "batches[1]: columnOffsets[0] (1) must be 0"),
+                Arguments.of(SPANS_V3_JSON.replace("[0, 8, 200]", "[0, 200, 8]"), "batches[1]: columnOffsets[2] (8) < columnOffsets[1] (200)"),
+                Arguments.of(SPANS_V3_JSON.replace("[3, 2, 1]", "[3, 2]"), "batches[1]: columnOffsets (3) and columnCrc32c (2) must list the same columns"),
+                Arguments.of(SPANS_V3_JSON.replace("[3, 2, 1]", "[3, 2, 4294967296]"), "batches[1]: columnCrc32c[2] (4294967296) must be an unsigned 32-bit value"),
+                Arguments.of(SPANS_V3_JSON.replace("[3, 2, 1]", "[3, null, 1]"), "field batches[1].columnCrc32c[1] is null"),
+                Arguments.of(SPANS_V3_JSON.replace("[3, 2, 1]", "3"), "field batches[1].columnCrc32c should be an array of integers, found an integer"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": null"), "batches[1]: a batch of writer version 2 needs a crc32c"),
                 Arguments.of(SPANS_V2_JSON.replace("\"writerVersion\": 2", "\"writerVersion\": 1"), "batches[0]: a batch of writer version 1 has no crc32c"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 4294967295", "\"crc32c\": 4294967296"), "batches[0]: crc32c (4294967296) must be an unsigned 32-bit value"),
@@ -434,7 +507,7 @@ class BlockMetaJsonTest {
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 4294967297"),
                         "field writerVersion (4294967297) does not fit in 32 bits"),
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1,", "").replace("\"rows\": 3,", "\"rows\": \"3\", \"writerVersion\": 7,"),
-                        "writerVersion 7 is newer than this reader (2)"),
+                        "writerVersion 7 is newer than this reader (3)"),
                 // Values of the wrong shape, named by the field that holds them.
                 Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": [\"spans\"]"),
                         "field signal should be a string, found an array"),

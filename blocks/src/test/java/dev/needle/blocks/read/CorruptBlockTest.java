@@ -473,9 +473,10 @@ class CorruptBlockTest {
      */
     @ParameterizedTest
     @EnumSource(Codec.class)
-    void read_bitFlippedInsideABatch_checksumFailureNamingBlockBatchAndChecksums(Codec codec) throws IOException {
+    void read_bitFlippedInsideABatchOfVersion2_checksumFailureNamingBlockBatchAndChecksums(Codec codec) throws IOException {
         for (Signal signal : Signal.values()) {
             BlockRef ref = write(signal, 18, 200, 50, codec);
+            Version1Blocks.toVersion2(store.blockDir(ref));
             byte[] original = Files.readAllBytes(data(ref));
             List<BatchMeta> metas = BlockMetaJson.read(Files.readAllBytes(meta(ref))).batches();
             List<ArrowBlock> batches = recordBlocks(data(ref));
@@ -517,6 +518,7 @@ class CorruptBlockTest {
     @Test
     void read_checksumInMetaJsonWrong_thatBatchRefusedOthersRead() throws IOException {
         BlockRef ref = write(Signal.SPANS, 19, 200, 50);
+        Version1Blocks.toVersion2(store.blockDir(ref));
         String json = Files.readString(meta(ref));
         long real = BlockMetaJson.read(Files.readAllBytes(meta(ref))).batches().get(2).crc32c();
         Files.writeString(meta(ref), json.replace("\"crc32c\": " + real + "\n", "\"crc32c\": " + (real ^ 1) + "\n"));
@@ -607,7 +609,7 @@ class CorruptBlockTest {
         BlockRef ref = write(signal, 9);
         List<Object> rows = readRows(ref);
         byte[] original = Files.readAllBytes(meta(ref));
-        List<Long> checksums = BlockMetaJson.read(original).batches().stream().map(BatchMeta::crc32c).toList();
+        List<String> checksums = BlockMetaJson.read(original).batches().stream().map(CorruptBlockTest::checksums).toList();
         SplittableRandom random = new SplittableRandom(9);
         List<byte[]> garbage = new ArrayList<>(List.of(
                 new byte[0], new byte[1], randomBytes(random, 1000), new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF},
@@ -629,7 +631,7 @@ class CorruptBlockTest {
                 if (reader.meta().isPresent()) {
                     // A flipped digit can leave a valid meta.json; then it must still agree with data.arrow.
                     assertEquals(reader.batchCount(), reader.meta().get().batches().size());
-                    if (!reader.meta().get().batches().stream().map(BatchMeta::crc32c).toList().equals(checksums)) {
+                    if (!reader.meta().get().batches().stream().map(CorruptBlockTest::checksums).toList().equals(checksums)) {
                         // Or with a checksum of its own: the batch it no longer matches is not read.
                         CorruptBlockException e = assertThrows(CorruptBlockException.class, () -> decodeAll(reader));
                         assertTrue(e.reason().contains("checksum failed"), e.getMessage());
@@ -668,6 +670,8 @@ class CorruptBlockTest {
         NEWER_WRITER_VERSION,
         /** Version 2 with one batch's checksum missing. */
         MISSING_CHECKSUM,
+        /** Version 3 with one batch's column checksums missing. */
+        MISSING_COLUMN_CHECKSUMS,
         /** Version 1, which has no checksums, with the checksums of version 2: one flipped bit away. */
         VERSION_1_WITH_CHECKSUMS,
         /** Batches that leave a gap between them. */
@@ -691,9 +695,10 @@ class CorruptBlockTest {
             case BATCH_COUNT -> new String(BlockMetaJson.write(oneBatch(real)), StandardCharsets.UTF_8);
             case SIGNAL -> new String(BlockMetaJson.write(asLogs(real)), StandardCharsets.UTF_8);
             case DATA_BYTES -> new String(BlockMetaJson.write(withDataBytes(real, real.dataBytes() + 1)), StandardCharsets.UTF_8);
-            case NEWER_WRITER_VERSION -> json.replaceFirst("\"writerVersion\": 2,", "\"writerVersion\": 3,");
+            case NEWER_WRITER_VERSION -> json.replaceFirst("\"writerVersion\": 3,", "\"writerVersion\": 4,");
             case MISSING_CHECKSUM -> json.replaceFirst(",\n      \"crc32c\": \\d+", "");
-            case VERSION_1_WITH_CHECKSUMS -> json.replaceFirst("\"writerVersion\": 2,", "\"writerVersion\": 1,");
+            case MISSING_COLUMN_CHECKSUMS -> json.replaceFirst(",\n      \"columnCrc32c\": \\[[0-9, ]*\\]", "");
+            case VERSION_1_WITH_CHECKSUMS -> json.replaceFirst("\"writerVersion\": 3,", "\"writerVersion\": 1,");
             case ROW_GAP -> json.replaceFirst("\"firstRow\": " + real.batches().get(1).firstRow() + ",",
                     "\"firstRow\": " + (real.batches().get(1).firstRow() + 1) + ",");
             case FORMAT -> json.replaceFirst("\"needle-block\"", "\"parquet-footer\"");
@@ -991,6 +996,11 @@ class CorruptBlockTest {
         }
     }
 
+    /** Every checksum of a batch, whole and per column, for comparison. */
+    private static String checksums(BatchMeta batch) {
+        return batch.crc32c() + " " + batch.columns();
+    }
+
     /** The footer length stored just before the trailing magic. */
     private static int footerLength(byte[] file) {
         return ByteBuffer.wrap(file, file.length - 10, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
@@ -1000,7 +1010,7 @@ class CorruptBlockTest {
         BatchMeta first = m.batches().get(0);
         BatchMeta all = new BatchMeta(0, 0, (int) m.rows(), m.minTimeUnixNano(), m.maxTimeUnixNano(),
                 first.minTraceId(), m.batches().get(m.batches().size() - 1).maxTraceId(), 0,
-                first.minDurationNano(), first.maxDurationNano(), null, null, null, first.crc32c());
+                first.minDurationNano(), first.maxDurationNano(), null, null, null, first.crc32c()).withColumns(first.columns());
         return new BlockMeta(m.writerVersion(), m.signal(), m.rows(), m.dataBytes(), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),
                 m.distinctAttributePairs(), m.createdUnixMillis(), List.of(all));
@@ -1009,7 +1019,7 @@ class CorruptBlockTest {
     private static BlockMeta asLogs(BlockMeta m) {
         List<BatchMeta> batches = m.batches().stream()
                 .map(b -> new BatchMeta(b.index(), b.firstRow(), b.rows(), b.minTimeUnixNano(), b.maxTimeUnixNano(),
-                        b.minTraceId(), b.maxTraceId(), b.traceIdNullCount(), null, null, 1, 9, 0, b.crc32c()))
+                        b.minTraceId(), b.maxTraceId(), b.traceIdNullCount(), null, null, 1, 9, 0, b.crc32c()).withColumns(b.columns()))
                 .toList();
         return new BlockMeta(m.writerVersion(), Signal.LOGS, m.rows(), m.dataBytes(), m.minTimeUnixNano(),
                 m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(), m.attrIdxBytes(),

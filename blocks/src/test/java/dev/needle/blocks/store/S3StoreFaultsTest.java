@@ -92,7 +92,7 @@ class S3StoreFaultsTest {
         BlockRef ref = publish("b1");
         Injection failing = proxy.inject(Fault.status(500).on("GET", "/data\\.arrow"));
         IOException e = assertThrows(IOException.class, () -> readAll(ref));
-        assertTrue(e.getMessage().startsWith("GET s3://" + bucket + "/p/" + ref + "/data.arrow bytes 0+"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("GET s3://" + bucket + "/p/" + ref + "/data.arrow bytes "), e.getMessage());
         assertTrue(e.getMessage().contains("500"), e.getMessage());
         assertEquals(3, failing.hits(), "the SDK's standard strategy: 3 attempts");
     }
@@ -119,9 +119,12 @@ class S3StoreFaultsTest {
     @Test
     void read_bodyCutShortEveryTime_failsAndNeverReturnsTooFewBytes() throws IOException {
         BlockRef ref = publish("b1");
-        proxy.inject(Fault.truncate().on("GET", "/data\\.arrow"));
         try (SeekableByteChannel ch = store.open(ref, "data.arrow")) {
-            for (int[] range : new int[][] {{0, 8}, {100, 3 * S3ReadChannel.READ_AHEAD / 2}, {DATA.length - 1, 1}}) {
+            proxy.inject(Fault.truncate().on("GET", "/data\\.arrow"));
+            IOException opening = assertThrows(IOException.class, () -> store.open(ref, "data.arrow"));
+            assertTrue(opening.getMessage().contains("failed: returned "), opening.getMessage());
+            // The last READ_AHEAD bytes came with the opening GET; the reads before them are GETs of their own.
+            for (int[] range : new int[][] {{0, 8}, {100, 3 * S3ReadChannel.READ_AHEAD / 2}, {S3ReadChannel.READ_AHEAD, 1}}) {
                 ch.position(range[0]);
                 ByteBuffer buffer = ByteBuffer.allocate(range[1]);
                 IOException e = assertThrows(IOException.class, () -> ch.read(buffer));

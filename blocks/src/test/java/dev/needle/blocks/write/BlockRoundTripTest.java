@@ -10,14 +10,15 @@ import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.write.BlockWriter.Codec;
-import dev.needle.blocks.write.BlockWriter.Options;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter.Codec;
+import dev.needle.blocks.write.BlockWriter.Options;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -121,14 +122,48 @@ class BlockRoundTripTest {
             CRC32C crc = new CRC32C();
             crc.update(file, (int) places.get(b).getOffset(), batchLength(places.get(b)));
             assertEquals(crc.getValue(), block.meta().batches().get(b).crc32c(), "batch " + b);
+            ColumnChecksums columns = block.meta().batches().get(b).columns();
+            int header = places.get(b).getMetadataLength();
+            long bodyStart = places.get(b).getOffset() + header;
+            assertEquals(crc32c(file, places.get(b).getOffset(), header), columns.headerCrc32c(), "batch " + b);
+            assertEquals(LogColumns.SCHEMA.getFields().size(), columns.columnCount());
+            for (int c = 0; c < columns.columnCount(); c++) {
+                long from = columns.offsets().get(c);
+                long to = columns.end(c, places.get(b).getBodyLength());
+                assertEquals(crc32c(file, bodyStart + from, to - from), columns.crc32c().get(c), "batch " + b + " column " + c);
+            }
         }
-        assertEquals(BlockMeta.WRITER_VERSION_2, block.meta().writerVersion());
+        assertEquals(BlockMeta.WRITER_VERSION_3, block.meta().writerVersion());
+    }
+
+    private static long crc32c(byte[] file, long from, long length) {
+        CRC32C crc = new CRC32C();
+        crc.update(file, (int) from, (int) length);
+        return crc.getValue();
     }
 
     @Test
-    void read_oneColumnOfOneBatch_readsThatWholeBatchOnceToCheckIt() throws IOException {
+    void read_oneColumnOfOneBatch_readsItsHeaderAndThatColumnOnlyOnce() throws IOException {
         List<SpanRecord> spans = new RandomRecords(3).spans(20_000);
         WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+        ArrowBlock place = recordBlocks(store.blockDir(block.ref()).resolve(BlockLayout.DATA)).get(1);
+        ColumnChecksums columns = block.meta().batches().get(1).columns();
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            long opened = reader.bytesRead();
+            try (VectorSchemaRoot root = reader.read(1, List.of(SpanColumns.TRACE_ID))) {
+                assertEquals(block.meta().batches().get(1).rows(), root.getRowCount());
+            }
+            assertEquals(place.getMetadataLength() + columns.offsets().get(1), reader.bytesRead() - opened,
+                    "the header and the trace-id column, the first, in one read");
+            assertTrue(columns.offsets().get(1) * 10 < place.getBodyLength(), "far less than the batch");
+        }
+    }
+
+    @Test
+    void read_oneColumnOfOneBatchOfVersion2_readsThatWholeBatchOnceToCheckIt() throws IOException {
+        List<SpanRecord> spans = new RandomRecords(3).spans(20_000);
+        WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
+        Version1Blocks.toVersion2(store.blockDir(block.ref()));
         long batchBytes = batchLength(recordBlocks(store.blockDir(block.ref()).resolve(BlockLayout.DATA)).get(1));
         try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
             long opened = reader.bytesRead();

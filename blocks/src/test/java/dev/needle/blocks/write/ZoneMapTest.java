@@ -159,7 +159,7 @@ class ZoneMapTest {
                     ids.min, ids.max, ids.nulls,
                     min(rows, s -> s.endTimeUnixNano() - s.startTimeUnixNano()),
                     max(rows, s -> s.endTimeUnixNano() - s.startTimeUnixNano()),
-                    null, null, null, meta.batches().get(b).crc32c()));
+                    null, null, null, meta.batches().get(b).crc32c()).withColumns(meta.batches().get(b).columns()));
             firstRow += rows.size();
         }
         checkBatches(expected, meta);
@@ -214,7 +214,7 @@ class ZoneMapTest {
             expected.add(new BatchMeta(b, firstRow, rows.size(),
                     min(rows, ZoneMapTest::eventTime), max(rows, ZoneMapTest::eventTime),
                     ids.min, ids.max, ids.nulls, null, null, minSeverity, maxSeverity, severityNulls,
-                    meta.batches().get(b).crc32c()));
+                    meta.batches().get(b).crc32c()).withColumns(meta.batches().get(b).columns()));
             firstRow += rows.size();
         }
         checkBatches(expected, meta);

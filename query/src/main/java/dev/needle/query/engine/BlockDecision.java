@@ -23,6 +23,9 @@ import com.fasterxml.jackson.annotation.Nulls;
  * @param matched        rows that matched
  * @param bytesToDecide  bytes read before any batch: sidecar, meta.json, the Arrow footer
  * @param bytesRead      every byte read for this block
+ * @param requests       requests made to the store for this block (sidecars, meta.json, data.arrow): on an object
+ *                       store its GETs, locally its read calls; a decoded sidecar or footer taken from the cache costs
+ *                       none. 0 in the EXPLAIN of a server that did not count them
  */
 public record BlockDecision(
         @JsonSetter(nulls = Nulls.FAIL) String block,
@@ -35,7 +38,8 @@ public record BlockDecision(
         long rowsScanned,
         long matched,
         long bytesToDecide,
-        long bytesRead) {
+        long bytesRead,
+        long requests) {
 
     /** The steps of the plan, in the order they run. */
     public enum Step {

@@ -7,6 +7,7 @@ import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.ReadTally;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
@@ -51,10 +52,11 @@ final class BlockScan {
     <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
                        BlockCatalog.Indexed indexed) {
         String name = ref.name().toString();
+        ReadTally tally = new ReadTally();
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
             return pruned(name, Step.TIME, "the block's events lie in " + ref.name().startUnixNano() + ".."
-                    + ref.name().endUnixNano() + ", outside the query's range", null, 0);
+                    + ref.name().endUnixNano() + ", outside the query's range", null, 0, tally);
         }
 
         String failedOpen = null;
@@ -67,14 +69,14 @@ final class BlockScan {
             } else {
                 boolean[] hit = new boolean[1];
                 sidecar = cache.get(ref, target.sidecarFile(),
-                        () -> BlockReader.readSidecar(store, ref, target.sidecarFile()), hit);
+                        () -> BlockReader.readSidecar(store, ref, target.sidecarFile(), tally), hit);
                 sidecarBytes = hit[0] ? 0 : sidecar.bytesRead();
             }
             if (sidecar.isVerified()) {
                 String ruledOut = target.ruledOutBy(sidecar);
                 if (ruledOut != null) {
                     return pruned(name, target.sidecarStep(), ruledOut + (indexed != null ? " (its filter in the index)" : ""),
-                            null, sidecarBytes);
+                            null, sidecarBytes, tally);
                 }
             } else {
                 failedOpen = sidecar.failOpenReason().orElseThrow().label();
@@ -86,7 +88,7 @@ final class BlockScan {
         if (batchCheck != null) {
             boolean[] hit = new boolean[1];
             Sidecar sidecar = cache.get(ref, BloomSidecar.BATCH_ATTR_IDX,
-                    () -> BlockReader.readSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX), hit);
+                    () -> BlockReader.readSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX, tally), hit);
             sidecarBytes += hit[0] ? 0 : sidecar.bytesRead();
             if (sidecar.isVerified()) {
                 batchIdx = sidecar;
@@ -97,8 +99,8 @@ final class BlockScan {
 
         BlockFacts known = cache.facts(ref);
         try (BlockReader reader = known == null && indexed != null && indexed.meta() != null
-                ? BlockReader.openWithMeta(store, ref, allocator, indexed.meta())
-                : BlockReader.open(store, ref, allocator, known)) {
+                ? BlockReader.openWithMeta(store, ref, allocator, indexed.meta(), tally)
+                : BlockReader.open(store, ref, allocator, known, tally)) {
             if (known == null) {
                 reader.facts().ifPresent(facts -> cache.keep(ref, facts));
             }
@@ -113,69 +115,70 @@ final class BlockScan {
                 if (ruledOut > 0 && ruledOut == batchRuledOut.length) {
                     return new Outcome<>(new BlockDecision(name, Step.BATCH_ATTR_IDX, true, "every batch is ruled out by "
                             + "BATCH_ATTR_IDX (batch " + (ruledOut - 1) + ": " + batchRuledOut[ruledOut - 1] + ")",
-                            failedOpen, 0, ruledOut, 0, 0, decideBytes, decideBytes), List.of(), null);
+                            failedOpen, 0, ruledOut, 0, 0, decideBytes, decideBytes, tally.requests()), List.of(), null);
                 }
             }
-            MatchedRows<R> matches = new MatchedRows<>(target, limit);
-            int batchesRead = 0;
-            int batchesSkipped = 0;
-            long rows = 0;
-            String lastSkip = null;
-            for (int b : batchOrder(reader, limit)) {
-                BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
-                if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
-                    batchesSkipped++;
-                    lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
-                    continue;
-                }
-                if (mechanisms.zoneMaps() && batch != null) {
-                    String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
-                            ? "its events lie outside the query's range" : target.ruledOutBy(batch);
-                    if (skip != null) {
+            try (MatchedRows<R> matches = new MatchedRows<>(target, limit)) {
+                int batchesRead = 0;
+                int batchesSkipped = 0;
+                long rows = 0;
+                String lastSkip = null;
+                for (int b : batchOrder(reader, limit)) {
+                    BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
+                    if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
                         batchesSkipped++;
-                        lastSkip = "batch " + b + ": " + skip;
+                        lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
                         continue;
                     }
-                }
-                if (batchRuledOut[b] != null) {
-                    batchesSkipped++;
-                    lastSkip = "batch " + b + ": " + batchRuledOut[b];
-                    continue;
-                }
-                batchesRead++;
-                try (VectorSchemaRoot columns = reader.read(b, matches.columns())) {
+                    if (mechanisms.zoneMaps() && batch != null) {
+                        String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
+                                ? "its events lie outside the query's range" : target.ruledOutBy(batch);
+                        if (skip != null) {
+                            batchesSkipped++;
+                            lastSkip = "batch " + b + ": " + skip;
+                            continue;
+                        }
+                    }
+                    if (batchRuledOut[b] != null) {
+                        batchesSkipped++;
+                        lastSkip = "batch " + b + ": " + batchRuledOut[b];
+                        continue;
+                    }
+                    batchesRead++;
+                    boolean whole = target.readsWholeBatches();
+                    VectorSchemaRoot columns = whole ? reader.readAll(b) : reader.read(b, matches.columns());
                     rows += columns.getRowCount();
-                    matches.add(b, columns);
+                    matches.add(b, columns, whole);
                 }
+                List<R> records = matches.decode(reader);
+                if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
+                    // The limit counted rows, and two of them are one record (a span sent twice): the
+                    // newest rows are not the newest records. Rare enough to answer by reading every match.
+                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed);
+                }
+                long bytes = sidecarBytes + reader.bytesRead();
+                if (batchesRead == 0 && reader.batchCount() > 0) {
+                    return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
+                            "every batch is ruled out by its zone maps" + (batchIdx != null ? " or BATCH_ATTR_IDX" : "")
+                            + " (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
+                            0, 0, decideBytes, bytes, tally.requests()), List.of(), null);
+                }
+                String reason = matches.count() == 0
+                        ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
+                        : matches.count() + " matching rows" + (records.size() < matches.count()
+                                ? ", the newest " + records.size() + " decoded" : "");
+                if (reader.meta().isEmpty()) {
+                    reason += "; no zone maps or checksums: " + reader.metaProblem();
+                }
+                return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
+                        batchesSkipped, rows, records.size(), decideBytes, bytes, tally.requests()), records, null);
             }
-            List<R> records = matches.decode(reader);
-            if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
-                // The limit counted rows, and two of them are one record (a span sent twice): the
-                // newest rows are not the newest records. Rare enough to answer by reading every match.
-                return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed);
-            }
-            long bytes = sidecarBytes + reader.bytesRead();
-            if (batchesRead == 0 && reader.batchCount() > 0) {
-                return new Outcome<>(new BlockDecision(name, Step.ZONE_MAPS, true,
-                        "every batch is ruled out by its zone maps" + (batchIdx != null ? " or BATCH_ATTR_IDX" : "")
-                        + " (" + lastSkip + ")", failedOpen, 0, batchesSkipped,
-                        0, 0, decideBytes, bytes), List.of(), null);
-            }
-            String reason = matches.count() == 0
-                    ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
-                    : matches.count() + " matching rows" + (records.size() < matches.count()
-                            ? ", the newest " + records.size() + " decoded" : "");
-            if (reader.meta().isEmpty()) {
-                reason += "; no zone maps or checksums: " + reader.metaProblem();
-            }
-            return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
-                    batchesSkipped, rows, records.size(), decideBytes, bytes), records, null);
         } catch (CorruptBlockException e) {
-            return failed(name, failedOpen, sidecarBytes, e.getMessage());
+            return failed(name, failedOpen, sidecarBytes, e.getMessage(), tally);
         } catch (CorruptValueException e) {
-            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e.getMessage());
+            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e.getMessage(), tally);
         } catch (IOException e) {
-            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e);
+            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e, tally);
         }
     }
 
@@ -201,13 +204,14 @@ final class BlockScan {
         return order;
     }
 
-    private static <R> Outcome<R> pruned(String name, Step step, String reason, String failedOpen, long bytes) {
-        return new Outcome<>(new BlockDecision(name, step, true, reason, failedOpen, 0, 0, 0, 0, bytes, bytes),
-                List.of(), null);
+    private static <R> Outcome<R> pruned(String name, Step step, String reason, String failedOpen, long bytes,
+                                         ReadTally tally) {
+        return new Outcome<>(new BlockDecision(name, step, true, reason, failedOpen, 0, 0, 0, 0, bytes, bytes,
+                tally.requests()), List.of(), null);
     }
 
-    private static <R> Outcome<R> failed(String name, String failedOpen, long bytes, String problem) {
-        return new Outcome<>(new BlockDecision(name, Step.ERROR, false, problem, failedOpen, 0, 0, 0, 0, bytes, bytes),
-                List.of(), problem);
+    private static <R> Outcome<R> failed(String name, String failedOpen, long bytes, String problem, ReadTally tally) {
+        return new Outcome<>(new BlockDecision(name, Step.ERROR, false, problem, failedOpen, 0, 0, 0, 0, bytes, bytes,
+                tally.requests()), List.of(), problem);
     }
 }

@@ -46,12 +46,13 @@ public record Explain(String signal, Mechanisms mechanisms, String source, List<
     /** The totals of an EXPLAIN, with the head's counts. */
     @JsonPropertyOrder({"blocksListed", "prunedByTime", "prunedByTraceIdx", "prunedByAttrIdx", "prunedByZoneMaps",
         "prunedByBatchAttrIdx", "skippedByLimit", "opened", "openedForNothing", "unreadable", "failedOpen", "rowsScanned", "matched", "bytesRead",
-        "bytesToDecide", "headRecords", "headMatched"})
+        "bytesToDecide", "requests", "headRecords", "headMatched"})
     public record Totals(@JsonProperty("blocksListed") int listed, int prunedByTime, int prunedByTraceIdx,
                          int prunedByAttrIdx, int prunedByZoneMaps, int prunedByBatchAttrIdx, int skippedByLimit,
                          int opened, int openedForNothing,
                          @JsonProperty("unreadable") int errors, Map<String, Integer> failedOpen, long rowsScanned,
-                         long matched, long bytesToDecide, long bytesRead, @JsonProperty("headRecords") long headRows,
+                         long matched, long bytesToDecide, long bytesRead, long requests,
+                         @JsonProperty("headRecords") long headRows,
                          long headMatched) {
     }
 
@@ -71,6 +72,7 @@ public record Explain(String signal, Mechanisms mechanisms, String source, List<
         long matched = 0;
         long decide = 0;
         long read = 0;
+        long requests = 0;
         Map<String, Integer> failedOpen = new TreeMap<>();
         for (BlockDecision d : blocks) {
             if (d.pruned()) {
@@ -96,8 +98,9 @@ public record Explain(String signal, Mechanisms mechanisms, String source, List<
             matched += d.matched();
             decide += d.bytesToDecide();
             read += d.bytesRead();
+            requests += d.requests();
         }
         return new Totals(blocks.size(), time, traceIdx, attrIdx, zoneMaps, batchAttrIdx, limit, opened, forNothing, errors, failedOpen,
-                rows, matched, decide, read, headRows, headMatched);
+                rows, matched, decide, read, requests, headRows, headMatched);
     }
 }

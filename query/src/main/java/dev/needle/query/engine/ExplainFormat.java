@@ -35,9 +35,10 @@ public final class ExplainFormat {
                         + "%d unreadable%n",
                 plan.signal(), t.listed(), t.prunedByTime(), t.prunedByTraceIdx(), t.prunedByAttrIdx(),
                 t.prunedByZoneMaps(), t.prunedByBatchAttrIdx(), t.skippedByLimit(), t.opened(), t.openedForNothing(), t.errors()));
-        out.append(String.format("%s: %d rows scanned, %d matched, %d bytes read (%d to decide); head: %d records, %d matched%n",
-                plan.signal(), t.rowsScanned(), t.matched(), t.bytesRead(), t.bytesToDecide(), plan.headRows(),
-                plan.headMatched()));
+        out.append(String.format("%s: %d rows scanned, %d matched, %d bytes read (%d to decide) in %d store requests;"
+                        + " head: %d records, %d matched%n",
+                plan.signal(), t.rowsScanned(), t.matched(), t.bytesRead(), t.bytesToDecide(), t.requests(),
+                plan.headRows(), plan.headMatched()));
         if (!plan.source().isEmpty()) {
             out.append(plan.signal()).append(": blocks from ").append(plan.source()).append(System.lineSeparator());
         }
@@ -54,12 +55,12 @@ public final class ExplainFormat {
             return out.toString();
         }
         int nameWidth = plan.blocks().stream().mapToInt(d -> d.block().length()).max().orElse(5);
-        String row = "%-" + nameWidth + "s  %-9s  %-6s  %7s  %7s  %8s  %7s  %10s  %10s  %s%n";
+        String row = "%-" + nameWidth + "s  %-9s  %-6s  %7s  %7s  %8s  %7s  %10s  %10s  %8s  %s%n";
         out.append(String.format(row, "block", "decided", "pruned", "batches", "skipped", "rows", "matched",
-                "decide B", "read B", "reason"));
+                "decide B", "read B", "requests", "reason"));
         for (BlockDecision d : plan.blocks()) {
             out.append(String.format(row, d.block(), d.decidedBy().label(), d.pruned() ? "yes" : "no", d.batchesRead(),
-                    d.batchesSkipped(), d.rowsScanned(), d.matched(), d.bytesToDecide(), d.bytesRead(),
+                    d.batchesSkipped(), d.rowsScanned(), d.matched(), d.bytesToDecide(), d.bytesRead(), d.requests(),
                     d.reason() + (d.failedOpen() == null || d.reason().contains("failed open") ? ""
                             : " (sidecar failed open: " + d.failedOpen() + ")")));
         }

@@ -19,7 +19,7 @@ import org.roaringbitmap.RoaringBitmap;
  * limit every matched row is kept; with one, only the newest {@code limit} by the target's time
  * column, so that a search decodes what it can return and no more.
  */
-final class MatchedRows<R> {
+final class MatchedRows<R> implements AutoCloseable {
 
     /** A matched row and its time, for the limit's selection. */
     private record Row(long time, int batch, int row) {
@@ -32,6 +32,8 @@ final class MatchedRows<R> {
     private final Map<Integer, RoaringBitmap> all = new TreeMap<>();
     /** With a limit: the newest matched rows, at most {@code limit}, oldest at the head. */
     private final PriorityQueue<Row> newest = new PriorityQueue<>((a, b) -> Long.compare(a.time(), b.time()));
+    /** Batches read whole that matched, kept to decode their rows from. */
+    private final Map<Integer, VectorSchemaRoot> whole = new TreeMap<>();
     private long count;
 
     /** Rows of {@code target}; {@code limit} is {@link Integer#MAX_VALUE} for all of them. */
@@ -64,13 +66,30 @@ final class MatchedRows<R> {
         return limited() && newest.size() >= limit && maxTime < newest.peek().time();
     }
 
-    /** Tests one batch (holding {@link #columns}) and keeps its matches. */
-    void add(int batch, VectorSchemaRoot columns) throws CorruptValueException {
-        RoaringBitmap rows = target.matchingRows(columns);
-        count += rows.getCardinality();
-        if (rows.isEmpty()) {
-            return;
+    /**
+     * Tests one batch (holding {@link #columns}, or every column when {@code wholeBatch}) and keeps
+     * its matches; takes {@code columns} over, and keeps a whole batch that matched to decode from.
+     */
+    void add(int batch, VectorSchemaRoot columns, boolean wholeBatch) throws CorruptValueException {
+        try {
+            RoaringBitmap rows = target.matchingRows(columns);
+            count += rows.getCardinality();
+            if (rows.isEmpty()) {
+                return;
+            }
+            keep(batch, columns, rows);
+            if (wholeBatch) {
+                whole.put(batch, columns);
+                columns = null;
+            }
+        } finally {
+            if (columns != null) {
+                columns.close();
+            }
         }
+    }
+
+    private void keep(int batch, VectorSchemaRoot columns, RoaringBitmap rows) {
         if (!limited()) {
             all.put(batch, rows);
             return;
@@ -98,7 +117,8 @@ final class MatchedRows<R> {
         }
         List<R> records = new ArrayList<>();
         for (Map.Entry<Integer, RoaringBitmap> e : byBatch.entrySet()) {
-            try (VectorSchemaRoot batch = reader.readAll(e.getKey())) {
+            VectorSchemaRoot read = whole.remove(e.getKey());
+            try (VectorSchemaRoot batch = read != null ? read : reader.readAll(e.getKey())) {
                 Target.RowDecoder<R> decoder = target.decoder(batch);
                 for (int row : e.getValue()) {
                     records.add(decoder.decode(row));
@@ -106,5 +126,12 @@ final class MatchedRows<R> {
             }
         }
         return records;
+    }
+
+    /** Releases the batches kept whole that were not decoded. */
+    @Override
+    public void close() {
+        whole.values().forEach(VectorSchemaRoot::close);
+        whole.clear();
     }
 }

@@ -463,7 +463,7 @@ public final class QueryEngine implements AutoCloseable {
                 for (BlockRef skipped : blocks.subList(next, blocks.size())) {
                     decisions.add(new BlockDecision(skipped.name().toString(), BlockDecision.Step.LIMIT, true,
                             "the limit of " + limit + " was reached with records newer than this block's", null,
-                            0, 0, 0, 0, 0, 0));
+                            0, 0, 0, 0, 0, 0, 0));
                 }
                 break;
             }

@@ -36,6 +36,15 @@ interface Target<R> {
         return null;
     }
 
+    /**
+     * Whether a batch that the zone maps keep is read whole at once, its matches then decoded from
+     * that read: right where the zone maps almost only keep batches that match (a trace's, among
+     * sorted trace ids), as it saves the second read of the batch (on an object store, a GET).
+     */
+    default boolean readsWholeBatches() {
+        return false;
+    }
+
     /** The columns {@link #matchingRows} reads. */
     Set<String> predicateColumns();
 

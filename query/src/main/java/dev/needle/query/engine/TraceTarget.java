@@ -95,6 +95,12 @@ abstract class TraceTarget<R> implements Target<R> {
         return timeColumn;
     }
 
+    /** Trace ids are sorted: a batch whose zone maps hold the id nearly always holds the trace (TRACE_IDX checked it first). */
+    @Override
+    public boolean readsWholeBatches() {
+        return true;
+    }
+
     @Override
     public Set<String> predicateColumns() {
         return range.isAll() ? Set.of(idColumn) : Set.of(idColumn, timeColumn);

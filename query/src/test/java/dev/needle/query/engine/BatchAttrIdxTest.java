@@ -189,7 +189,8 @@ class BatchAttrIdxTest {
                 BlockDecision off = decisionOf(engine.searchSpans(TENANT, expr, TimeRange.ALL, 20,
                         new Mechanisms(true, true, false, true)), ref);
                 assertEquals(SPANS_PER_BLOCK / BATCH_ROWS, off.batchesRead(), "ATTR_IDX's switch turns BATCH_ATTR_IDX off too");
-                assertTrue(10 * d.bytesRead() < off.bytesRead(), d + " against " + off);
+                // Without it each batch's attribute column is read (writer version 3 reads only that column).
+                assertTrue(5 * d.bytesRead() < off.bytesRead(), d + " against " + off);
                 return;
             }
         }

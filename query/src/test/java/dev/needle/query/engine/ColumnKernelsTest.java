@@ -230,7 +230,7 @@ class ColumnKernelsTest {
         Files.write(file, BlockMetaJson.write(new BlockMeta(BlockMeta.WRITER_VERSION_1, m.signal(), m.rows(),
                 m.dataBytes(), m.minTimeUnixNano(), m.maxTimeUnixNano(), m.distinctTraceIds(), m.traceIdxBytes(),
                 m.attrIdxBytes(), m.distinctAttributePairs(), m.createdUnixMillis(),
-                m.batches().stream().map(b -> b.withCrc32c(null)).toList())));
+                m.batches().stream().map(b -> b.withCrc32c(null).withColumns(null)).toList())));
     }
 
     /** Every row of a block decoded, or null when some batch cannot be read or decoded. */

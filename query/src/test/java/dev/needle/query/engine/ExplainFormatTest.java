@@ -20,13 +20,13 @@ final class ExplainFormatTest {
     @Test
     void read_whatExplainFormatWrote_isTheSamePlan() throws IOException {
         Explain plan = new Explain("logs", new Mechanisms(true, false, true, false, false), "a listing: the index is turned off", List.of(
-                new BlockDecision("b3", Step.TIME, true, "outside", null, 0, 0, 0, 0, 0, 0),
+                new BlockDecision("b3", Step.TIME, true, "outside", null, 0, 0, 0, 0, 0, 0, 0),
                 new BlockDecision("b2", Step.ROWS, false, "no match; the sidecar failed open (crc)", "crc", 2, 5, 300, 0,
-                        900, 40_000),
-                new BlockDecision("b1", Step.ZONE_MAPS, true, "every batch ruled out", null, 0, 7, 0, 0, 120, 120),
+                        900, 40_000, 5),
+                new BlockDecision("b1", Step.ZONE_MAPS, true, "every batch ruled out", null, 0, 7, 0, 0, 120, 120, 2),
                 new BlockDecision("b1a", Step.BATCH_ATTR_IDX, true, "every batch is ruled out by BATCH_ATTR_IDX",
-                        "batch_attr_idx:crc", 0, 37, 0, 0, 4_000, 4_000),
-                new BlockDecision("b0", Step.ERROR, false, "block t/logs/b0: truncated", "missing", 0, 0, 0, 0, 16, 16)),
+                        "batch_attr_idx:crc", 0, 37, 0, 0, 4_000, 4_000, 3),
+                new BlockDecision("b0", Step.ERROR, false, "block t/logs/b0: truncated", "missing", 0, 0, 0, 0, 16, 16, 1)),
                 12, 3);
         Explain read = roundTrip(plan);
         assertEquals(plan, read);
@@ -34,6 +34,8 @@ final class ExplainFormatTest {
         assertEquals(1, read.totals().prunedByBatchAttrIdx());
         assertEquals(4, read.totals().opened(), "b2 and b0, and b1 and b1a, whose footers were read");
         assertEquals(true, ExplainFormat.table(read).contains(", 1 by BATCH_ATTR_IDX, "), ExplainFormat.table(read));
+        assertEquals(11, read.totals().requests());
+        assertEquals(true, ExplainFormat.table(read).contains(" in 11 store requests;"), ExplainFormat.table(read));
     }
 
     @Test
@@ -41,7 +43,7 @@ final class ExplainFormatTest {
         String json = "{\"signal\":\"spans\",\"new\":{\"x\":[1,2]},\"blocks\":[{\"block\":\"b\",\"decidedBy\":\"rows\","
                 + "\"extra\":[{}],\"matched\":4}],\"totals\":{\"headRecords\":2,\"later\":1}}";
         Explain read = read(json);
-        assertEquals(List.of(new BlockDecision("b", Step.ROWS, false, "", null, 0, 0, 0, 4, 0, 0)), read.blocks());
+        assertEquals(List.of(new BlockDecision("b", Step.ROWS, false, "", null, 0, 0, 0, 4, 0, 0, 0)), read.blocks());
         assertEquals(2, read.headRows());
         assertEquals(Mechanisms.ALL, read.mechanisms());
 

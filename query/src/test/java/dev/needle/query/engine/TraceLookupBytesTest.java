@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Looking up one trace in a 300,000-span block through the engine reads one batch, once, not the
- * block: zone maps pick the batch, which is read whole to check its checksum; its trace-id column
- * picks the rows, which are then decoded from the same checked copy.
+ * block: zone maps pick the batch, which is read whole (its header and every column, each checked
+ * against its checksum), its trace-id column picks the rows, which are decoded from the same read.
  */
 class TraceLookupBytesTest {
 
@@ -99,6 +99,7 @@ class TraceLookupBytesTest {
         assertEquals(batches - 1, decision.batchesSkipped(), decision.toString());
         long lookupBytes = decision.bytesRead() - decision.bytesToDecide();
 
+        long idsBytes;
         long batchBytes;
         long wholeBlock;
         try (BufferAllocator allocator = new RootAllocator();
@@ -107,12 +108,13 @@ class TraceLookupBytesTest {
             try (VectorSchemaRoot ids = reader.read(batch, Set.of(SpanColumns.TRACE_ID))) {
                 assertEquals(BlockLayout.MAX_BATCH_ROWS, ids.getRowCount());
             }
-            batchBytes = reader.bytesRead() - before;
+            idsBytes = reader.bytesRead() - before;
             before = reader.bytesRead();
             try (VectorSchemaRoot all = reader.readAll(batch)) {
                 assertEquals(BlockLayout.MAX_BATCH_ROWS, all.getRowCount());
             }
-            assertEquals(0, reader.bytesRead() - before, "every column of the batch comes from its checked copy");
+            batchBytes = reader.bytesRead() - before;
+            assertTrue(idsBytes * 10 < batchBytes, "the trace ids are a small part of the batch: " + idsBytes);
             before = reader.bytesRead();
             for (int b = 0; b < reader.batchCount(); b++) {
                 try (VectorSchemaRoot all = reader.readAll(b)) {
@@ -126,9 +128,10 @@ class TraceLookupBytesTest {
         System.out.printf("trace lookup in a %,d-span block of %d batches (data.arrow %,d bytes):%n"
                         + "  to decide (TRACE_IDX, meta.json, footer)  %,12d bytes%n"
                         + "  batches read by the lookup              %,12d bytes%n"
-                        + "  batch %d, read whole and checked         %,12d bytes%n"
+                        + "  batch %d: header and trace ids %,d, whole %,12d bytes%n"
                         + "  whole block (readAll x %d)              %,12d bytes%n",
-                SPANS, batches, dataBytes, decision.bytesToDecide(), lookupBytes, batch, batchBytes, batches, wholeBlock);
+                SPANS, batches, dataBytes, decision.bytesToDecide(), lookupBytes, batch, idsBytes, batchBytes, batches,
+                wholeBlock);
 
         assertEquals(batchBytes, lookupBytes, "the lookup reads the one batch once");
         assertTrue(batchBytes * 30 < dataBytes, batchBytes + " of " + dataBytes + " bytes");

@@ -1,0 +1,61 @@
+package dev.needle.blocks.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.SeekableByteChannel;
+
+/** A local file's channel that tells a {@link RequestCounter} of each read call: the local store's requests. */
+final class CountedChannel implements SeekableByteChannel {
+
+    private final SeekableByteChannel delegate;
+    private final RequestCounter counter;
+
+    CountedChannel(SeekableByteChannel delegate, RequestCounter counter) {
+        this.delegate = delegate;
+        this.counter = counter;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        int n = delegate.read(dst);
+        counter.request(Math.max(n, 0));
+        return n;
+    }
+
+    @Override
+    public int write(ByteBuffer src) {
+        throw new NonWritableChannelException();
+    }
+
+    @Override
+    public long position() throws IOException {
+        return delegate.position();
+    }
+
+    @Override
+    public SeekableByteChannel position(long newPosition) throws IOException {
+        delegate.position(newPosition);
+        return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+        return delegate.size();
+    }
+
+    @Override
+    public SeekableByteChannel truncate(long size) {
+        throw new NonWritableChannelException();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return delegate.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+        delegate.close();
+    }
+}
