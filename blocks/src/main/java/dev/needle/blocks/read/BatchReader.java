@@ -4,6 +4,7 @@ import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.ColumnBuffers;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.CountedChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -51,7 +52,7 @@ final class BatchReader implements AutoCloseable {
 
     private final BlockRef block;
     private final BufferAllocator allocator;
-    private final CountingChannel data;
+    private final CountedChannel data;
     private final List<ArrowBlock> batches;
     private final Schema schema;
     private final List<String> columnNames;
@@ -68,7 +69,7 @@ final class BatchReader implements AutoCloseable {
      * {@code schema}'s; {@code meta}, when not null, must agree with each batch's row count, and
      * when it {@linkplain BlockMeta#hasChecksums has checksums} each batch must match its own.
      */
-    BatchReader(BlockRef block, BufferAllocator allocator, CountingChannel data, List<ArrowBlock> batches,
+    BatchReader(BlockRef block, BufferAllocator allocator, CountedChannel data, List<ArrowBlock> batches,
                 Schema schema, BlockMeta meta, long gap) {
         this.block = block;
         this.gap = gap;

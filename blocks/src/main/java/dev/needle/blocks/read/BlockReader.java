@@ -9,6 +9,7 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.CountedChannel;
 import dev.needle.blocks.store.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
@@ -54,7 +55,7 @@ public final class BlockReader implements AutoCloseable {
 
     private final BlockRef block;
     private final BlockStore store;
-    private final CountingChannel data;
+    private final CountedChannel data;
     private final ArrowFileReader arrow;
     private final BatchReader batchReader;
     private final Schema schema;
@@ -62,7 +63,7 @@ public final class BlockReader implements AutoCloseable {
     private final String metaProblem;
     private long sideBytesRead;
 
-    private BlockReader(BlockRef block, BlockStore store, BufferAllocator allocator, CountingChannel data,
+    private BlockReader(BlockRef block, BlockStore store, BufferAllocator allocator, CountedChannel data,
                         ArrowFileReader arrow, List<ArrowBlock> batches, Schema schema, BlockMeta meta,
                         String metaProblem, long metaBytes) {
         this.block = block;
@@ -100,7 +101,7 @@ public final class BlockReader implements AutoCloseable {
     public static BlockReader open(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known,
                                    RequestCounter counter) throws CorruptBlockException {
         if (known != null) {
-            CountingChannel data = openData(store, block, counter);
+            CountedChannel data = openData(store, block, counter);
             try {
                 if (data.size() == known.meta().dataBytes()) {
                     return new BlockReader(block, store, allocator, data, null, known.batches(), schemaOf(block),
@@ -112,7 +113,7 @@ public final class BlockReader implements AutoCloseable {
             closeQuietly(data);
         }
         // data.arrow is opened while meta.json is read: on an object store two GETs at once, not one after the other.
-        Future<CountingChannel> opening = store.readPool().submit(() -> openData(store, block, counter));
+        Future<CountedChannel> opening = store.readPool().submit(() -> openData(store, block, counter));
         BlockMeta meta = null;
         String metaProblem = null;
         long metaBytes = 0;
@@ -146,7 +147,7 @@ public final class BlockReader implements AutoCloseable {
 
     /** Reads the footer of {@code data} and checks {@code meta} (null with {@code metaProblem} saying why) against it. */
     private static BlockReader withFooter(BlockRef block, BlockStore store, BufferAllocator allocator,
-                                          CountingChannel data, BlockMeta meta, String metaProblem, long metaBytes)
+                                          CountedChannel data, BlockMeta meta, String metaProblem, long metaBytes)
             throws CorruptBlockException {
         ArrowFileReader arrow = new ArrowFileReader(data, allocator);
         try {
@@ -172,7 +173,7 @@ public final class BlockReader implements AutoCloseable {
     }
 
     /** What {@code opening} opened, or why it could not. */
-    private static CountingChannel opened(BlockRef block, Future<CountingChannel> opening) throws CorruptBlockException {
+    private static CountedChannel opened(BlockRef block, Future<CountedChannel> opening) throws CorruptBlockException {
         try {
             return opening.get();
         } catch (ExecutionException e) {
@@ -186,10 +187,10 @@ public final class BlockReader implements AutoCloseable {
         }
     }
 
-    private static CountingChannel openData(BlockStore store, BlockRef block, RequestCounter counter)
+    private static CountedChannel openData(BlockStore store, BlockRef block, RequestCounter counter)
             throws CorruptBlockException {
         try {
-            return new CountingChannel(store.open(block, BlockLayout.DATA, counter));
+            return new CountedChannel(store.open(block, BlockLayout.DATA, counter), RequestCounter.NONE);
         } catch (NoSuchFileException e) {
             throw new CorruptBlockException(block, "data.arrow is missing", e);
         } catch (IOException e) {

@@ -5,13 +5,18 @@ import java.nio.ByteBuffer;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
 
-/** A local file's channel that tells a {@link RequestCounter} of each read call: the local store's requests. */
-final class CountedChannel implements SeekableByteChannel {
+/**
+ * A read-only channel that counts the bytes read through it and tells a {@link RequestCounter} of
+ * each read call: the local store's requests, and the bytes a block reader takes from any store.
+ */
+public final class CountedChannel implements SeekableByteChannel {
 
     private final SeekableByteChannel delegate;
     private final RequestCounter counter;
+    private long bytesRead;
 
-    CountedChannel(SeekableByteChannel delegate, RequestCounter counter) {
+    /** Reads through {@code delegate}, telling {@code counter} of each read. */
+    public CountedChannel(SeekableByteChannel delegate, RequestCounter counter) {
         this.delegate = delegate;
         this.counter = counter;
     }
@@ -20,7 +25,15 @@ final class CountedChannel implements SeekableByteChannel {
     public int read(ByteBuffer dst) throws IOException {
         int n = delegate.read(dst);
         counter.request(Math.max(n, 0));
+        if (n > 0) {
+            bytesRead += n;
+        }
         return n;
+    }
+
+    /** Bytes read through this channel so far. */
+    public long bytesRead() {
+        return bytesRead;
     }
 
     @Override
