@@ -254,20 +254,22 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     @Override
-    public void acceptSpans(TenantId tenant, List<SpanRecord> spans) throws IngestRefusedException, IOException {
-        accept(tenant, Records.Spans.of(spans));
+    public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf)
+            throws IngestRefusedException, IOException {
+        accept(tenant, Records.Spans.of(spans), protobuf);
     }
 
     @Override
-    public void acceptLogs(TenantId tenant, List<LogRecord> logs) throws IngestRefusedException, IOException {
-        accept(tenant, Records.Logs.of(logs));
+    public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf)
+            throws IngestRefusedException, IOException {
+        accept(tenant, Records.Logs.of(logs), protobuf);
     }
 
-    private void accept(TenantId tenant, Records records) throws IngestRefusedException, IOException {
+    private void accept(TenantId tenant, Records records, byte[] protobuf) throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
         }
-        byte[] payload = records.encode();
+        byte[] payload = protobuf != null ? protobuf : records.encode();
         long held = head.heapBytes();
         // An empty head takes any request, or one larger than the bound would be refused for ever.
         if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {

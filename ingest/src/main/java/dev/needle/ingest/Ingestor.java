@@ -9,9 +9,13 @@ import java.util.List;
 /** Takes validated records durably: each call returns once they are fsynced in the write-ahead log and queryable. */
 public interface Ingestor {
 
-    /** Accepts spans: returns once they are durable and in the head. */
-    void acceptSpans(TenantId tenant, List<SpanRecord> spans) throws IngestRefusedException, IOException;
+    /**
+     * Accepts spans: returns once they are durable and in the head. {@code protobuf} is an
+     * ExportTraceServiceRequest that holds exactly these spans, which the write-ahead log then takes
+     * as it is, or null: the log encodes them.
+     */
+    void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf) throws IngestRefusedException, IOException;
 
-    /** Accepts log records: returns once they are durable and in the head. */
-    void acceptLogs(TenantId tenant, List<LogRecord> logs) throws IngestRefusedException, IOException;
+    /** Accepts log records as {@link #acceptSpans} accepts spans; {@code protobuf} an ExportLogsServiceRequest or null. */
+    void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf) throws IngestRefusedException, IOException;
 }

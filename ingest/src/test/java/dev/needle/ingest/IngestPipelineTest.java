@@ -79,8 +79,8 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(store)) {
             List<SpanRecord> sent = spans(0, 120);
-            pipeline.acceptSpans(TENANT, sent.subList(0, 60));
-            pipeline.acceptSpans(TENANT, sent.subList(60, 120));
+            pipeline.acceptSpans(TENANT, sent.subList(0, 60), null);
+            pipeline.acceptSpans(TENANT, sent.subList(60, 120), null);
             assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(store, pipeline)));
             pipeline.cutAndPublish();
             assertEquals(0, pipeline.head().rows());
@@ -98,13 +98,13 @@ class IngestPipelineTest {
              QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2, Duration.ofHours(1),
                      Duration.ofHours(1))) {
             List<SpanRecord> sent = spans(0, 120);
-            pipeline.acceptSpans(TENANT, sent.subList(0, 40));
+            pipeline.acceptSpans(TENANT, sent.subList(0, 40), null);
             pipeline.cutAndPublish();
             var all = dev.needle.query.ql.QueryParser.parse("{ }", Signal.SPANS);
             // The engine reads the index now, and keeps it for an hour.
             assertEquals(40, engine.searchSpans(TENANT, all, TimeRange.ALL, 1_000, Mechanisms.ALL).records().size());
 
-            pipeline.acceptSpans(TENANT, sent.subList(40, 120));
+            pipeline.acceptSpans(TENANT, sent.subList(40, 120), null);
             pipeline.cutAndPublish();
             assertEquals(0, pipeline.head().rows());
             assertEquals(store.list(TENANT, Signal.SPANS), indexed(store));
@@ -118,7 +118,7 @@ class IngestPipelineTest {
     void open_reconcilesTheIndexWithTheListing() throws Exception {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, spans(0, 120));
+            pipeline.acceptSpans(TENANT, spans(0, 120), null);
             pipeline.cutAndPublish();
         }
         IndexObject index = store.readIndex(TENANT, Signal.SPANS, null).orElseThrow();
@@ -139,7 +139,7 @@ class IngestPipelineTest {
         List<SpanRecord> sent = spans(0, 120);
         Path snapshot = dir.resolve("wal-before-checkpoint");
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent);
+            pipeline.acceptSpans(TENANT, sent, null);
             copyTree(dir.resolve("wal"), snapshot);
             pipeline.cutAndPublish();
         }
@@ -158,7 +158,7 @@ class IngestPipelineTest {
         List<SpanRecord> sent = spans(0, 120);
         Path snapshot = dir.resolve("wal-before-checkpoint");
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent);
+            pipeline.acceptSpans(TENANT, sent, null);
             copyTree(dir.resolve("wal"), snapshot);
             pipeline.cutAndPublish();
         }
@@ -182,7 +182,7 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         List<SpanRecord> sent = spans(0, 120);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent);
+            pipeline.acceptSpans(TENANT, sent, null);
             pipeline.cutAndPublish();
         }
         List<BlockRef> blocks = store.list(TENANT, Signal.SPANS);
@@ -203,8 +203,8 @@ class IngestPipelineTest {
         List<SpanRecord> old = spans(0, 50);
         List<SpanRecord> recent = spans(1_000, 50);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, old);
-            pipeline.acceptSpans(TENANT, recent);
+            pipeline.acceptSpans(TENANT, old, null);
+            pipeline.acceptSpans(TENANT, recent, null);
             pipeline.cutAndPublish();
             long between = recent.get(0).startTimeUnixNano() - 1;
             assertEquals(List.of(), pipeline.applyRetention(between), "one block of the cut is older, the other is not");
@@ -218,7 +218,7 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         List<SpanRecord> sent = spans(0, 30);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent);
+            pipeline.acceptSpans(TENANT, sent, null);
         }
         FsBlockStore reopened = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(reopened)) {
@@ -233,10 +233,10 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 2_000, 1L << 28, 1 << 16);
         try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
-            pipeline.acceptSpans(TENANT, spans(0, 5));
+            pipeline.acceptSpans(TENANT, spans(0, 5), null);
             IngestRefusedException e = assertThrows(IngestRefusedException.class, () -> {
                 for (int i = 0; i < 100; i++) {
-                    pipeline.acceptSpans(TENANT, spans(i * 5, 5));
+                    pipeline.acceptSpans(TENANT, spans(i * 5, 5), null);
                 }
             });
             assertEquals(429, e.httpStatus());

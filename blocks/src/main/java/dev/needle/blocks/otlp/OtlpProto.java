@@ -26,7 +26,6 @@ import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -59,25 +58,22 @@ public final class OtlpProto {
 
     /** Parses a protobuf request body; bytes that are not one give an {@link OtlpDecodeException}, the stream's own errors pass. */
     public static ExportTraceServiceRequest parseSpans(InputStream body) throws IOException {
-        CodedInputStream in = CodedInputStream.newInstance(body);
-        in.setRecursionLimit(RECURSION_LIMIT);
-        try {
-            // parseFrom(CodedInputStream) unwraps the stream's IOExceptions; what is left is about the bytes.
-            return ExportTraceServiceRequest.parseFrom(in);
-        } catch (InvalidProtocolBufferException e) {
-            throw new OtlpDecodeException("not an OTLP ExportTraceServiceRequest: " + e.getMessage(), e);
-        }
+        return parse(CodedInputStream.newInstance(body), ExportTraceServiceRequest::parseFrom, "ExportTraceServiceRequest");
     }
 
     /** Parses a protobuf request body; bytes that are not one give an {@link OtlpDecodeException}, the stream's own errors pass. */
     public static ExportLogsServiceRequest parseLogs(InputStream body) throws IOException {
-        CodedInputStream in = CodedInputStream.newInstance(body);
-        in.setRecursionLimit(RECURSION_LIMIT);
-        try {
-            return ExportLogsServiceRequest.parseFrom(in);
-        } catch (InvalidProtocolBufferException e) {
-            throw new OtlpDecodeException("not an OTLP ExportLogsServiceRequest: " + e.getMessage(), e);
-        }
+        return parse(CodedInputStream.newInstance(body), ExportLogsServiceRequest::parseFrom, "ExportLogsServiceRequest");
+    }
+
+    /** Parses a protobuf request held in memory, read in place; bytes that are not one give an {@link OtlpDecodeException}. */
+    public static ExportTraceServiceRequest parseSpans(byte[] body) throws OtlpDecodeException {
+        return parseInPlace(body, ExportTraceServiceRequest::parseFrom, "ExportTraceServiceRequest");
+    }
+
+    /** Like {@link #parseSpans(byte[])}, for log records. */
+    public static ExportLogsServiceRequest parseLogs(byte[] body) throws OtlpDecodeException {
+        return parseInPlace(body, ExportLogsServiceRequest::parseFrom, "ExportLogsServiceRequest");
     }
 
     /**
@@ -86,13 +82,39 @@ public final class OtlpProto {
      */
     public static ExportTraceServiceRequest parseSpans(byte[] body, long maxRecords) throws IOException {
         checkCount(body, maxRecords, "spans", "ExportTraceServiceRequest");
-        return parseSpans(new ByteArrayInputStream(body));
+        return parseSpans(body);
     }
 
     /** Like {@link #parseSpans(byte[], long)}, for log records. */
     public static ExportLogsServiceRequest parseLogs(byte[] body, long maxRecords) throws IOException {
         checkCount(body, maxRecords, "log records", "ExportLogsServiceRequest");
-        return parseLogs(new ByteArrayInputStream(body));
+        return parseLogs(body);
+    }
+
+    /** A generated message's {@code parseFrom(CodedInputStream)}. */
+    private interface ParseFrom<M> {
+        M parse(CodedInputStream in) throws IOException;
+    }
+
+    private static <M> M parse(CodedInputStream in, ParseFrom<M> parseFrom, String message) throws IOException {
+        in.setRecursionLimit(RECURSION_LIMIT);
+        try {
+            // parseFrom(CodedInputStream) unwraps the stream's IOExceptions; what is left is about the bytes.
+            return parseFrom.parse(in);
+        } catch (InvalidProtocolBufferException e) {
+            throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <M> M parseInPlace(byte[] body, ParseFrom<M> parseFrom, String message) throws OtlpDecodeException {
+        try {
+            return parse(CodedInputStream.newInstance(body), parseFrom, message);
+        } catch (OtlpDecodeException e) {
+            throw e;
+        } catch (IOException e) {
+            // A byte array has no I/O of its own to fail.
+            throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
+        }
     }
 
     private static void checkCount(byte[] body, long maxRecords, String what, String message) throws IOException {

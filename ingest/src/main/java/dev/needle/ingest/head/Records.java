@@ -7,7 +7,6 @@ import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.List;
 
@@ -32,8 +31,8 @@ public sealed interface Records {
     /** The records of a write-ahead log payload written by {@link #encode}. */
     static Records decode(Signal signal, byte[] payload) throws IOException {
         return switch (signal) {
-            case SPANS -> Spans.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(payload))).records());
-            case LOGS -> Logs.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(payload))).records());
+            case SPANS -> Spans.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(payload)).records());
+            case LOGS -> Logs.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(payload)).records());
         };
     }
 

@@ -77,11 +77,17 @@ public final class OtlpReceiver extends Handler.Abstract {
     private static final int QUOTE_LIMIT = 100;
 
     private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
-            in -> OtlpProto.decodeSpans(OtlpProto.parseSpans(in.readAllBytes(), MAX_RECORDS_PER_REQUEST)),
-            in -> OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), Ingestor::acceptSpans);
+            in -> {
+                byte[] bytes = in.readAllBytes();
+                return Received.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(bytes, MAX_RECORDS_PER_REQUEST)), bytes);
+            },
+            in -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptSpans);
     private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
-            in -> OtlpProto.decodeLogs(OtlpProto.parseLogs(in.readAllBytes(), MAX_RECORDS_PER_REQUEST)),
-            in -> OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), Ingestor::acceptLogs);
+            in -> {
+                byte[] bytes = in.readAllBytes();
+                return Received.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(bytes, MAX_RECORDS_PER_REQUEST)), bytes);
+            },
+            in -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptLogs);
 
     private final Ingestor ingestor;
     private final ReceiverMetrics metrics;
@@ -192,10 +198,10 @@ public final class OtlpReceiver extends Handler.Abstract {
     private <T> ExportReply decodeAndAccept(Endpoint<T> endpoint, Request request, Encoding encoding, boolean gzip,
                                       TenantId tenant, DecodeBudget.Reservation reservation) {
         Signal signal = endpoint.signal();
-        Decoded<T> decoded;
+        Received<T> received;
         RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes, reservation);
         try {
-            decoded = endpoint.decode(encoding, body.open());
+            received = endpoint.decode(encoding, body.open());
         } catch (OtlpTooManyRecordsException e) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
             body.discardRest(maxBodyBytes + DISCARD_BYTES);
@@ -216,8 +222,9 @@ public final class OtlpReceiver extends Handler.Abstract {
             metrics.received(signal, body.wireBytes());
         }
 
+        Decoded<T> decoded = received.decoded();
         try {
-            endpoint.sink().accept(ingestor, tenant, decoded.records());
+            endpoint.sink().accept(ingestor, tenant, decoded.records(), received.protobuf());
         } catch (IngestRefusedException e) {
             metrics.rejectedRequest(signal, Rejection.REFUSED);
             metrics.rejectedRecords(signal, Rejection.REFUSED, decoded.records().size());
@@ -288,17 +295,29 @@ public final class OtlpReceiver extends Handler.Abstract {
     }
 
     private interface Decoder<T> {
-        Decoded<T> decode(InputStream body) throws IOException;
+        Received<T> decode(InputStream body) throws IOException;
     }
 
     private interface Sink<T> {
-        void accept(Ingestor ingestor, TenantId tenant, List<T> records) throws IngestRefusedException, IOException;
+        void accept(Ingestor ingestor, TenantId tenant, List<T> records, byte[] protobuf)
+                throws IngestRefusedException, IOException;
+    }
+
+    /**
+     * A request's records, and its protobuf bytes when they hold exactly those records (protobuf,
+     * nothing rejected), so that the write-ahead log takes them as they came instead of encoding anew.
+     */
+    private record Received<T>(Decoded<T> decoded, byte[] protobuf) {
+
+        static <T> Received<T> of(Decoded<T> decoded, byte[] protobuf) {
+            return new Received<>(decoded, decoded.rejected() == 0 ? protobuf : null);
+        }
     }
 
     /** One signal's path, decoders and ingest call. */
     private record Endpoint<T>(String path, Signal signal, Decoder<T> protobuf, Decoder<T> json, Sink<T> sink) {
 
-        Decoded<T> decode(Encoding encoding, InputStream body) throws IOException {
+        Received<T> decode(Encoding encoding, InputStream body) throws IOException {
             return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body);
         }
     }

@@ -4,6 +4,7 @@ import static dev.needle.ingest.http.ReceiverFixture.JSON;
 import static dev.needle.ingest.http.ReceiverFixture.PROTOBUF;
 import static dev.needle.ingest.http.ReceiverFixture.gzip;
 import static dev.needle.ingest.http.ReceiverFixture.status;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,6 +23,8 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.Ingestor;
 import dev.needle.ingest.http.ReceiverFixture.RpcStatus;
+import dev.needle.ingest.wal.WalEntry;
+import dev.needle.ingest.wal.WalSegmentFormat;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -32,6 +35,7 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -283,6 +287,63 @@ class OtlpReceiverTest {
         assertEquals(OtlpProto.decodeSpans(request).message(), message);
         assertEquals(decoded(request), fx.pipeline.head().spans(TenantId.DEFAULT));
         assertEquals(1, fx.pipeline.head().spans(TenantId.DEFAULT).size());
+    }
+
+    // --- What the write-ahead log takes ---------------------------------------------------------
+
+    @Test
+    void walEntry_ofAProtobufRequestWithNothingRejected_isItsBytesAsReceived() throws Exception {
+        fx = ReceiverFixture.start(dir);
+        ExportTraceServiceRequest request = Samples.traces("checkout", 4, 31);
+        // A field no OTLP version has: encoding the decoded spans anew would drop it.
+        byte[] sent = concat(request.toByteArray(), new byte[] {(byte) 0xF8, 0x06, 0x01});
+
+        assertOk(fx.post("/v1/traces", PROTOBUF, sent), PROTOBUF);
+        assertOk(fx.post("/v1/traces", PROTOBUF, gzip(sent), "Content-Encoding", "gzip"), PROTOBUF);
+
+        List<WalEntry> entries = walEntries();
+        assertEquals(2, entries.size());
+        assertArrayEquals(sent, entries.get(0).payload());
+        assertArrayEquals(sent, entries.get(1).payload(), "decompressed, as it came");
+    }
+
+    @Test
+    void walEntry_ofAPartlyRejectedOrJsonRequest_isTheAcceptedRecordsEncodedOnce() throws Exception {
+        fx = ReceiverFixture.start(dir);
+        Span valid = Samples.span(new Random(12), 0);
+        ExportTraceServiceRequest partly = ExportTraceServiceRequest.newBuilder().addResourceSpans(
+                Samples.traces("checkout", 0, 0).getResourceSpans(0).toBuilder().clearScopeSpans()
+                        .addScopeSpans(ScopeSpans.newBuilder().addSpans(valid)
+                                .addSpans(valid.toBuilder().setTraceId(ByteString.copyFrom(new byte[16])))))
+                .build();
+        List<SpanRecord> jsonSpans = decoded(Samples.traces("cart", 3, 32));
+
+        assertOk(fx.post("/v1/traces", PROTOBUF, partly.toByteArray()), PROTOBUF);
+        assertOk(fx.post("/v1/traces", JSON, json(jsonSpans)), JSON);
+
+        List<WalEntry> entries = walEntries();
+        assertEquals(2, entries.size());
+        assertEquals(decoded(partly), OtlpProto.decodeSpans(OtlpProto.parseSpans(entries.get(0).payload())).records());
+        assertEquals(1, decoded(partly).size(), "the rejected span is not logged");
+        assertEquals(jsonSpans, OtlpProto.decodeSpans(OtlpProto.parseSpans(entries.get(1).payload())).records());
+    }
+
+    private List<WalEntry> walEntries() throws Exception {
+        List<WalEntry> entries = new ArrayList<>();
+        try (var segments = Files.list(dir.resolve("wal"))) {
+            for (Path segment : segments.filter(p -> p.toString().endsWith(".wal")).sorted().toList()) {
+                try (FileChannel channel = FileChannel.open(segment)) {
+                    entries.addAll(WalSegmentFormat.read(channel).entries());
+                }
+            }
+        }
+        return entries;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] both = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, both, a.length, b.length);
+        return both;
     }
 
     @Test
@@ -631,12 +692,12 @@ class OtlpReceiverTest {
     void post_ingestorFailsUnexpectedly_is500WithAStatus() throws Exception {
         Ingestor broken = new Ingestor() {
             @Override
-            public void acceptSpans(TenantId tenant, List<SpanRecord> spans) {
+            public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf) {
                 throw new IllegalStateException("disk on fire");
             }
 
             @Override
-            public void acceptLogs(TenantId tenant, List<LogRecord> logs) {
+            public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf) {
                 throw new IllegalStateException("disk on fire");
             }
         };

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -94,10 +95,11 @@ class CrashTest {
                 Map<String, Boolean> traces = new ConcurrentHashMap<>();
                 sent.add(traces);
                 Load load = new Load(child.otlp, trial, traces);
-                Thread.sleep(300 + random.nextInt(1500));
+                // Killed at a random moment after the first acknowledgement, however slowly a loaded machine starts.
+                assertTrue(load.firstAck.await(60, TimeUnit.SECONDS), "trial " + trial + ": no request was acknowledged");
+                Thread.sleep(random.nextInt(1500));
                 child.kill();
                 load.stop();
-                assertTrue(traces.containsValue(true), "trial " + trial + ": no request was acknowledged before the kill");
             }
             if (!blocksAfterKill(data)) {
                 killsMidWrite++;
@@ -206,6 +208,7 @@ class CrashTest {
     private static final class Load {
 
         private final List<Thread> threads = new ArrayList<>();
+        private final CountDownLatch firstAck = new CountDownLatch(1);
         private volatile boolean stopped;
 
         Load(InetSocketAddress otlp, int trial, Map<String, Boolean> traces) {
@@ -224,6 +227,7 @@ class CrashTest {
                 try {
                     if (Http.postSpans(otlp, Spans.of(trace, SPANS_PER_REQUEST)) == 200) {
                         traces.put(trace, true);
+                        firstAck.countDown();
                     }
                 } catch (IOException e) {
                     // The server is gone (killed); the loop ends once the test says so.
