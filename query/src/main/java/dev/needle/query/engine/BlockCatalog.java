@@ -9,9 +9,6 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.TenantId;
-import dev.needle.sidecar.BloomSidecar;
-import dev.needle.sidecar.FailOpenReason;
-import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,25 +29,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class BlockCatalog {
 
     /**
-     * A block as the index records it: its filters, decoded, and its meta.json, decoded when the block
-     * is first opened (most blocks are ruled out by their filter and never are).
+     * A block as the index records it: its meta.json, decoded when the block is first opened (most
+     * blocks are ruled out by their filter, held in {@link IndexedFilters}, and never are).
      */
     static final class Indexed {
         private final byte[] metaJson;
-        private final Sidecar traceIdx;
-        private final Sidecar attrIdx;
         private BlockMeta meta;
         private boolean metaDecoded;
 
-        Indexed(byte[] metaJson, Sidecar traceIdx, Sidecar attrIdx) {
+        Indexed(byte[] metaJson) {
             this.metaJson = metaJson;
-            this.traceIdx = traceIdx;
-            this.attrIdx = attrIdx;
-        }
-
-        /** The TRACE_IDX or ATTR_IDX the index holds for the block. */
-        Sidecar sidecar(String file) {
-            return file.equals(BloomSidecar.TRACE_IDX) ? traceIdx : attrIdx;
         }
 
         /** The block's meta.json; null when the index holds none or it cannot be read (the block's own is read then). */
@@ -68,17 +56,17 @@ final class BlockCatalog {
             return meta;
         }
 
-        /** Heap held, roughly: the filters' bits and meta.json's bytes. */
+        /** Heap held, roughly: meta.json's bytes. */
         long sizeInBytes() {
-            return traceIdx.sizeInBytes() + attrIdx.sizeInBytes() + metaJson.length;
+            return metaJson.length;
         }
     }
 
     /**
-     * What a query reads: the blocks, what the index holds of them (by name; empty when the blocks
-     * come from a listing), and a sentence on where they come from, for EXPLAIN.
+     * What a query reads: the blocks, what the index holds of them (by name, and their filters; empty
+     * when the blocks come from a listing), and a sentence on where they come from, for EXPLAIN.
      */
-    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, String source) {
+    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters, String source) {
     }
 
     private record Key(TenantId tenant, Signal signal) {
@@ -90,6 +78,7 @@ final class BlockCatalog {
         long readAtNanos;
         String token;
         Map<BlockName, Indexed> entries;
+        IndexedFilters filters = IndexedFilters.EMPTY;
         String problem;
         boolean listed;
         long listedAtNanos;
@@ -136,7 +125,7 @@ final class BlockCatalog {
                     unindexed++;
                 }
             }
-            return new Known(blocks, state.entries, "the index (" + state.entries.size() + " blocks"
+            return new Known(blocks, state.entries, state.filters, "the index (" + state.entries.size() + " blocks"
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
                     + ")");
@@ -152,6 +141,7 @@ final class BlockCatalog {
                     for (Indexed i : state.entries.values()) {
                         bytes += i.sizeInBytes();
                     }
+                    bytes += state.filters.sizeInBytes();
                 }
             }
         }
@@ -159,7 +149,7 @@ final class BlockCatalog {
     }
 
     private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
-        return new Known(store.list(tenant, signal), Map.of(), source);
+        return new Known(store.list(tenant, signal), Map.of(), IndexedFilters.EMPTY, source);
     }
 
     /**
@@ -192,6 +182,7 @@ final class BlockCatalog {
                 entries.put(e.name(), known != null ? known : decode(e));
             }
             state.entries = Collections.unmodifiableMap(entries);
+            state.filters = state.filters.update(index.entries());
             state.token = read.get().token();
             state.problem = null;
         } catch (BlockIndex.CorruptIndexException e) {
@@ -202,17 +193,12 @@ final class BlockCatalog {
 
     private static void forget(State state, String problem) {
         state.entries = null;
+        state.filters = IndexedFilters.EMPTY;
         state.token = null;
         state.problem = problem;
     }
 
     private static Indexed decode(BlockIndex.Entry e) {
-        return new Indexed(e.meta(), filter(e.traceIdx(), BloomSidecar.TRACE_IDX), filter(e.attrIdx(), BloomSidecar.ATTR_IDX));
-    }
-
-    private static Sidecar filter(byte[] bytes, String file) {
-        return bytes.length == 0
-                ? Sidecar.failedOpen(FailOpenReason.MISSING, "the index records no " + file + " for this block", 0)
-                : BloomSidecar.decode(bytes);
+        return new Indexed(e.meta());
     }
 }

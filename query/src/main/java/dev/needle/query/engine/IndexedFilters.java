@@ -1,0 +1,103 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.index.BlockIndex;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.sidecar.BitSlicedFilters;
+import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.FailOpenReason;
+import dev.needle.sidecar.KeyFilter;
+import dev.needle.sidecar.Sidecar;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The TRACE_IDX and ATTR_IDX of every block an index holds, bit-sliced ({@link BitSlicedFilters}), with
+ * the id each block has in them. Immutable; {@link #update} gives the filters of a newer index, decoding
+ * and slicing only the blocks that are new to it.
+ */
+final class IndexedFilters {
+
+    static final IndexedFilters EMPTY = new IndexedFilters(Map.of(), BitSlicedFilters.empty(), BitSlicedFilters.empty());
+
+    private final Map<BlockName, Integer> ids;
+    private final BitSlicedFilters traceIdx;
+    private final BitSlicedFilters attrIdx;
+
+    private IndexedFilters(Map<BlockName, Integer> ids, BitSlicedFilters traceIdx, BitSlicedFilters attrIdx) {
+        this.ids = ids;
+        this.traceIdx = traceIdx;
+        this.attrIdx = attrIdx;
+    }
+
+    /**
+     * The filters of {@code entries}: blocks that are no longer there are removed, new ones added under
+     * the smallest free ids. A published block never changes, so a block held already is kept as it is.
+     */
+    IndexedFilters update(List<BlockIndex.Entry> entries) {
+        Map<BlockName, Integer> next = new HashMap<>(entries.size() * 2);
+        BitSet used = new BitSet();
+        for (BlockIndex.Entry e : entries) {
+            Integer id = ids.get(e.name());
+            if (id != null) {
+                next.put(e.name(), id);
+                used.set(id);
+            }
+        }
+        Set<Integer> removed = new HashSet<>();
+        ids.forEach((name, id) -> {
+            if (!next.containsKey(name)) {
+                removed.add(id);
+            }
+        });
+        Map<Integer, Sidecar> addedTraces = new HashMap<>();
+        Map<Integer, Sidecar> addedAttrs = new HashMap<>();
+        for (BlockIndex.Entry e : entries) {
+            if (!next.containsKey(e.name())) {
+                int id = used.nextClearBit(0);
+                used.set(id);
+                next.put(e.name(), id);
+                addedTraces.put(id, decode(e.traceIdx(), BloomSidecar.TRACE_IDX));
+                addedAttrs.put(id, decode(e.attrIdx(), BloomSidecar.ATTR_IDX));
+            }
+        }
+        if (removed.isEmpty() && addedTraces.isEmpty()) {
+            return this;
+        }
+        return new IndexedFilters(Map.copyOf(next), traceIdx.with(addedTraces, removed), attrIdx.with(addedAttrs, removed));
+    }
+
+    private static Sidecar decode(byte[] bytes, String file) {
+        return bytes.length == 0
+                ? Sidecar.failedOpen(FailOpenReason.MISSING, "the index records no " + file + " for this block", 0)
+                : BloomSidecar.decode(bytes);
+    }
+
+    /** A lookup in the TRACE_IDX or the ATTR_IDX ({@code file}) of every block held, for one query. */
+    Lookup lookup(String file) {
+        return new Lookup(file.equals(BloomSidecar.TRACE_IDX) ? traceIdx.lookup() : attrIdx.lookup());
+    }
+
+    /** Heap held by the filters. */
+    long sizeInBytes() {
+        return traceIdx.sizeInBytes() + attrIdx.sizeInBytes() + 64L * ids.size();
+    }
+
+    /** One query's probes of one kind of filter: each key probed once over every block. Thread-safe. */
+    final class Lookup {
+        private final BitSlicedFilters.Lookup probes;
+
+        private Lookup(BitSlicedFilters.Lookup probes) {
+            this.probes = probes;
+        }
+
+        /** What block {@code name}'s filter says, from the index; null when the index does not hold the block. */
+        KeyFilter block(BlockName name) {
+            Integer id = ids.get(name);
+            return id == null ? null : probes.block(id);
+        }
+    }
+}
