@@ -196,7 +196,7 @@ public final class BitSlicedFilters {
 
     /** Why block {@code id}'s filter could not be trusted; empty when it was verified (or is not held). */
     public Optional<FailOpenReason> failOpenReason(int id) {
-        return Optional.ofNullable(failedOpen.get(id));
+        return isSet(alwaysMaybe, id) ? Optional.of(failedOpen.get(id)) : Optional.empty();
     }
 
     /** As the block's sidecar answers {@link Sidecar#mayHoldDoubles()}; true for a block not held. */
@@ -298,6 +298,8 @@ public final class BitSlicedFilters {
 
         private final BitSlicedFilters filters;
         private final Map<Key, Candidates> probed = new ConcurrentHashMap<>();
+        /** The key asked last and its candidates: a trace lookup asks one key of every block. */
+        private volatile Map.Entry<Key, Candidates> last;
 
         private Lookup(BitSlicedFilters filters) {
             this.filters = filters;
@@ -310,7 +312,7 @@ public final class BitSlicedFilters {
             return new KeyFilter() {
                 @Override
                 public boolean mayContain(long h1, long h2) {
-                    return probed.computeIfAbsent(new Key(h1, h2), k -> filters.probe(h1, h2)).mayContain(id);
+                    return candidates(h1, h2).mayContain(id);
                 }
 
                 @Override
@@ -323,6 +325,17 @@ public final class BitSlicedFilters {
                     return reason;
                 }
             };
+        }
+
+        private Candidates candidates(long h1, long h2) {
+            Map.Entry<Key, Candidates> known = last;
+            if (known != null && known.getKey().h1() == h1 && known.getKey().h2() == h2) {
+                return known.getValue();
+            }
+            Key key = new Key(h1, h2);
+            Candidates found = probed.computeIfAbsent(key, k -> filters.probe(h1, h2));
+            last = Map.entry(key, found);
+            return found;
         }
     }
 

@@ -12,7 +12,7 @@ import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,6 +83,9 @@ final class BlockCatalog {
         boolean listed;
         long listedAtNanos;
         List<BlockRef> lastListing = List.of();
+        /** The blocks of the index, then those of the last listing outside it; null until built again. */
+        List<BlockRef> blocks;
+        int unindexed;
     }
 
     private final BlockStore store;
@@ -115,17 +118,22 @@ final class BlockCatalog {
                 state.lastListing = store.list(tenant, signal);
                 state.listed = true;
                 state.listedAtNanos = now;
+                state.blocks = null;
             }
-            List<BlockRef> blocks = new ArrayList<>(state.entries.size());
-            state.entries.keySet().forEach(name -> blocks.add(new BlockRef(tenant, signal, name)));
-            int unindexed = 0;
-            for (BlockRef ref : state.lastListing) {
-                if (!state.entries.containsKey(ref.name())) {
-                    blocks.add(ref);
-                    unindexed++;
+            if (state.blocks == null || read > 0) {
+                // Built again only when the index or the listing changed: most queries find both as they were.
+                List<BlockRef> blocks = new ArrayList<>(state.entries.size());
+                state.entries.keySet().forEach(name -> blocks.add(new BlockRef(tenant, signal, name)));
+                for (BlockRef ref : state.lastListing) {
+                    if (!state.entries.containsKey(ref.name())) {
+                        blocks.add(ref);
+                    }
                 }
+                state.unindexed = blocks.size() - state.entries.size();
+                state.blocks = Collections.unmodifiableList(blocks);
             }
-            return new Known(blocks, state.entries, state.filters, "the index (" + state.entries.size() + " blocks"
+            int unindexed = state.unindexed;
+            return new Known(state.blocks, state.entries, state.filters, "the index (" + state.entries.size() + " blocks"
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
                     + ")");
@@ -175,7 +183,8 @@ final class BlockCatalog {
         }
         try {
             BlockIndex index = BlockIndex.decode(read.get().bytes(), tenant, signal);
-            Map<BlockName, Indexed> entries = new HashMap<>();
+            // In the index's order, which is the blocks' time order: a query's sort of them is then one pass.
+            Map<BlockName, Indexed> entries = new LinkedHashMap<>();
             for (BlockIndex.Entry e : index.entries()) {
                 // A published block never changes: what was decoded of it before still holds.
                 Indexed known = state.entries == null ? null : state.entries.get(e.name());
@@ -194,6 +203,7 @@ final class BlockCatalog {
     private static void forget(State state, String problem) {
         state.entries = null;
         state.filters = IndexedFilters.EMPTY;
+        state.blocks = null;
         state.token = null;
         state.problem = problem;
     }

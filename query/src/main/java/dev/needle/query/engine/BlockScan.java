@@ -50,17 +50,18 @@ final class BlockScan {
      * name, or by {@code held}, its filter as the store's index holds it (null when the index does not
      * hold the block). Null when the block must be read ({@link #run}).
      */
-    <R> Outcome<R> decideUnread(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, KeyFilter held) {
+    <R> Outcome<R> decideUnread(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms,
+                                IndexedFilters.Held held) {
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
-            return pruned(ref.name().toString(), Step.TIME, "the block's events lie in " + ref.name().startUnixNano()
+            return pruned(held != null ? held.name() : ref.name().toString(), Step.TIME, "the block's events lie in " + ref.name().startUnixNano()
                     + ".." + ref.name().endUnixNano() + ", outside the query's range", null, 0, new ReadTally());
         }
-        if (held != null && usesSidecar(target, mechanisms) && held.isVerified()) {
-            String ruledOut = target.ruledOutBy(held);
+        if (held != null && usesSidecar(target, mechanisms) && held.filter().isVerified()) {
+            String ruledOut = target.ruledOutBy(held.filter());
             if (ruledOut != null) {
-                return pruned(ref.name().toString(), target.sidecarStep(), ruledOut + " (its filter in the index)",
-                        null, 0, new ReadTally());
+                return pruned(held.name(), target.sidecarStep(), ruledOut + " (its filter in the index)", null, 0,
+                        new ReadTally());
             }
         }
         return null;
@@ -78,7 +79,7 @@ final class BlockScan {
      * instead of the block.
      */
     <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
-                       BlockCatalog.Indexed indexed, KeyFilter held) {
+                       BlockCatalog.Indexed indexed, IndexedFilters.Held held) {
         Outcome<R> unread = decideUnread(ref, target, range, mechanisms, held);
         if (unread != null) {
             return unread;
@@ -88,8 +89,8 @@ final class BlockScan {
         String failedOpen = null;
         long sidecarBytes = 0;
         if (usesSidecar(target, mechanisms)) {
-            KeyFilter sidecar = held;
-            if (held == null) {
+            KeyFilter sidecar = held == null ? null : held.filter();
+            if (sidecar == null) {
                 boolean[] hit = new boolean[1];
                 Sidecar read = cache.get(ref, target.sidecarFile(),
                         () -> BlockReader.readSidecar(store, ref, target.sidecarFile(), tally), hit);

@@ -8,6 +8,7 @@ import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.KeyFilter;
 import dev.needle.sidecar.Sidecar;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,11 +24,20 @@ final class IndexedFilters {
 
     static final IndexedFilters EMPTY = new IndexedFilters(Map.of(), BitSlicedFilters.empty(), BitSlicedFilters.empty());
 
-    private final Map<BlockName, Integer> ids;
+    /** A block's filter as the index holds it, with the block's name as text (formatted once, for EXPLAIN). */
+    record Held(String name, KeyFilter filter) {
+    }
+
+    /** A block's id in the filters, and its name as text. */
+    private record Slot(int id, String name) {
+    }
+
+    /** A HashMap: a query looks up every block, with the very BlockName instances that are its keys. */
+    private final Map<BlockName, Slot> ids;
     private final BitSlicedFilters traceIdx;
     private final BitSlicedFilters attrIdx;
 
-    private IndexedFilters(Map<BlockName, Integer> ids, BitSlicedFilters traceIdx, BitSlicedFilters attrIdx) {
+    private IndexedFilters(Map<BlockName, Slot> ids, BitSlicedFilters traceIdx, BitSlicedFilters attrIdx) {
         this.ids = ids;
         this.traceIdx = traceIdx;
         this.attrIdx = attrIdx;
@@ -38,19 +48,19 @@ final class IndexedFilters {
      * the smallest free ids. A published block never changes, so a block held already is kept as it is.
      */
     IndexedFilters update(List<BlockIndex.Entry> entries) {
-        Map<BlockName, Integer> next = new HashMap<>(entries.size() * 2);
+        Map<BlockName, Slot> next = new HashMap<>(entries.size() * 2);
         BitSet used = new BitSet();
         for (BlockIndex.Entry e : entries) {
-            Integer id = ids.get(e.name());
-            if (id != null) {
-                next.put(e.name(), id);
-                used.set(id);
+            Slot slot = ids.get(e.name());
+            if (slot != null) {
+                next.put(e.name(), slot);
+                used.set(slot.id());
             }
         }
         Set<Integer> removed = new HashSet<>();
-        ids.forEach((name, id) -> {
+        ids.forEach((name, slot) -> {
             if (!next.containsKey(name)) {
-                removed.add(id);
+                removed.add(slot.id());
             }
         });
         Map<Integer, Sidecar> addedTraces = new HashMap<>();
@@ -59,7 +69,7 @@ final class IndexedFilters {
             if (!next.containsKey(e.name())) {
                 int id = used.nextClearBit(0);
                 used.set(id);
-                next.put(e.name(), id);
+                next.put(e.name(), new Slot(id, e.name().toString()));
                 addedTraces.put(id, decode(e.traceIdx(), BloomSidecar.TRACE_IDX));
                 addedAttrs.put(id, decode(e.attrIdx(), BloomSidecar.ATTR_IDX));
             }
@@ -67,7 +77,7 @@ final class IndexedFilters {
         if (removed.isEmpty() && addedTraces.isEmpty()) {
             return this;
         }
-        return new IndexedFilters(Map.copyOf(next), traceIdx.with(addedTraces, removed), attrIdx.with(addedAttrs, removed));
+        return new IndexedFilters(Collections.unmodifiableMap(next), traceIdx.with(addedTraces, removed), attrIdx.with(addedAttrs, removed));
     }
 
     private static Sidecar decode(byte[] bytes, String file) {
@@ -95,9 +105,9 @@ final class IndexedFilters {
         }
 
         /** What block {@code name}'s filter says, from the index; null when the index does not hold the block. */
-        KeyFilter block(BlockName name) {
-            Integer id = ids.get(name);
-            return id == null ? null : probes.block(id);
+        Held block(BlockName name) {
+            Slot slot = ids.get(name);
+            return slot == null ? null : new Held(slot.name(), probes.block(slot.id()));
         }
     }
 }

@@ -597,7 +597,9 @@ public final class QueryEngine implements AutoCloseable {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
         List<BlockRef> blocks = new ArrayList<>(known.blocks());
         Set<String> ids = new HashSet<>();
-        blocks.forEach(b -> ids.add(b.name().id()));
+        if (!head.isEmpty()) {
+            blocks.forEach(b -> ids.add(b.name().id()));
+        }
         int named = 0;
         for (HeadSource.Part<R> part : head) {
             if (part.problem() != null && !problems.contains(part.problem())) {
