@@ -18,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * for every key, with its {@link FailOpenReason}; it is never dropped. Every answer is the answer of
  * the block's own {@link Sidecar}: {@link #probe} names exactly the blocks whose sidecar's
  * {@link Sidecar#mayContain(long, long)} is true, and {@link #mayHoldDoubles} is the sidecar's.
+ *
+ * <p>Held in memory only, built from the sidecars a reader already has (those of the store's index):
+ * not a file format. docs/FORMAT.md (INDEX) says why, with {@code BitSlicedProbeBenchmark}'s numbers.
  */
 public final class BitSlicedFilters {
 
