@@ -54,8 +54,9 @@ final class BlockScan {
                                 IndexedFilters.Held held) {
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
-            return pruned(held != null ? held.name() : ref.name().toString(), Step.TIME, "the block's events lie in " + ref.name().startUnixNano()
-                    + ".." + ref.name().endUnixNano() + ", outside the query's range", null, 0, new ReadTally());
+            return pruned(held != null ? held.name() : ref.name().toString(), Step.TIME, "the block's events lie in "
+                    + ref.name().startUnixNano() + ".." + ref.name().endUnixNano() + ", outside the query's range",
+                    null, 0, new ReadTally());
         }
         if (held != null && usesSidecar(target, mechanisms) && held.filter().isVerified()) {
             String ruledOut = target.ruledOutBy(held.filter());

@@ -32,7 +32,10 @@ final class IndexedFilters {
     private record Slot(int id, String name) {
     }
 
-    /** A HashMap: a query looks up every block, with the very BlockName instances that are its keys. */
+    /**
+     * Keyed by the names of the index last read, which are the very instances the catalog's blocks carry:
+     * a query looks every block up, and a HashMap then compares by identity.
+     */
     private final Map<BlockName, Slot> ids;
     private final BitSlicedFilters traceIdx;
     private final BitSlicedFilters attrIdx;
@@ -74,10 +77,9 @@ final class IndexedFilters {
                 addedAttrs.put(id, decode(e.attrIdx(), BloomSidecar.ATTR_IDX));
             }
         }
-        if (removed.isEmpty() && addedTraces.isEmpty()) {
-            return this;
-        }
-        return new IndexedFilters(Collections.unmodifiableMap(next), traceIdx.with(addedTraces, removed), attrIdx.with(addedAttrs, removed));
+        boolean same = removed.isEmpty() && addedTraces.isEmpty();
+        return new IndexedFilters(Collections.unmodifiableMap(next), same ? traceIdx : traceIdx.with(addedTraces, removed),
+                same ? attrIdx : attrIdx.with(addedAttrs, removed));
     }
 
     private static Sidecar decode(byte[] bytes, String file) {
