@@ -6,7 +6,7 @@ import java.util.Optional;
  * A read sidecar: either verified, answering from its bits, or failed open, answering "maybe"
  * to everything together with the reason it could not be trusted.
  */
-public final class Sidecar {
+public final class Sidecar implements KeyFilter {
 
     private final BloomBits bits;
     private final int flags;
@@ -32,11 +32,13 @@ public final class Sidecar {
     }
 
     /** Whether the file was verified, so that a "no" from it is certain. */
+    @Override
     public boolean isVerified() {
         return bits != null;
     }
 
     /** Why the file was not trusted; empty when verified. */
+    @Override
     public Optional<FailOpenReason> failOpenReason() {
         return Optional.ofNullable(reason);
     }
@@ -61,25 +63,15 @@ public final class Sidecar {
         return flags;
     }
 
-    /** False only when the verified filter proves the key (h1, h2) absent. */
+    @Override
     public boolean mayContain(long h1, long h2) {
         return bits == null || bits.mayContain(h1, h2);
-    }
-
-    /** False only when the verified filter proves trace id (lo, hi) absent. */
-    public boolean mayContainTraceId(long lo, long hi) {
-        return bits == null || bits.mayContain(KeyMix.h1(lo, hi), KeyMix.h2(lo, hi));
     }
 
     /** False only when the verified filter proves the 16-byte trace id absent. */
     public boolean mayContainTraceId(byte[] id) {
         TraceIdxBuilder.checkTraceId(id);
         return mayContainTraceId(KeyMix.traceIdLo(id, 0), KeyMix.traceIdHi(id, 0));
-    }
-
-    /** False only when the verified filter proves the attribute pair absent. */
-    public boolean mayContain(AttributeHash pair) {
-        return bits == null || bits.mayContain(pair.h1(), pair.h2());
     }
 
     /**
@@ -94,10 +86,7 @@ public final class Sidecar {
         return bits.mayContain(KeyMix.h1(lo, pair.hi()), KeyMix.h2(lo, pair.hi()));
     }
 
-    /**
-     * False only when a verified ATTR_IDX (or BATCH_ATTR_IDX) says its block holds no double-valued
-     * attribute, so that a fractional literal can be ruled out without probing.
-     */
+    @Override
     public boolean mayHoldDoubles() {
         return bits == null || (flags & BloomSidecar.FLAG_HAS_DOUBLE) != 0;
     }

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Which record batches of a block a search's equalities rule out, by the block's BATCH_ATTR_IDX:
- * judged as ATTR_IDX judges the block ({@code SearchTarget.ruledOutBy(Sidecar)}), condition by
+ * judged as ATTR_IDX judges the block ({@code SearchTarget.ruledOutBy(KeyFilter)}), condition by
  * condition, with the probes of one batch instead of the block's. An equality {@code key = literal}
  * (or a {@code =~} alternation of literals, each an equality) rules batch b out when no indexed key
  * its values may lie under may hold one of them in b (or when they need a double and the block holds none); AND is ruled out by any term, OR only by every term; any

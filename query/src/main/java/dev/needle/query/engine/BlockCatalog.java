@@ -9,13 +9,10 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.TenantId;
-import dev.needle.sidecar.BloomSidecar;
-import dev.needle.sidecar.FailOpenReason;
-import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,25 +29,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class BlockCatalog {
 
     /**
-     * A block as the index records it: its filters, decoded, and its meta.json, decoded when the block
-     * is first opened (most blocks are ruled out by their filter and never are).
+     * A block as the index records it: its meta.json, decoded when the block is first opened (most
+     * blocks are ruled out by their filter, held in {@link IndexedFilters}, and never are).
      */
     static final class Indexed {
         private final byte[] metaJson;
-        private final Sidecar traceIdx;
-        private final Sidecar attrIdx;
         private BlockMeta meta;
         private boolean metaDecoded;
 
-        Indexed(byte[] metaJson, Sidecar traceIdx, Sidecar attrIdx) {
+        Indexed(byte[] metaJson) {
             this.metaJson = metaJson;
-            this.traceIdx = traceIdx;
-            this.attrIdx = attrIdx;
-        }
-
-        /** The TRACE_IDX or ATTR_IDX the index holds for the block. */
-        Sidecar sidecar(String file) {
-            return file.equals(BloomSidecar.TRACE_IDX) ? traceIdx : attrIdx;
         }
 
         /** The block's meta.json; null when the index holds none or it cannot be read (the block's own is read then). */
@@ -68,17 +56,17 @@ final class BlockCatalog {
             return meta;
         }
 
-        /** Heap held, roughly: the filters' bits and meta.json's bytes. */
+        /** Heap held, roughly: meta.json's bytes. */
         long sizeInBytes() {
-            return traceIdx.sizeInBytes() + attrIdx.sizeInBytes() + metaJson.length;
+            return metaJson.length;
         }
     }
 
     /**
-     * What a query reads: the blocks, what the index holds of them (by name; empty when the blocks
-     * come from a listing), and a sentence on where they come from, for EXPLAIN.
+     * What a query reads: the blocks, what the index holds of them (by name, and their filters; empty
+     * when the blocks come from a listing), and a sentence on where they come from, for EXPLAIN.
      */
-    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, String source) {
+    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters, String source) {
     }
 
     private record Key(TenantId tenant, Signal signal) {
@@ -90,10 +78,14 @@ final class BlockCatalog {
         long readAtNanos;
         String token;
         Map<BlockName, Indexed> entries;
+        IndexedFilters filters = IndexedFilters.EMPTY;
         String problem;
         boolean listed;
         long listedAtNanos;
         List<BlockRef> lastListing = List.of();
+        /** The blocks of the index, then those of the last listing outside it; null until built again. */
+        List<BlockRef> blocks;
+        int unindexed;
     }
 
     private final BlockStore store;
@@ -126,17 +118,22 @@ final class BlockCatalog {
                 state.lastListing = store.list(tenant, signal);
                 state.listed = true;
                 state.listedAtNanos = now;
+                state.blocks = null;
             }
-            List<BlockRef> blocks = new ArrayList<>(state.entries.size());
-            state.entries.keySet().forEach(name -> blocks.add(new BlockRef(tenant, signal, name)));
-            int unindexed = 0;
-            for (BlockRef ref : state.lastListing) {
-                if (!state.entries.containsKey(ref.name())) {
-                    blocks.add(ref);
-                    unindexed++;
+            if (state.blocks == null || read > 0) {
+                // Built again only when the index or the listing changed: most queries find both as they were.
+                List<BlockRef> blocks = new ArrayList<>(state.entries.size());
+                state.entries.keySet().forEach(name -> blocks.add(new BlockRef(tenant, signal, name)));
+                for (BlockRef ref : state.lastListing) {
+                    if (!state.entries.containsKey(ref.name())) {
+                        blocks.add(ref);
+                    }
                 }
+                state.unindexed = blocks.size() - state.entries.size();
+                state.blocks = Collections.unmodifiableList(blocks);
             }
-            return new Known(blocks, state.entries, "the index (" + state.entries.size() + " blocks"
+            int unindexed = state.unindexed;
+            return new Known(state.blocks, state.entries, state.filters, "the index (" + state.entries.size() + " blocks"
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
                     + ")");
@@ -152,6 +149,7 @@ final class BlockCatalog {
                     for (Indexed i : state.entries.values()) {
                         bytes += i.sizeInBytes();
                     }
+                    bytes += state.filters.sizeInBytes();
                 }
             }
         }
@@ -159,7 +157,7 @@ final class BlockCatalog {
     }
 
     private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
-        return new Known(store.list(tenant, signal), Map.of(), source);
+        return new Known(store.list(tenant, signal), Map.of(), IndexedFilters.EMPTY, source);
     }
 
     /**
@@ -185,13 +183,15 @@ final class BlockCatalog {
         }
         try {
             BlockIndex index = BlockIndex.decode(read.get().bytes(), tenant, signal);
-            Map<BlockName, Indexed> entries = new HashMap<>();
+            // In the index's order, which is the blocks' time order: a query's sort of them is then one pass.
+            Map<BlockName, Indexed> entries = new LinkedHashMap<>();
             for (BlockIndex.Entry e : index.entries()) {
                 // A published block never changes: what was decoded of it before still holds.
                 Indexed known = state.entries == null ? null : state.entries.get(e.name());
                 entries.put(e.name(), known != null ? known : decode(e));
             }
             state.entries = Collections.unmodifiableMap(entries);
+            state.filters = state.filters.update(index.entries());
             state.token = read.get().token();
             state.problem = null;
         } catch (BlockIndex.CorruptIndexException e) {
@@ -202,17 +202,13 @@ final class BlockCatalog {
 
     private static void forget(State state, String problem) {
         state.entries = null;
+        state.filters = IndexedFilters.EMPTY;
+        state.blocks = null;
         state.token = null;
         state.problem = problem;
     }
 
     private static Indexed decode(BlockIndex.Entry e) {
-        return new Indexed(e.meta(), filter(e.traceIdx(), BloomSidecar.TRACE_IDX), filter(e.attrIdx(), BloomSidecar.ATTR_IDX));
-    }
-
-    private static Sidecar filter(byte[] bytes, String file) {
-        return bytes.length == 0
-                ? Sidecar.failedOpen(FailOpenReason.MISSING, "the index records no " + file + " for this block", 0)
-                : BloomSidecar.decode(bytes);
+        return new Indexed(e.meta());
     }
 }

@@ -10,6 +10,8 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.ReadTally;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.FailOpenReason;
+import dev.needle.sidecar.KeyFilter;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -44,43 +46,63 @@ final class BlockScan {
     }
 
     /**
-     * The records of block {@code ref} that {@code target} matches: all of them, or with a
-     * {@code limit} only the newest {@code limit} distinct ones (which is all a search keeps of a
-     * block), so that rows past them are never decoded. With {@code indexed} (what the store's index
-     * holds of the block; else null) its filter and meta.json come from there instead of the block.
+     * The outcome for block {@code ref} when it is decided without a read: by the time range in its
+     * name, or by {@code held}, its filter as the store's index holds it (null when the index does not
+     * hold the block). Null when the block must be read ({@link #run}).
      */
-    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
-                       BlockCatalog.Indexed indexed) {
-        String name = ref.name().toString();
-        ReadTally tally = new ReadTally();
+    <R> Outcome<R> decideUnread(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms,
+                                IndexedFilters.Held held) {
         if (mechanisms.time() && !range.isAll()
                 && !ref.name().mayOverlap(range.fromUnixNano(), range.toUnixNano())) {
-            return pruned(name, Step.TIME, "the block's events lie in " + ref.name().startUnixNano() + ".."
-                    + ref.name().endUnixNano() + ", outside the query's range", null, 0, tally);
+            return pruned(held != null ? held.name() : ref.name().toString(), Step.TIME, "the block's events lie in "
+                    + ref.name().startUnixNano() + ".." + ref.name().endUnixNano() + ", outside the query's range",
+                    null, 0, new ReadTally());
         }
+        if (held != null && usesSidecar(target, mechanisms) && held.filter().isVerified()) {
+            String ruledOut = target.ruledOutBy(held.filter());
+            if (ruledOut != null) {
+                return pruned(held.name(), target.sidecarStep(), ruledOut + " (its filter in the index)", null, 0,
+                        new ReadTally());
+            }
+        }
+        return null;
+    }
 
+    private static boolean usesSidecar(Target<?> target, Mechanisms mechanisms) {
+        return target.sidecarStep() == Step.TRACE_IDX ? mechanisms.traceIdx() : mechanisms.attrIdx();
+    }
+
+    /**
+     * The records of block {@code ref} that {@code target} matches: all of them, or with a
+     * {@code limit} only the newest {@code limit} distinct ones (which is all a search keeps of a
+     * block), so that rows past them are never decoded. With {@code indexed} and {@code held} (what the
+     * store's index holds of the block, its meta.json and its filter; else null) those come from there
+     * instead of the block.
+     */
+    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
+                       BlockCatalog.Indexed indexed, IndexedFilters.Held held) {
+        Outcome<R> unread = decideUnread(ref, target, range, mechanisms, held);
+        if (unread != null) {
+            return unread;
+        }
+        String name = ref.name().toString();
+        ReadTally tally = new ReadTally();
         String failedOpen = null;
         long sidecarBytes = 0;
-        boolean useSidecar = target.sidecarStep() == Step.TRACE_IDX ? mechanisms.traceIdx() : mechanisms.attrIdx();
-        if (useSidecar) {
-            Sidecar sidecar;
-            if (indexed != null) {
-                sidecar = indexed.sidecar(target.sidecarFile());
-            } else {
+        if (usesSidecar(target, mechanisms)) {
+            KeyFilter sidecar = held == null ? null : held.filter();
+            if (sidecar == null) {
                 boolean[] hit = new boolean[1];
-                sidecar = cache.get(ref, target.sidecarFile(),
+                Sidecar read = cache.get(ref, target.sidecarFile(),
                         () -> BlockReader.readSidecar(store, ref, target.sidecarFile(), tally), hit);
-                sidecarBytes = hit[0] ? 0 : sidecar.bytesRead();
-            }
-            if (sidecar.isVerified()) {
-                String ruledOut = target.ruledOutBy(sidecar);
+                sidecarBytes = hit[0] ? 0 : read.bytesRead();
+                sidecar = read;
+                String ruledOut = read.isVerified() ? target.ruledOutBy(read) : null;
                 if (ruledOut != null) {
-                    return pruned(name, target.sidecarStep(), ruledOut + (indexed != null ? " (its filter in the index)" : ""),
-                            null, sidecarBytes, tally);
+                    return pruned(name, target.sidecarStep(), ruledOut, null, sidecarBytes, tally);
                 }
-            } else {
-                failedOpen = sidecar.failOpenReason().orElseThrow().label();
             }
+            failedOpen = sidecar.failOpenReason().map(FailOpenReason::label).orElse(null);
         }
         // The block may hold a match: BATCH_ATTR_IDX may still rule out its batches, or all of them.
         BatchAttrIdxCheck batchCheck = mechanisms.attrIdx() ? target.batchAttrIdxCheck() : null;
@@ -154,7 +176,7 @@ final class BlockScan {
                 if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
                     // The limit counted rows, and two of them are one record (a span sent twice): the
                     // newest rows are not the newest records. Rare enough to answer by reading every match.
-                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed);
+                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed, held);
                 }
                 long bytes = sidecarBytes + reader.bytesRead();
                 if (batchesRead == 0 && reader.batchCount() > 0) {

@@ -377,7 +377,7 @@ public final class QueryEngine implements AutoCloseable {
         }
         Consumer<R> add = pairs.apply(tags);
         for (BlockScan.Outcome<R> outcome : runAll(toScan,
-                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE, null))) {
+                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE, null, null))) {
             outcome.records().forEach(add);
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
@@ -456,6 +456,7 @@ public final class QueryEngine implements AutoCloseable {
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
+        IndexedFilters.Lookup filters = plan.filters().lookup(target.sidecarFile());
         int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
             long floor = newestFloor(found, limit, time);
@@ -468,8 +469,7 @@ public final class QueryEngine implements AutoCloseable {
                 break;
             }
             List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
-            List<BlockScan.Outcome<R>> outcomes = runAll(batch,
-                    ref -> scan.run(ref, target, range, mechanisms, limit, plan.indexed().get(ref.name())));
+            List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, target, range, mechanisms, limit, plan, filters);
             for (int i = 0; i < outcomes.size(); i++) {
                 if (outcomes.get(i).problem() != null && gone(batch.get(i))) {
                     continue;
@@ -530,8 +530,8 @@ public final class QueryEngine implements AutoCloseable {
         }
         blocks.sort(Comparator.reverseOrder());
         List<BlockDecision> decisions = new ArrayList<>();
-        List<BlockScan.Outcome<R>> outcomes = runAll(blocks,
-                ref -> scan.run(ref, target, range, mechanisms, Integer.MAX_VALUE, plan.indexed().get(ref.name())));
+        List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, target, range, mechanisms, Integer.MAX_VALUE, plan,
+                plan.filters().lookup(target.sidecarFile()));
         for (int i = 0; i < outcomes.size(); i++) {
             BlockScan.Outcome<R> outcome = outcomes.get(i);
             if (outcome.problem() != null && gone(blocks.get(i))) {
@@ -550,11 +550,38 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
-     * The blocks a lookup reads, what the index holds of them, the head's records that none of them
-     * holds, and where the blocks were learnt (for EXPLAIN).
+     * Each block's outcome, in order: decided on this thread where that needs no read (the time range
+     * in the block's name, its filter in the index: a probe of the bit-sliced filters of every block
+     * at once), read in the pool otherwise.
      */
-    private record Plan<R>(List<BlockRef> blocks, Map<BlockName, BlockCatalog.Indexed> indexed, List<R> headRecords,
-                           String source) {
+    private <R> List<BlockScan.Outcome<R>> decideAndRun(List<BlockRef> blocks, Target<R> target, TimeRange range,
+                                                        Mechanisms mechanisms, int limit, Plan<R> plan,
+                                                        IndexedFilters.Lookup filters) {
+        List<BlockScan.Outcome<R>> outcomes = new ArrayList<>(blocks.size());
+        List<BlockRef> toRead = new ArrayList<>();
+        for (BlockRef ref : blocks) {
+            BlockScan.Outcome<R> decided = scan.decideUnread(ref, target, range, mechanisms, filters.block(ref.name()));
+            outcomes.add(decided);
+            if (decided == null) {
+                toRead.add(ref);
+            }
+        }
+        List<BlockScan.Outcome<R>> read = runAll(toRead, ref -> scan.run(ref, target, range, mechanisms, limit,
+                plan.indexed().get(ref.name()), filters.block(ref.name())));
+        for (int i = 0, next = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i) == null) {
+                outcomes.set(i, read.get(next++));
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * The blocks a lookup reads, what the index holds of them (meta.json and filters), the head's
+     * records that none of them holds, and where the blocks were learnt (for EXPLAIN).
+     */
+    private record Plan<R>(List<BlockRef> blocks, Map<BlockName, BlockCatalog.Indexed> indexed, IndexedFilters filters,
+                           List<R> headRecords, String source) {
     }
 
     /**
@@ -570,7 +597,9 @@ public final class QueryEngine implements AutoCloseable {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
         List<BlockRef> blocks = new ArrayList<>(known.blocks());
         Set<String> ids = new HashSet<>();
-        blocks.forEach(b -> ids.add(b.name().id()));
+        if (!head.isEmpty()) {
+            blocks.forEach(b -> ids.add(b.name().id()));
+        }
         int named = 0;
         for (HeadSource.Part<R> part : head) {
             if (part.problem() != null && !problems.contains(part.problem())) {
@@ -589,7 +618,7 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         String source = known.source() + (named == 0 ? "" : "; " + named + " more the ingest head named as just published");
-        return new Plan<>(blocks, known.indexed(), records, source);
+        return new Plan<>(blocks, known.indexed(), known.filters(), records, source);
     }
 
     /**

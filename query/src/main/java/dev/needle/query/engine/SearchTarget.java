@@ -11,7 +11,7 @@ import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
 import dev.needle.sidecar.BloomSidecar;
-import dev.needle.sidecar.Sidecar;
+import dev.needle.sidecar.KeyFilter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -119,7 +119,7 @@ abstract class SearchTarget<R> implements Target<R> {
     }
 
     @Override
-    public String ruledOutBy(Sidecar sidecar) {
+    public String ruledOutBy(KeyFilter sidecar) {
         return ruledOut(expr, c -> ruledOut(c, sidecar));
     }
 
@@ -166,7 +166,7 @@ abstract class SearchTarget<R> implements Target<R> {
      * alternatives, any of which may match): fractional literals need HAS_DOUBLE, any other value a
      * probe that may hit.
      */
-    private static String ruledOut(Expr.Condition c, Sidecar sidecar) {
+    private static String ruledOut(Expr.Condition c, KeyFilter sidecar) {
         List<Literal> values = c.equalities();
         if (values.isEmpty() || c.attribute().indexedKeys().isEmpty()) {
             return null;

@@ -2,7 +2,7 @@ package dev.needle.query.engine;
 
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.meta.BatchMeta;
-import dev.needle.sidecar.Sidecar;
+import dev.needle.sidecar.KeyFilter;
 import java.util.Set;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
@@ -22,8 +22,8 @@ interface Target<R> {
     /** The plan step of {@link #sidecarFile}. */
     BlockDecision.Step sidecarStep();
 
-    /** Null when the verified sidecar cannot rule the block out, else why it does. */
-    String ruledOutBy(Sidecar sidecar);
+    /** Null when the block's verified sidecar (its own, or its column of the index's) cannot rule it out, else why it does. */
+    String ruledOutBy(KeyFilter sidecar);
 
     /** Null when the batch's zone maps cannot rule it out, else why they do. */
     String ruledOutBy(BatchMeta batch);

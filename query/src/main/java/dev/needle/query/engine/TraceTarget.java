@@ -9,7 +9,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.KeyMix;
-import dev.needle.sidecar.Sidecar;
+import dev.needle.sidecar.KeyFilter;
 import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
@@ -73,7 +73,7 @@ abstract class TraceTarget<R> implements Target<R> {
     }
 
     @Override
-    public String ruledOutBy(Sidecar sidecar) {
+    public String ruledOutBy(KeyFilter sidecar) {
         byte[] id = traceId.unsafeArray();
         return sidecar.mayContainTraceId(KeyMix.traceIdLo(id, 0), KeyMix.traceIdHi(id, 0))
                 ? null : "TRACE_IDX rules the trace id out";
