@@ -676,7 +676,9 @@ public final class OtlpWire {
             }
             case WireFormat.WIRETYPE_END_GROUP -> throw new InvalidProtocolBufferException(
                     "end-group tag of field " + WireFormat.getTagFieldNumber(tag) + " where no group is open");
-            // Varints, fixed widths and length-delimited fields; wire types 6 and 7 are refused.
+            // Read, not skipped: skipField refuses a varint of over ten bytes that readInt64 cuts short.
+            case WireFormat.WIRETYPE_VARINT -> in.readInt64();
+            // Fixed widths and length-delimited fields; wire types 6 and 7 are refused.
             default -> in.skipField(tag);
         }
     }

@@ -17,11 +17,9 @@ import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanLink;
 import dev.needle.blocks.model.SpanRecord;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -269,11 +267,11 @@ final class OtlpValidationTest {
     void protoParse_farTooDeep_decodeException() {
         byte[] value = {0x0a, 0x01, 'x'}; // AnyValue{string_value: "x"}
         for (int i = 0; i < 2_000; i++) {
-            value = field(5, field(1, value)); // AnyValue{array_value: ArrayValue{values: [value]}}
+            value = WireBytes.field(5, WireBytes.field(1, value)); // AnyValue{array_value: ArrayValue{values: [value]}}
         }
-        byte[] span = concat(field(1, filled(16, 1).unsafeArray()), field(2, filled(8, 1).unsafeArray()),
-                field(9, concat(field(1, new byte[] {'k'}), field(2, value))));
-        byte[] request = field(1, field(2, field(2, span)));
+        byte[] span = WireBytes.cat(WireBytes.field(1, filled(16, 1).unsafeArray()), WireBytes.field(2, filled(8, 1).unsafeArray()),
+                WireBytes.field(9, WireBytes.cat(WireBytes.field(1, new byte[] {'k'}), WireBytes.field(2, value))));
+        byte[] request = WireBytes.field(1, WireBytes.field(2, WireBytes.field(2, span)));
         OtlpDecodeException e = assertThrows(OtlpDecodeException.class, () -> OtlpWire.decodeSpans(request));
         assertTrue(e.getMessage().startsWith("not an OTLP ExportTraceServiceRequest: "), e.getMessage());
     }
@@ -294,29 +292,5 @@ final class OtlpValidationTest {
         };
         IOException json = assertThrows(IOException.class, () -> OtlpJson.decodeSpans(body));
         assertSame(broken, json);
-    }
-
-    private static byte[] field(int number, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        varint(out, number << 3 | 2);
-        varint(out, payload.length);
-        out.writeBytes(payload);
-        return out.toByteArray();
-    }
-
-    private static void varint(ByteArrayOutputStream out, long v) {
-        while (v >= 0x80) {
-            out.write((int) (v | 0x80));
-            v >>>= 7;
-        }
-        out.write((int) v);
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
     }
 }
