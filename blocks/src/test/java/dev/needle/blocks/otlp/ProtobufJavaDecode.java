@@ -26,20 +26,21 @@ import java.util.List;
 
 /**
  * The reference OtlpWire is held to: protobuf-java parses a request into its messages, which are
- * then converted to records, as needle decoded before it read the wire itself.
+ * then converted to records, as needle decoded before it read the wire itself. Public for the
+ * bench's OtlpDecodeBenchmark, whose baseline it is.
  */
-final class ProtobufJavaDecode {
+public final class ProtobufJavaDecode {
 
     private ProtobufJavaDecode() {
     }
 
     /** Parses and converts spans; bytes protobuf-java refuses give an {@link OtlpDecodeException}. */
-    static Decoded<SpanRecord> spans(byte[] body) throws OtlpDecodeException {
+    public static Decoded<SpanRecord> spans(byte[] body) throws OtlpDecodeException {
         return decodeSpans(parse(body, ExportTraceServiceRequest::parseFrom, "ExportTraceServiceRequest"));
     }
 
     /** Parses and converts log records; bytes protobuf-java refuses give an {@link OtlpDecodeException}. */
-    static Decoded<LogRecord> logs(byte[] body) throws OtlpDecodeException {
+    public static Decoded<LogRecord> logs(byte[] body) throws OtlpDecodeException {
         return decodeLogs(parse(body, ExportLogsServiceRequest::parseFrom, "ExportLogsServiceRequest"));
     }
 
@@ -60,7 +61,7 @@ final class ProtobufJavaDecode {
     }
 
     /** The valid spans of a request, each with its resource and scope, and what was rejected. */
-    static Decoded<SpanRecord> decodeSpans(ExportTraceServiceRequest request) {
+    private static Decoded<SpanRecord> decodeSpans(ExportTraceServiceRequest request) {
         Rejections rejections = Rejections.spans();
         List<SpanRecord> kept = new ArrayList<>();
         ToModel to = new ToModel();
@@ -88,7 +89,7 @@ final class ProtobufJavaDecode {
     }
 
     /** The valid log records of a request, each with its resource and scope, and what was rejected. */
-    static Decoded<LogRecord> decodeLogs(ExportLogsServiceRequest request) {
+    private static Decoded<LogRecord> decodeLogs(ExportLogsServiceRequest request) {
         Rejections rejections = Rejections.logs();
         List<LogRecord> kept = new ArrayList<>();
         ToModel to = new ToModel();
