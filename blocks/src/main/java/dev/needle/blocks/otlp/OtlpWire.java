@@ -2,6 +2,7 @@ package dev.needle.blocks.otlp;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import com.google.protobuf.WireFormat;
 import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.model.AnyValue;
@@ -14,7 +15,9 @@ import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanLink;
 import dev.needle.blocks.model.SpanRecord;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -86,6 +89,10 @@ public final class OtlpWire {
      */
     static final int RECURSION_LIMIT = 6 + 3 * (ValueCodec.MAX_DEPTH + 1) + 2;
 
+    /** The longest string looked up among those read before; longer ones rarely repeat. */
+    private static final int SHARED_MAX = 64;
+    private static final int SHARED_SLOTS = 1024;
+
     private static final String TRACES = "ExportTraceServiceRequest";
     private static final String LOGS = "ExportLogsServiceRequest";
 
@@ -105,6 +112,10 @@ public final class OtlpWire {
     private String problem;
     /** Whether the value last built nests arrays and kvlists deeper than MAX_DEPTH. */
     private boolean deep;
+    /** Strings of the request by where their bytes are, for {@link #string}: slot by hash of the bytes. */
+    private final String[] shared = new String[SHARED_SLOTS];
+    private final int[] sharedAt = new int[SHARED_SLOTS];
+    private final int[] sharedLength = new int[SHARED_SLOTS];
     /** The parts of the value being read in the message at each depth. */
     private final ValueParts[] parts = new ValueParts[RECURSION_LIMIT + 1];
 
@@ -204,7 +215,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 10 -> dropped = resource(attributes, dropped);
-                case 26 -> schemaUrl = in.readStringRequireUtf8();
+                case 26 -> schemaUrl = string();
                 default -> skip(tag);
             }
         }
@@ -232,7 +243,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 10 -> dropped = scope(nameVersion, attributes, dropped);
-                case 26 -> schemaUrl = in.readStringRequireUtf8();
+                case 26 -> schemaUrl = string();
                 default -> skip(tag);
             }
         }
@@ -281,7 +292,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10, 18, 26, 34 -> in.readStringRequireUtf8();
+                case 10, 18, 26, 34 -> string();
                 default -> skip(tag);
             }
         }
@@ -293,8 +304,8 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> nameVersion[0] = in.readStringRequireUtf8();
-                case 18 -> nameVersion[1] = in.readStringRequireUtf8();
+                case 10 -> nameVersion[0] = string();
+                case 18 -> nameVersion[1] = string();
                 case 26 -> attributes.add(attribute());
                 case 32 -> dropped = in.readUInt32();
                 default -> skip(tag);
@@ -326,9 +337,9 @@ public final class OtlpWire {
             switch (tag) {
                 case 10 -> traceId = bytes();
                 case 18 -> spanId = bytes();
-                case 26 -> traceState = in.readStringRequireUtf8();
+                case 26 -> traceState = string();
                 case 34 -> parentSpanId = bytes();
-                case 42 -> name = in.readStringRequireUtf8();
+                case 42 -> name = string();
                 case 48 -> kind = in.readEnum();
                 case 57 -> start = in.readFixed64();
                 case 65 -> end = in.readFixed64();
@@ -359,7 +370,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 18 -> status.message = in.readStringRequireUtf8();
+                case 18 -> status.message = string();
                 case 24 -> status.code = in.readEnum();
                 default -> skip(tag);
             }
@@ -377,7 +388,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 9 -> time = in.readFixed64();
-                case 18 -> name = in.readStringRequireUtf8();
+                case 18 -> name = string();
                 case 26 -> attributes.add(attribute());
                 case 32 -> dropped = in.readUInt32();
                 default -> skip(tag);
@@ -399,7 +410,7 @@ public final class OtlpWire {
             switch (tag) {
                 case 10 -> traceId = bytes();
                 case 18 -> spanId = bytes();
-                case 26 -> traceState = in.readStringRequireUtf8();
+                case 26 -> traceState = string();
                 case 34 -> attributes.add(attribute());
                 case 40 -> dropped = in.readUInt32();
                 case 53 -> flags = in.readFixed32();
@@ -427,7 +438,7 @@ public final class OtlpWire {
             switch (tag) {
                 case 9 -> time = in.readFixed64();
                 case 16 -> severityNumber = in.readEnum();
-                case 26 -> severityText = in.readStringRequireUtf8();
+                case 26 -> severityText = string();
                 case 42 -> body = anyValue(body == null ? parts() : body, 0);
                 case 50 -> attributes.add(attribute());
                 case 56 -> dropped = in.readUInt32();
@@ -435,7 +446,7 @@ public final class OtlpWire {
                 case 74 -> traceId = bytes();
                 case 82 -> spanId = bytes();
                 case 89 -> observedTime = in.readFixed64();
-                case 98 -> eventName = in.readStringRequireUtf8();
+                case 98 -> eventName = string();
                 default -> skip(tag);
             }
         }
@@ -467,7 +478,7 @@ public final class OtlpWire {
         ValueParts value = null;
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> key = in.readStringRequireUtf8();
+                case 10 -> key = string();
                 case 18 -> value = anyValue(value == null ? parts() : value, enclosing);
                 default -> skip(tag); // 24, key_strindex, too: non-profiling receivers treat it as absent
             }
@@ -497,7 +508,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> v.scalar(new AnyValue.Str(in.readStringRequireUtf8()));
+                case 10 -> v.scalar(new AnyValue.Str(string()));
                 case 16 -> v.scalar(new AnyValue.Bool(in.readBool()));
                 case 24 -> v.scalar(new AnyValue.Int(in.readInt64()));
                 case 33 -> v.scalar(new AnyValue.Dbl(in.readDouble()));
@@ -597,6 +608,47 @@ public final class OtlpWire {
             kind = SCALAR;
             scalar = value;
         }
+    }
+
+    /**
+     * A string field's value. Attribute keys and many values repeat from record to record: one of
+     * up to {@link #SHARED_MAX} bytes is looked up among those of the request read before, by its
+     * bytes, and shared; its bytes are then known to be UTF-8.
+     */
+    private String string() throws IOException {
+        int length = in.readRawVarint32();
+        int at = base + in.getTotalBytesRead();
+        // Refuses a negative length or one past the message's end, as readStringRequireUtf8 does.
+        in.skipRawBytes(length);
+        if (length == 0) {
+            return "";
+        }
+        if (length > SHARED_MAX) {
+            return newString(at, length);
+        }
+        int hash = 0;
+        for (int i = at; i < at + length; i++) {
+            hash = 31 * hash + body[i];
+        }
+        int slot = (hash ^ hash >>> 16) & (SHARED_SLOTS - 1);
+        String s = shared[slot];
+        if (s != null && sharedLength[slot] == length
+                && Arrays.equals(body, sharedAt[slot], sharedAt[slot] + length, body, at, at + length)) {
+            return s;
+        }
+        s = newString(at, length);
+        shared[slot] = s;
+        sharedAt[slot] = at;
+        sharedLength[slot] = length;
+        return s;
+    }
+
+    /** Protobuf-java refuses a string field that is not UTF-8, with the same validator. */
+    private String newString(int at, int length) throws InvalidProtocolBufferException {
+        if (!UnsafeByteOperations.unsafeWrap(body, at, length).isValidUtf8()) {
+            throw new InvalidProtocolBufferException("a string field is not valid UTF-8");
+        }
+        return new String(body, at, length, StandardCharsets.UTF_8);
     }
 
     private Bytes bytes() throws IOException {

@@ -235,6 +235,27 @@ final class OtlpWireTest {
     }
 
     @Test
+    void strings_notUtf8_refusedAsProtobufJavaRefusesThem() {
+        byte[][] strings = {
+            {(byte) 0xc0, (byte) 0x80}, // overlong NUL
+            {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, // a surrogate
+            {(byte) 0xe2, (byte) 0x82}, // cut short
+            {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, // past U+10FFFF
+            {(byte) 0xff}, {(byte) 0x80}, {'o', 'k', (byte) 0xc3, (byte) 0xa9}, // é: valid
+        };
+        int refused = 0;
+        for (byte[] string : strings) {
+            for (int repeat = 1; repeat <= 2; repeat++) {
+                byte[] name = WireBytes.field(5, string);
+                byte[] attribute = WireBytes.field(9, WireBytes.cat(WireBytes.field(1, string), WireBytes.field(2, WireBytes.field(1, string))));
+                byte[] fields = repeat == 1 ? WireBytes.cat(name, attribute) : WireBytes.cat(name, attribute, name, attribute);
+                refused += sameSpans(WireBytes.spanRequest(fields), Arrays.toString(string)) == null ? 1 : 0;
+            }
+        }
+        assertEquals(2 * (strings.length - 1), refused);
+    }
+
+    @Test
     void lyingLengths_refusedWithoutAllocating() {
         byte[] huge = {0x0a, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07}; // a string of 2 GiB − 1
         for (byte[] body : List.of(WireBytes.spanRequest(huge), WireBytes.cat(new byte[] {0x0a}, Arrays.copyOfRange(huge, 1, 6)))) {
