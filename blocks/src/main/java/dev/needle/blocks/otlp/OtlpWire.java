@@ -89,7 +89,7 @@ public final class OtlpWire {
      */
     static final int RECURSION_LIMIT = 6 + 3 * (ValueCodec.MAX_DEPTH + 1) + 2;
 
-    /** The longest string looked up among those read before; longer ones rarely repeat. */
+    /** The longest key looked up among those read before; longer ones rarely repeat. */
     private static final int SHARED_MAX = 64;
     private static final int SHARED_SLOTS = 1024;
 
@@ -112,7 +112,7 @@ public final class OtlpWire {
     private String problem;
     /** Whether the value last built nests arrays and kvlists deeper than MAX_DEPTH. */
     private boolean deep;
-    /** Strings of the request by where their bytes are, for {@link #string}: slot by hash of the bytes. */
+    /** Keys of the request by where their bytes are, for {@link #key}: slot by hash of the bytes. */
     private final String[] shared = new String[SHARED_SLOTS];
     private final int[] sharedAt = new int[SHARED_SLOTS];
     private final int[] sharedLength = new int[SHARED_SLOTS];
@@ -215,7 +215,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 10 -> dropped = resource(attributes, dropped);
-                case 26 -> schemaUrl = string();
+                case 26 -> schemaUrl = in.readStringRequireUtf8();
                 default -> skip(tag);
             }
         }
@@ -243,7 +243,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 10 -> dropped = scope(nameVersion, attributes, dropped);
-                case 26 -> schemaUrl = string();
+                case 26 -> schemaUrl = in.readStringRequireUtf8();
                 default -> skip(tag);
             }
         }
@@ -292,7 +292,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10, 18, 26, 34 -> string();
+                case 10, 18, 26, 34 -> in.readStringRequireUtf8();
                 default -> skip(tag);
             }
         }
@@ -304,8 +304,8 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> nameVersion[0] = string();
-                case 18 -> nameVersion[1] = string();
+                case 10 -> nameVersion[0] = in.readStringRequireUtf8();
+                case 18 -> nameVersion[1] = in.readStringRequireUtf8();
                 case 26 -> attributes.add(attribute());
                 case 32 -> dropped = in.readUInt32();
                 default -> skip(tag);
@@ -337,9 +337,9 @@ public final class OtlpWire {
             switch (tag) {
                 case 10 -> traceId = bytes();
                 case 18 -> spanId = bytes();
-                case 26 -> traceState = string();
+                case 26 -> traceState = in.readStringRequireUtf8();
                 case 34 -> parentSpanId = bytes();
-                case 42 -> name = string();
+                case 42 -> name = in.readStringRequireUtf8();
                 case 48 -> kind = in.readEnum();
                 case 57 -> start = in.readFixed64();
                 case 65 -> end = in.readFixed64();
@@ -370,7 +370,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 18 -> status.message = string();
+                case 18 -> status.message = in.readStringRequireUtf8();
                 case 24 -> status.code = in.readEnum();
                 default -> skip(tag);
             }
@@ -388,7 +388,7 @@ public final class OtlpWire {
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
                 case 9 -> time = in.readFixed64();
-                case 18 -> name = string();
+                case 18 -> name = in.readStringRequireUtf8();
                 case 26 -> attributes.add(attribute());
                 case 32 -> dropped = in.readUInt32();
                 default -> skip(tag);
@@ -410,7 +410,7 @@ public final class OtlpWire {
             switch (tag) {
                 case 10 -> traceId = bytes();
                 case 18 -> spanId = bytes();
-                case 26 -> traceState = string();
+                case 26 -> traceState = in.readStringRequireUtf8();
                 case 34 -> attributes.add(attribute());
                 case 40 -> dropped = in.readUInt32();
                 case 53 -> flags = in.readFixed32();
@@ -438,7 +438,7 @@ public final class OtlpWire {
             switch (tag) {
                 case 9 -> time = in.readFixed64();
                 case 16 -> severityNumber = in.readEnum();
-                case 26 -> severityText = string();
+                case 26 -> severityText = in.readStringRequireUtf8();
                 case 42 -> body = anyValue(body == null ? parts() : body, 0);
                 case 50 -> attributes.add(attribute());
                 case 56 -> dropped = in.readUInt32();
@@ -446,7 +446,7 @@ public final class OtlpWire {
                 case 74 -> traceId = bytes();
                 case 82 -> spanId = bytes();
                 case 89 -> observedTime = in.readFixed64();
-                case 98 -> eventName = string();
+                case 98 -> eventName = in.readStringRequireUtf8();
                 default -> skip(tag);
             }
         }
@@ -478,7 +478,7 @@ public final class OtlpWire {
         ValueParts value = null;
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> key = string();
+                case 10 -> key = key();
                 case 18 -> value = anyValue(value == null ? parts() : value, enclosing);
                 default -> skip(tag); // 24, key_strindex, too: non-profiling receivers treat it as absent
             }
@@ -508,7 +508,7 @@ public final class OtlpWire {
         int limit = enter();
         for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
             switch (tag) {
-                case 10 -> v.scalar(new AnyValue.Str(string()));
+                case 10 -> v.scalar(new AnyValue.Str(in.readStringRequireUtf8()));
                 case 16 -> v.scalar(new AnyValue.Bool(in.readBool()));
                 case 24 -> v.scalar(new AnyValue.Int(in.readInt64()));
                 case 33 -> v.scalar(new AnyValue.Dbl(in.readDouble()));
@@ -611,11 +611,11 @@ public final class OtlpWire {
     }
 
     /**
-     * A string field's value. Attribute keys and many values repeat from record to record: one of
-     * up to {@link #SHARED_MAX} bytes is looked up among those of the request read before, by its
-     * bytes, and shared; its bytes are then known to be UTF-8.
+     * An attribute key. Keys repeat from record to record: one of up to {@link #SHARED_MAX} bytes is
+     * looked up among those of the request read before, by its bytes, and shared; its bytes are
+     * then known to be UTF-8. (Values repeat less: looking them up cost more than it saved.)
      */
-    private String string() throws IOException {
+    private String key() throws IOException {
         int length = in.readRawVarint32();
         int at = base + in.getTotalBytesRead();
         // Refuses a negative length or one past the message's end, as readStringRequireUtf8 does.
