@@ -22,7 +22,7 @@ import java.util.List;
 
 /**
  * Decodes OTLP's protobuf export requests from their wire bytes straight into needle's records,
- * in one pass over a byte array, with no protobuf message objects in between.
+ * reading each record once from the byte array, with no protobuf message objects in between.
  *
  * <p>The messages and fields read (field number: name, wire type); every other field is skipped:
  * <pre>
@@ -75,9 +75,10 @@ public final class OtlpWire {
      * - strings must be UTF-8; an end-group tag outside a group, a group ending with another
      *   field's tag, wire types 6 and 7 and nesting beyond RECURSION_LIMIT (messages and unknown
      *   groups together) refuse the request.
-     * Rejections as OtlpProto's conversion made them: what Rejections rules out and values nested
-     * deeper than ValueCodec.MAX_DEPTH, record by record; a resource's or scope's problem rejects
-     * all its records.
+     * Rejections as the JSON path makes them: what Rejections rules out and values nested deeper
+     * than ValueCodec.MAX_DEPTH, record by record; a resource's or scope's problem rejects all its
+     * records. Entity refs and the profiling-only string-table indexes have no place in the model
+     * (OTLP tells non-profiling receivers to treat the latter as absent).
      */
 
     /*
