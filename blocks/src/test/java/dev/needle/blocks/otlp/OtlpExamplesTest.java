@@ -45,7 +45,7 @@ final class OtlpExamplesTest {
                 Bytes.fromHex("eee19b7ec3c1b173"), 0, "I'm a server span", 2, 1544712660000000000L,
                 1544712661000000000L, List.of(KeyValue.of("my.span.attr", "some value")), 0, List.of(), 0, List.of(), 0,
                 0, "")), 0, ""), decoded);
-        assertEquals(OtlpProto.decodeSpans(ProtoSamples.exampleTrace()), decoded, "JSON and builder-made protobuf agree");
+        assertEquals(OtlpWire.decodeSpans(ProtoSamples.exampleTrace().toByteArray()), decoded, "JSON and builder-made protobuf agree");
     }
 
     @Test
@@ -83,7 +83,7 @@ final class OtlpExamplesTest {
                 log.attributes());
         assertEquals(0, log.flags());
         assertEquals("", log.eventName());
-        assertEquals(OtlpProto.decodeLogs(OtlpProto.encodeLogs(decoded.records())), decoded);
+        assertEquals(OtlpWire.decodeLogs(OtlpProto.encodeLogs(decoded.records()).toByteArray()), decoded);
     }
 
     @Test

@@ -69,7 +69,7 @@ final class OtlpJsonMalformedTest {
             assertTrue(Files.isRegularFile(file), "OTLP example not found at " + file.toAbsolutePath().normalize());
             docs.add(new String(Files.readAllBytes(file), StandardCharsets.UTF_8).strip().getBytes(StandardCharsets.UTF_8));
         }
-        docs.add(Bodies.logsJson(OtlpProto.decodeLogs(ProtoSamples.everyFieldLogs()).records()));
+        docs.add(Bodies.logsJson(OtlpWire.decodeLogs(ProtoSamples.everyFieldLogs().toByteArray()).records()));
         RandomOtlp random = new RandomOtlp(7, false);
         byte[] doc;
         do {

@@ -17,12 +17,9 @@ import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanLink;
 import dev.needle.blocks.model.SpanRecord;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -43,14 +40,14 @@ final class OtlpValidationTest {
     /** Decodes {@code spans} through protobuf bytes and through JSON text; both must give the same answer. */
     private static Decoded<SpanRecord> spansBothWays(List<SpanRecord> spans) throws IOException {
         byte[] proto = OtlpProto.encodeSpans(spans).toByteArray();
-        Decoded<SpanRecord> viaProto = OtlpProto.decodeSpans(OtlpProto.parseSpans(new ByteArrayInputStream(proto)));
+        Decoded<SpanRecord> viaProto = OtlpWire.decodeSpans(proto);
         assertEquals(viaProto, Bodies.jsonSpans(Bodies.spansJson(spans)), "protobuf and JSON disagree");
         return viaProto;
     }
 
     private static Decoded<LogRecord> logsBothWays(List<LogRecord> logs) throws IOException {
         byte[] proto = OtlpProto.encodeLogs(logs).toByteArray();
-        Decoded<LogRecord> viaProto = OtlpProto.decodeLogs(OtlpProto.parseLogs(new ByteArrayInputStream(proto)));
+        Decoded<LogRecord> viaProto = OtlpWire.decodeLogs(proto);
         assertEquals(viaProto, Bodies.jsonLogs(Bodies.logsJson(logs)), "protobuf and JSON disagree");
         return viaProto;
     }
@@ -240,7 +237,7 @@ final class OtlpValidationTest {
     }
 
     @Test
-    void proto_stringTableIndexes_readAsAbsent() {
+    void proto_stringTableIndexes_readAsAbsent() throws IOException {
         io.opentelemetry.proto.common.v1.AnyValue strindex =
                 io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValueStrindex(7).build();
         ExportTraceServiceRequest request = ExportTraceServiceRequest.newBuilder().addResourceSpans(ResourceSpans.newBuilder()
@@ -249,7 +246,7 @@ final class OtlpValidationTest {
                         .setSpanId(ByteString.copyFrom(filled(8, 1).unsafeArray()))
                         .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("k").setValue(strindex)))))
                 .build();
-        SpanRecord span = OtlpProto.decodeSpans(request).records().get(0);
+        SpanRecord span = OtlpWire.decodeSpans(request.toByteArray()).records().get(0);
         assertEquals(List.of(new KeyValue("k", AnyValue.Empty.INSTANCE)), span.attributes());
     }
 
@@ -270,33 +267,17 @@ final class OtlpValidationTest {
     void protoParse_farTooDeep_decodeException() {
         byte[] value = {0x0a, 0x01, 'x'}; // AnyValue{string_value: "x"}
         for (int i = 0; i < 2_000; i++) {
-            value = field(5, field(1, value)); // AnyValue{array_value: ArrayValue{values: [value]}}
+            value = WireBytes.field(5, WireBytes.field(1, value)); // AnyValue{array_value: ArrayValue{values: [value]}}
         }
-        byte[] span = concat(field(1, filled(16, 1).unsafeArray()), field(2, filled(8, 1).unsafeArray()),
-                field(9, concat(field(1, new byte[] {'k'}), field(2, value))));
-        byte[] request = field(1, field(2, field(2, span)));
-        OtlpDecodeException e = assertThrows(OtlpDecodeException.class,
-                () -> OtlpProto.parseSpans(new ByteArrayInputStream(request)));
+        byte[] span = WireBytes.cat(WireBytes.field(1, filled(16, 1).unsafeArray()), WireBytes.field(2, filled(8, 1).unsafeArray()),
+                WireBytes.field(9, WireBytes.cat(WireBytes.field(1, new byte[] {'k'}), WireBytes.field(2, value))));
+        byte[] request = WireBytes.field(1, WireBytes.field(2, WireBytes.field(2, span)));
+        OtlpDecodeException e = assertThrows(OtlpDecodeException.class, () -> OtlpWire.decodeSpans(request));
         assertTrue(e.getMessage().startsWith("not an OTLP ExportTraceServiceRequest: "), e.getMessage());
     }
 
     @Test
-    void protoParse_everyTruncation_decodeExceptionOrAPrefixRequest() throws IOException {
-        byte[] whole = ProtoSamples.everyFieldSpans().toByteArray();
-        int failures = 0;
-        for (int n = 0; n < whole.length; n += 3) {
-            try {
-                OtlpProto.parseSpans(new ByteArrayInputStream(Arrays.copyOf(whole, n)));
-            } catch (OtlpDecodeException e) {
-                failures++;
-            }
-        }
-        // A cut between two top-level fields is itself a valid (shorter) request; most cuts are not.
-        assertTrue(failures > whole.length / 3 / 2, "failures " + failures);
-    }
-
-    @Test
-    void protoParse_streamError_passesThroughUnwrapped() {
+    void jsonDecode_streamError_passesThroughUnwrapped() {
         IOException broken = new IOException("connection reset");
         InputStream body = new InputStream() {
             @Override
@@ -309,51 +290,7 @@ final class OtlpValidationTest {
                 throw broken;
             }
         };
-        IOException e = assertThrows(IOException.class, () -> OtlpProto.parseSpans(body));
-        assertSame(broken, e);
         IOException json = assertThrows(IOException.class, () -> OtlpJson.decodeSpans(body));
         assertSame(broken, json);
-    }
-
-    @Test
-    void protoDecode_deepValueBuiltInMemory_noStackOverflow() {
-        io.opentelemetry.proto.common.v1.AnyValue v = io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setIntValue(1).build();
-        for (int i = 0; i < 100_000; i++) {
-            v = io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
-                    .setArrayValue(io.opentelemetry.proto.common.v1.ArrayValue.newBuilder().addValues(v)).build();
-        }
-        ExportTraceServiceRequest request = ExportTraceServiceRequest.newBuilder().addResourceSpans(ResourceSpans.newBuilder()
-                .addScopeSpans(ScopeSpans.newBuilder().setScope(InstrumentationScope.newBuilder().setName("x"))
-                        .addSpans(Span.newBuilder()
-                                .setTraceId(ByteString.copyFrom(filled(16, 1).unsafeArray()))
-                                .setSpanId(ByteString.copyFrom(filled(8, 1).unsafeArray()))
-                                .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("k").setValue(v)))))
-                .build();
-        Decoded<SpanRecord> decoded = OtlpProto.decodeSpans(request);
-        assertEquals(new Decoded<>(List.of(), 1, "rejected 1 of 1 spans: span 0 of scope 'x': " + TOO_DEEP), decoded);
-    }
-
-    private static byte[] field(int number, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        varint(out, number << 3 | 2);
-        varint(out, payload.length);
-        out.writeBytes(payload);
-        return out.toByteArray();
-    }
-
-    private static void varint(ByteArrayOutputStream out, long v) {
-        while (v >= 0x80) {
-            out.write((int) (v | 0x80));
-            v >>>= 7;
-        }
-        out.write((int) v);
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
     }
 }

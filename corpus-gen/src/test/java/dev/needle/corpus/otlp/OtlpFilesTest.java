@@ -11,7 +11,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -52,13 +52,13 @@ class OtlpFilesTest {
 
     private static Decoded<SpanRecord> decodeSpans(OtlpEncoding encoding, Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            return encoding == OtlpEncoding.PROTOBUF ? OtlpProto.decodeSpans(OtlpProto.parseSpans(in)) : OtlpJson.decodeSpans(in);
+            return encoding == OtlpEncoding.PROTOBUF ? OtlpWire.decodeSpans(in.readAllBytes()) : OtlpJson.decodeSpans(in);
         }
     }
 
     private static Decoded<LogRecord> decodeLogs(OtlpEncoding encoding, Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            return encoding == OtlpEncoding.PROTOBUF ? OtlpProto.decodeLogs(OtlpProto.parseLogs(in)) : OtlpJson.decodeLogs(in);
+            return encoding == OtlpEncoding.PROTOBUF ? OtlpWire.decodeLogs(in.readAllBytes()) : OtlpJson.decodeLogs(in);
         }
     }
 

@@ -4,6 +4,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
@@ -31,8 +32,8 @@ public sealed interface Records {
     /** The records of a write-ahead log payload written by {@link #encode}. */
     static Records decode(Signal signal, byte[] payload) throws IOException {
         return switch (signal) {
-            case SPANS -> Spans.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(payload)).records());
-            case LOGS -> Logs.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(payload)).records());
+            case SPANS -> Spans.of(OtlpWire.decodeSpans(payload).records());
+            case LOGS -> Logs.of(OtlpWire.decodeLogs(payload).records());
         };
     }
 

@@ -6,7 +6,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpDecodeException;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.otlp.OtlpTooManyRecordsException;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestRefusedException;
@@ -79,13 +79,13 @@ public final class OtlpReceiver extends Handler.Abstract {
     private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
             in -> {
                 byte[] bytes = in.readAllBytes();
-                return Received.of(OtlpProto.decodeSpans(OtlpProto.parseSpans(bytes, MAX_RECORDS_PER_REQUEST)), bytes);
+                return Received.of(OtlpWire.decodeSpans(bytes, MAX_RECORDS_PER_REQUEST), bytes);
             },
             in -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptSpans);
     private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
             in -> {
                 byte[] bytes = in.readAllBytes();
-                return Received.of(OtlpProto.decodeLogs(OtlpProto.parseLogs(bytes, MAX_RECORDS_PER_REQUEST)), bytes);
+                return Received.of(OtlpWire.decodeLogs(bytes, MAX_RECORDS_PER_REQUEST), bytes);
             },
             in -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptLogs);
 

@@ -15,7 +15,7 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.http.ReceiverFixture.RpcStatus;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
@@ -88,8 +88,8 @@ class OtlpReceiverBadInputTest {
         ExportLogsServiceRequest logs = Samples.logs("kept", 50, 2);
         assertEquals(200, fx.post("/v1/traces", PROTOBUF, spans.toByteArray(), TENANT, KEPT.value()).getStatus());
         assertEquals(200, fx.post("/v1/logs", PROTOBUF, logs.toByteArray(), TENANT, KEPT.value()).getStatus());
-        keptSpans = OtlpProto.decodeSpans(spans).records();
-        keptLogs = OtlpProto.decodeLogs(logs).records();
+        keptSpans = OtlpWire.decodeSpans(spans.toByteArray()).records();
+        keptLogs = OtlpWire.decodeLogs(logs.toByteArray()).records();
     }
 
     @AfterEach
@@ -349,8 +349,8 @@ class OtlpReceiverBadInputTest {
         try (InputStream in = gzip
                 ? new GZIPInputStream(new ByteArrayInputStream(body)) : new ByteArrayInputStream(body)) {
             Decoded<?> d = signal == Signal.SPANS
-                    ? protobuf ? OtlpProto.decodeSpans(OtlpProto.parseSpans(in)) : OtlpJson.decodeSpans(in)
-                    : protobuf ? OtlpProto.decodeLogs(OtlpProto.parseLogs(in)) : OtlpJson.decodeLogs(in);
+                    ? protobuf ? OtlpWire.decodeSpans(in.readAllBytes()) : OtlpJson.decodeSpans(in)
+                    : protobuf ? OtlpWire.decodeLogs(in.readAllBytes()) : OtlpJson.decodeLogs(in);
             return new Expected(200, tenant, d.records().size(), d.rejected());
         } catch (IOException e) {
             return new Expected(400, null, 0, 0);
@@ -402,7 +402,7 @@ class OtlpReceiverBadInputTest {
         assertTrue(statuses.keySet().containsAll(List.of(seen)), () -> "replies by status: " + statuses);
         ExportTraceServiceRequest after = Samples.traces("after", 5, 3);
         assertEquals(200, fx.post("/v1/traces", PROTOBUF, after.toByteArray(), TENANT, "after").getStatus());
-        assertEquals(OtlpProto.decodeSpans(after).records(), fx.pipeline.head().spans(TenantId.of("after")));
+        assertEquals(OtlpWire.decodeSpans(after.toByteArray()).records(), fx.pipeline.head().spans(TenantId.of("after")));
         assertEquals(keptSpans, fx.pipeline.head().spans(KEPT), "spans acknowledged before are all there");
         assertEquals(keptLogs, fx.pipeline.head().logs(KEPT), "log records acknowledged before are all there");
         for (Map.Entry<TenantId, long[]> e : acknowledged.entrySet()) {
@@ -423,9 +423,9 @@ class OtlpReceiverBadInputTest {
     private static byte[] json(Signal signal, int n, long seed) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         if (signal == Signal.SPANS) {
-            OtlpJson.encodeSpans(OtlpProto.decodeSpans(Samples.traces("fuzz", n, seed)).records(), out);
+            OtlpJson.encodeSpans(OtlpWire.decodeSpans(Samples.traces("fuzz", n, seed).toByteArray()).records(), out);
         } else {
-            OtlpJson.encodeLogs(OtlpProto.decodeLogs(Samples.logs("fuzz", n, seed)).records(), out);
+            OtlpJson.encodeLogs(OtlpWire.decodeLogs(Samples.logs("fuzz", n, seed).toByteArray()).records(), out);
         }
         return out.toByteArray();
     }

@@ -17,8 +17,9 @@ import com.google.protobuf.ByteString;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
+import dev.needle.blocks.otlp.OtlpDecodeException;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.Ingestor;
@@ -35,6 +36,7 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -83,11 +85,19 @@ class OtlpReceiverTest {
     }
 
     private static List<SpanRecord> decoded(ExportTraceServiceRequest request) {
-        return OtlpProto.decodeSpans(request).records();
+        try {
+            return OtlpWire.decodeSpans(request.toByteArray()).records();
+        } catch (OtlpDecodeException e) {
+            throw new UncheckedIOException("a builder-made request always decodes", e);
+        }
     }
 
     private static List<LogRecord> decoded(ExportLogsServiceRequest request) {
-        return OtlpProto.decodeLogs(request).records();
+        try {
+            return OtlpWire.decodeLogs(request.toByteArray()).records();
+        } catch (OtlpDecodeException e) {
+            throw new UncheckedIOException("a builder-made request always decodes", e);
+        }
     }
 
     private static byte[] json(List<SpanRecord> spans) throws Exception {
@@ -284,7 +294,7 @@ class OtlpReceiverTest {
         String message = response.getPartialSuccess().getErrorMessage();
         assertTrue(message.contains("trace_id is all zero"), message);
         assertTrue(message.contains("span_id has 4 bytes"), message);
-        assertEquals(OtlpProto.decodeSpans(request).message(), message);
+        assertEquals(OtlpWire.decodeSpans(request.toByteArray()).message(), message);
         assertEquals(decoded(request), fx.pipeline.head().spans(TenantId.DEFAULT));
         assertEquals(1, fx.pipeline.head().spans(TenantId.DEFAULT).size());
     }
@@ -323,9 +333,9 @@ class OtlpReceiverTest {
 
         List<WalEntry> entries = walEntries();
         assertEquals(2, entries.size());
-        assertEquals(decoded(partly), OtlpProto.decodeSpans(OtlpProto.parseSpans(entries.get(0).payload())).records());
+        assertEquals(decoded(partly), OtlpWire.decodeSpans(entries.get(0).payload()).records());
         assertEquals(1, decoded(partly).size(), "the rejected span is not logged");
-        assertEquals(jsonSpans, OtlpProto.decodeSpans(OtlpProto.parseSpans(entries.get(1).payload())).records());
+        assertEquals(jsonSpans, OtlpWire.decodeSpans(entries.get(1).payload()).records());
     }
 
     private List<WalEntry> walEntries() throws Exception {

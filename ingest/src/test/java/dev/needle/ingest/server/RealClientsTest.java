@@ -23,7 +23,7 @@ import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanLink;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
 import io.opentelemetry.api.common.AttributeType;
@@ -242,7 +242,7 @@ class RealClientsTest {
         HttpResponse<byte[]> protobuf = Http.get(server.queryAddress(), "/api/v2/traces/" + exported.traceId(),
                 "X-Scope-OrgID", TENANT, "Accept", "application/protobuf");
         assertEquals(200, protobuf.statusCode());
-        assertEquals(new HashSet<>(trace.spans()), new HashSet<>(OtlpProto.decodeSpans(traceField(protobuf.body())).records()));
+        assertEquals(new HashSet<>(trace.spans()), new HashSet<>(OtlpWire.decodeSpans(traceField(protobuf.body()).toByteArray()).records()));
 
         assertEquals(404, Http.get(server.queryAddress(), "/api/v2/traces/" + exported.traceId()).statusCode(),
                 "another tenant sees nothing");

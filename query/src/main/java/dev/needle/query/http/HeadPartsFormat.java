@@ -9,6 +9,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.query.engine.HeadSource.Part;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,12 +51,12 @@ public final class HeadPartsFormat<R> {
     /** Spans, as OTLP's ExportTraceServiceRequest. */
     public static final HeadPartsFormat<SpanRecord> SPANS = new HeadPartsFormat<>(
             records -> OtlpProto.encodeSpans(records).toByteString(),
-            bytes -> OtlpProto.decodeSpans(OtlpProto.parseSpans(bytes.newInput())));
+            OtlpWire::decodeSpans);
 
     /** Log records, as OTLP's ExportLogsServiceRequest. */
     public static final HeadPartsFormat<LogRecord> LOGS = new HeadPartsFormat<>(
             records -> OtlpProto.encodeLogs(records).toByteString(),
-            bytes -> OtlpProto.decodeLogs(OtlpProto.parseLogs(bytes.newInput())));
+            OtlpWire::decodeLogs);
 
     private static final int PART = 1;
     private static final int PART_COUNT = 15;
@@ -140,14 +141,14 @@ public final class HeadPartsFormat<R> {
     private Part<R> readPart(ByteString bytes) throws IOException {
         CodedInputStream in = bytes.newCodedInput();
         String blockId = null;
-        ByteString records = ByteString.EMPTY;
+        byte[] records = new byte[0];
         String problem = null;
         String published = null;
         while (!in.isAtEnd()) {
             int tag = in.readTag();
             switch (WireFormat.getTagFieldNumber(tag)) {
                 case BLOCK_ID -> blockId = in.readString();
-                case RECORDS -> records = in.readBytes();
+                case RECORDS -> records = in.readByteArray();
                 case PROBLEM -> problem = in.readString();
                 case PUBLISHED -> published = in.readString();
                 default -> in.skipField(tag);
@@ -168,6 +169,6 @@ public final class HeadPartsFormat<R> {
 
     @FunctionalInterface
     private interface Decoder<R> {
-        Decoded<R> decode(ByteString bytes) throws IOException;
+        Decoded<R> decode(byte[] bytes) throws IOException;
     }
 }
