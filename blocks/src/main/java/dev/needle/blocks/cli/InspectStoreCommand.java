@@ -9,6 +9,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.LiveBlocks;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.cli.NeedleVersion;
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "store", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true,
         description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
-            "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
+            "%nPer tenant and signal: the blocks that answer queries (and apart, those a compaction replaced and has not deleted yet), rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
                 + "of the data, the time range the block names cover, and whether the index (INDEX) is there and "
                 + "names exactly the listed blocks; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json, the "
@@ -98,7 +99,12 @@ final class InspectStoreCommand implements Callable<Integer> {
                 if (refs.isEmpty() && tmp.isEmpty()) {
                     continue;
                 }
-                Map<String, Object> s = signal(store, tenant, signal, refs, tmp.size(), problems);
+                // Blocks a compaction replaced answer nothing: counted apart until they are deleted.
+                Set<BlockName> replaced = new LiveBlocks(store).replaced(tenant, signal,
+                        refs.stream().map(BlockRef::name).toList());
+                List<BlockRef> live = refs.stream().filter(ref -> !replaced.contains(ref.name())).toList();
+                Map<String, Object> s = signal(store, tenant, signal, live, tmp.size(), problems);
+                s.put("replaced", replaced.size());
                 BlockIndex index = index(store, tenant, signal, refs, s, problems);
                 if (verifier != null) {
                     verifier.verify(refs);
@@ -107,7 +113,7 @@ final class InspectStoreCommand implements Callable<Integer> {
                     }
                 }
                 signals.add(s);
-                blocks += refs.size();
+                blocks += live.size();
                 rows += (long) s.get("rows");
                 dataBytes += (long) s.get("data_bytes");
             }

@@ -8,6 +8,7 @@ import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.LiveBlocks;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -76,9 +78,10 @@ final class BlockCatalog {
 
     /**
      * What a query reads: the blocks, what the index holds of them (by name; empty when the blocks
-     * come from a listing), and a sentence on where they come from, for EXPLAIN.
+     * come from a listing), the visible blocks left out because one of the blocks replaces them (see
+     * {@link LiveBlocks}), and a sentence on where they come from, for EXPLAIN.
      */
-    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, String source) {
+    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, Set<BlockName> replaced, String source) {
     }
 
     private record Key(TenantId tenant, Signal signal) {
@@ -94,15 +97,21 @@ final class BlockCatalog {
         boolean listed;
         long listedAtNanos;
         List<BlockRef> lastListing = List.of();
+        /** The blocks replaced among {@link #entries} and {@link #lastListing}, worked out for those two. */
+        Set<BlockName> replaced = Set.of();
+        Map<BlockName, Indexed> replacedForEntries;
+        List<BlockRef> replacedForListing;
     }
 
     private final BlockStore store;
     private final long pollNanos;
     private final long listNanos;
     private final Map<Key, State> states = new ConcurrentHashMap<>();
+    private final LiveBlocks live;
 
     BlockCatalog(BlockStore store, long pollNanos, long listNanos) {
         this.store = store;
+        this.live = new LiveBlocks(store);
         this.pollNanos = pollNanos;
         this.listNanos = listNanos;
     }
@@ -136,8 +145,20 @@ final class BlockCatalog {
                     unindexed++;
                 }
             }
-            return new Known(blocks, state.entries, "the index (" + state.entries.size() + " blocks"
-                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
+            if (state.replacedForEntries != state.entries || state.replacedForListing != state.lastListing) {
+                Map<BlockName, Indexed> entries = state.entries;
+                state.replaced = live.replaced(tenant, signal, blocks.stream().map(BlockRef::name).toList(),
+                        name -> entries.containsKey(name) ? entries.get(name).meta() : null);
+                state.replacedForEntries = state.entries;
+                state.replacedForListing = state.lastListing;
+            }
+            Set<BlockName> replaced = state.replaced;
+            if (!replaced.isEmpty()) {
+                blocks.removeIf(b -> replaced.contains(b.name()));
+            }
+            return new Known(blocks, state.entries, replaced, "the index (" + state.entries.size() + " blocks"
+                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it")
+                    + (replaced.isEmpty() ? "" : ", " + replaced.size() + " of them replaced by a compaction") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
                     + ")");
         }
@@ -159,7 +180,11 @@ final class BlockCatalog {
     }
 
     private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
-        return new Known(store.list(tenant, signal), Map.of(), source);
+        List<BlockRef> listed = store.list(tenant, signal);
+        Set<BlockName> replaced = live.replaced(tenant, signal, listed.stream().map(BlockRef::name).toList());
+        List<BlockRef> blocks = replaced.isEmpty() ? listed : listed.stream().filter(b -> !replaced.contains(b.name())).toList();
+        return new Known(blocks, Map.of(), replaced, source
+                + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
     }
 
     /**
