@@ -273,6 +273,7 @@ public final class Compactor implements AutoCloseable {
                        List<BlockRef> deleted) throws IOException {
         List<BlockRef> fresh = new ArrayList<>();
         long now = System.nanoTime();
+        int deletedBefore = deleted.size();
         for (BlockName name : replaced) {
             BlockRef ref = new BlockRef(tenant, signal, name);
             Long at = due.get(ref);
@@ -282,8 +283,10 @@ public final class Compactor implements AutoCloseable {
                 store.delete(ref);
                 due.remove(ref);
                 deleted.add(ref);
-                LOG.info("compaction: deleted {}, replaced by {}", ref, replacing);
             }
+        }
+        if (deleted.size() > deletedBefore) {
+            LOG.info("compaction: deleted {} blocks replaced by {}", deleted.size() - deletedBefore, replacing);
         }
         if (!fresh.isEmpty()) {
             LOG.info("compaction: {} replaces {} blocks still there; they are deleted after the grace", replacing,
