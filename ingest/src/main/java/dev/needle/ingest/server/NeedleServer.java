@@ -115,10 +115,11 @@ public final class NeedleServer implements Closeable {
      * @param compression     how published blocks' record batches are compressed; null: the store's default
      *                        ({@link #effectiveCompression})
      * @param compactEvery    how often the compactor runs on a node that ingests; null: never
+     * @param compactGrace    how long blocks a compaction replaced stay before they are deleted (see {@link Compactor})
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
                          long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters,
-                         BlockWriter.Codec compression, Duration compactEvery) {
+                         BlockWriter.Codec compression, Duration compactEvery, Duration compactGrace) {
 
         /** How often a server compacts unless told otherwise. */
         public static final Duration DEFAULT_COMPACT_EVERY = Duration.ofSeconds(30);
@@ -157,13 +158,17 @@ public final class NeedleServer implements Closeable {
             if (compactEvery != null && (compactEvery.isNegative() || compactEvery.isZero())) {
                 throw new IllegalArgumentException("the compaction interval must be positive, got " + compactEvery);
             }
+            Objects.requireNonNull(compactGrace, "compactGrace");
+            if (compactGrace.isNegative()) {
+                throw new IllegalArgumentException("the compaction grace must not be negative, got " + compactGrace);
+            }
         }
 
         /** A config that compacts every {@link #DEFAULT_COMPACT_EVERY}. */
         public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
                       Duration retention, S3Location s3, Role role, List<URI> ingesters, BlockWriter.Codec compression) {
             this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression,
-                    DEFAULT_COMPACT_EVERY);
+                    DEFAULT_COMPACT_EVERY, Compactor.DEFAULT_GRACE);
         }
 
         /** A config of the {@code all} role. */
@@ -181,43 +186,43 @@ public final class NeedleServer implements Closeable {
         /** This config with another data directory. */
         public Config withData(Path data) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with another role, and for a query node the ingest nodes it asks. */
         public Config withRole(Role role, List<URI> ingesters) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with the blocks in a bucket. */
         public Config withS3(S3Location s3) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with another compression of published blocks; null for the store's default. */
         public Config withCompression(BlockWriter.Codec compression) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
-        /** This config compacting every {@code compactEvery}; null: never. */
-        public Config withCompactEvery(Duration compactEvery) {
+        /** This config compacting every {@code compactEvery} (null: never), replaced blocks deleted after {@code compactGrace}. */
+        public Config withCompaction(Duration compactEvery, Duration compactGrace) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery);
+                    compression, compactEvery, compactGrace);
         }
 
         /**
@@ -450,7 +455,7 @@ public final class NeedleServer implements Closeable {
         Predicate<BlockRef> eligible = retention == null ? ours : ours.and(block -> block.name().endUnixNano()
                 > System.currentTimeMillis() * 1_000_000L - retention.toNanos() + RETENTION_MARGIN.toNanos());
         Compactor compactor = new Compactor(store, new Compactor.Options(config.limits().blockRows(),
-                BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), Compactor.DEFAULT_GRACE, writerId,
+                BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), config.compactGrace(), writerId,
                 eligible));
         compaction = new Compaction(compactor, config.compactEvery(), registry);
         LOG.info("compaction: small blocks are merged into blocks of up to {} rows, checked every {}",

@@ -110,6 +110,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     private Duration compactEvery;
 
+    @Option(names = "--compact-grace", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "how long blocks a compaction replaced stay before they are deleted, so that every query "
+                    + "node's index (read every second) has moved on (default: ${DEFAULT-VALUE})")
+    private Duration compactGrace;
+
     @Option(names = "--no-compact", description = "do not compact: every published block stays as it is")
     private boolean noCompact;
 
@@ -175,7 +180,7 @@ public final class ServeCommand implements Callable<Integer> {
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
                     store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
-                    compression, noCompact || role == Role.QUERY ? null : compactEvery);
+                    compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace);
             if (store == null && (s3Endpoint != null || s3PathStyle)) {
                 throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
             }
@@ -215,7 +220,7 @@ public final class ServeCommand implements Callable<Integer> {
         List<String> unused = new ArrayList<>();
         List<String> forIngest = List.of("--otlp-port", "--block-rows", "--cut-rows", "--cut-bytes", "--cut-age",
                 "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression",
-                "--compact-every", "--no-compact");
+                "--compact-every", "--compact-grace", "--no-compact");
         CommandLine.ParseResult given = spec.commandLine().getParseResult();
         if (role == Role.QUERY) {
             forIngest.stream().filter(given::hasMatchedOption).forEach(unused::add);
@@ -272,6 +277,7 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--max-wal-pending-bytes" -> Units.formatBytes(l.maxWalPendingBytes());
                 case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
                 case "--compact-every" -> Units.formatDuration(d.compactEvery());
+                case "--compact-grace" -> Units.formatDuration(d.compactGrace());
                 default -> null;
             };
         }
