@@ -105,7 +105,7 @@ final class InspectStoreCommand implements Callable<Integer> {
                 List<BlockRef> live = refs.stream().filter(ref -> !replaced.contains(ref.name())).toList();
                 Map<String, Object> s = signal(store, tenant, signal, live, tmp.size(), problems);
                 s.put("replaced", replaced.size());
-                BlockIndex index = index(store, tenant, signal, refs, s, problems);
+                BlockIndex index = index(store, tenant, signal, refs, replaced, s, problems);
                 if (verifier != null) {
                     verifier.verify(refs);
                     if (index != null) {
@@ -227,10 +227,11 @@ final class InspectStoreCommand implements Callable<Integer> {
 
     /**
      * Adds to {@code s} whether the signal's index is there (none, damaged, unreadable) and agrees with
-     * the listing {@code refs}; disagreement and damage go to {@code problems}. Returns the index, or null.
+     * the listing {@code refs} (blocks a compaction {@code replaced} may be left out of it);
+     * disagreement and damage go to {@code problems}. Returns the index, or null.
      */
     private static BlockIndex index(FsBlockStore store, TenantId tenant, Signal signal, List<BlockRef> refs,
-                                    Map<String, Object> s, List<String> problems) {
+                                    Set<BlockName> replaced, Map<String, Object> s, List<String> problems) {
         String where = tenant.value() + "/" + signal.dirName() + "/" + BlockStore.INDEX_OBJECT;
         // Every signal has the three keys, so that the table's columns line up.
         s.put("index", null);
@@ -258,7 +259,7 @@ final class InspectStoreCommand implements Callable<Integer> {
         index.entries().forEach(e -> indexed.add(e.name()));
         Set<BlockName> listed = new HashSet<>();
         refs.forEach(ref -> listed.add(ref.name()));
-        List<BlockName> lacks = listed.stream().filter(n -> !indexed.contains(n)).sorted().toList();
+        List<BlockName> lacks = listed.stream().filter(n -> !indexed.contains(n) && !replaced.contains(n)).sorted().toList();
         List<BlockName> gone = indexed.stream().filter(n -> !listed.contains(n)).sorted().toList();
         s.put("index", lacks.isEmpty() && gone.isEmpty() ? "agrees" : "disagrees");
         s.put("index_blocks", (long) indexed.size());

@@ -205,10 +205,13 @@ public final class Compactor implements AutoCloseable {
         return !due.isEmpty();
     }
 
-    /** One pass over every tenant and signal; with {@code dryRun} it only plans (and neither finishes nor deletes). */
+    /**
+     * One pass: deletes the replaced blocks whose grace has passed ({@link #deleteDue}), then finishes and
+     * merges over every tenant and signal; with {@code dryRun} it only plans (and neither finishes nor deletes).
+     */
     public Pass run(boolean dryRun) throws IOException {
         List<Merge> merges = new ArrayList<>();
-        List<BlockRef> deleted = new ArrayList<>();
+        List<BlockRef> deleted = dryRun ? List.of() : deleteDue();
         List<SignalState> signals = new ArrayList<>();
         int finished = 0;
         for (TenantId tenant : store.tenants()) {
@@ -216,7 +219,7 @@ public final class Compactor implements AutoCloseable {
                 ReentrantLock lock = StoreLocks.of(tenant, signal);
                 lock.lock();
                 try {
-                    finished += pass(tenant, signal, dryRun, merges, deleted, signals);
+                    finished += pass(tenant, signal, dryRun, merges, signals);
                 } finally {
                     lock.unlock();
                 }
@@ -228,8 +231,8 @@ public final class Compactor implements AutoCloseable {
         return new Pass(merges, finished, deleted, signals);
     }
 
-    private int pass(TenantId tenant, Signal signal, boolean dryRun, List<Merge> merges, List<BlockRef> deleted,
-                     List<SignalState> signals) throws IOException {
+    private int pass(TenantId tenant, Signal signal, boolean dryRun, List<Merge> merges, List<SignalState> signals)
+            throws IOException {
         List<BlockRef> listed = store.list(tenant, signal);
         if (listed.isEmpty()) {
             return 0;
@@ -245,7 +248,7 @@ public final class Compactor implements AutoCloseable {
         for (Map.Entry<BlockName, List<BlockName>> r : replacements.entrySet()) {
             replaced.addAll(r.getValue());
             if (!dryRun) {
-                finished += finish(tenant, signal, r.getKey(), r.getValue(), deleted);
+                finished += finish(tenant, signal, r.getKey(), r.getValue());
             }
         }
         List<List<BlockRef>> runs = runs(listed, replaced, replacements.keySet(), known);
@@ -266,27 +269,16 @@ public final class Compactor implements AutoCloseable {
     }
 
     /**
-     * Moves the index from {@code replaced} to {@code replacing} and starts their grace, or deletes
-     * those whose grace has passed. Returns how many it found not yet handed to the grace.
+     * Moves the index from {@code replaced} to {@code replacing} and starts the grace of those not yet
+     * waiting for it. Returns how many it found not yet waiting.
      */
-    private int finish(TenantId tenant, Signal signal, BlockName replacing, List<BlockName> replaced,
-                       List<BlockRef> deleted) throws IOException {
+    private int finish(TenantId tenant, Signal signal, BlockName replacing, List<BlockName> replaced) throws IOException {
         List<BlockRef> fresh = new ArrayList<>();
-        long now = System.nanoTime();
-        int deletedBefore = deleted.size();
         for (BlockName name : replaced) {
             BlockRef ref = new BlockRef(tenant, signal, name);
-            Long at = due.get(ref);
-            if (at == null) {
+            if (!due.containsKey(ref)) {
                 fresh.add(ref);
-            } else if (now - at >= 0) {
-                store.delete(ref);
-                due.remove(ref);
-                deleted.add(ref);
             }
-        }
-        if (deleted.size() > deletedBefore) {
-            LOG.info("compaction: deleted {} blocks replaced by {}", deleted.size() - deletedBefore, replacing);
         }
         if (!fresh.isEmpty()) {
             LOG.info("compaction: {} replaces {} blocks still there; they are deleted after the grace", replacing,
@@ -294,6 +286,32 @@ public final class Compactor implements AutoCloseable {
             replaceInIndex(tenant, signal, fresh, new BlockRef(tenant, signal, replacing));
         }
         return fresh.size();
+    }
+
+    /**
+     * Deletes the replaced blocks whose grace has passed, under their tenant's and signal's lock; returns
+     * them. Each was left out of the index before its grace began.
+     */
+    public List<BlockRef> deleteDue() throws IOException {
+        long now = System.nanoTime();
+        List<BlockRef> ready = due.entrySet().stream().filter(e -> now - e.getValue() >= 0).map(Map.Entry::getKey)
+                .sorted().toList();
+        List<BlockRef> deleted = new ArrayList<>();
+        for (BlockRef ref : ready) {
+            ReentrantLock lock = StoreLocks.of(ref.tenant(), ref.signal());
+            lock.lock();
+            try {
+                store.delete(ref);
+            } finally {
+                lock.unlock();
+            }
+            due.remove(ref);
+            deleted.add(ref);
+        }
+        if (!deleted.isEmpty()) {
+            LOG.info("compaction: deleted {} replaced blocks", deleted.size());
+        }
+        return deleted;
     }
 
     private void replaceInIndex(TenantId tenant, Signal signal, List<BlockRef> replaced, BlockRef replacing)

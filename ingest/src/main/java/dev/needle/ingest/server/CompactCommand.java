@@ -137,8 +137,7 @@ public final class CompactCommand implements Callable<Integer> {
                 err.printf("needle compact: deleting the replaced blocks after the grace (%s)%n", Units.formatDuration(grace));
                 err.flush();
                 Thread.sleep(grace.toMillis());
-                Compactor.Pass deletion = compactor.run(false);
-                out.printf("deleted %d replaced blocks%n", deletion.deleted().size());
+                out.printf("deleted %d replaced blocks%n", compactor.deleteDue().size());
             }
             for (Compactor.SignalState s : compactor.signals()) {
                 out.printf("%s/%s: %d blocks%n", s.tenant().value(), s.signal().dirName(), s.blocks());

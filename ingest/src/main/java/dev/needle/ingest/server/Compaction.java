@@ -37,6 +37,7 @@ final class Compaction implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(Compaction.class);
 
     private final Compactor compactor;
+    private final Duration grace;
     private final AtomicLong failures = new AtomicLong();
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "needle-compactor");
@@ -45,9 +46,13 @@ final class Compaction implements Closeable {
         return t;
     });
 
-    /** Starts passes of {@code compactor} every {@code every}, the first one after {@code every}. */
-    Compaction(Compactor compactor, Duration every, PrometheusRegistry registry) {
+    /**
+     * Starts passes of {@code compactor} every {@code every}, the first one after {@code every}; a pass
+     * that leaves replaced blocks waiting deletes them once their {@code grace} has passed.
+     */
+    Compaction(Compactor compactor, Duration every, Duration grace, PrometheusRegistry registry) {
         this.compactor = compactor;
+        this.grace = grace;
         register(registry);
         thread.scheduleWithFixedDelay(this::pass, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -55,9 +60,21 @@ final class Compaction implements Closeable {
     private void pass() {
         try {
             compactor.run(false);
+            if (compactor.deletionsDue()) {
+                // Deleted then rather than an interval later: replaced blocks only take room meanwhile.
+                thread.schedule(this::deleteDue, grace.toMillis() + 1, TimeUnit.MILLISECONDS);
+            }
         } catch (IOException | RuntimeException e) {
             failures.incrementAndGet();
             LOG.error("compaction: the pass failed ({}); the next one finishes what it left", e.toString());
+        }
+    }
+
+    private void deleteDue() {
+        try {
+            compactor.deleteDue();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("compaction: deleting replaced blocks failed ({}); the next pass tries again", e.toString());
         }
     }
 
