@@ -142,8 +142,9 @@ public final class Compactor implements AutoCloseable {
      * What a pass did.
      *
      * @param merges   the merges, in order (planned only, with a dry run)
-     * @param finished blocks found replaced but still named by the index or not yet due for deletion
-     *                 after an interrupted compaction, and handed to the grace
+     * @param finished replaced blocks found still there and not yet waiting for their grace (left by a
+     *                 compaction that was cut short, or by another process's): taken out of the index and
+     *                 handed to the grace
      * @param deleted  replaced blocks deleted
      * @param signals  every tenant's signal after the pass
      */

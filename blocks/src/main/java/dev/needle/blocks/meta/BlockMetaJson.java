@@ -92,10 +92,9 @@ import java.util.Objects;
  *
  * <p>A block written by the compactor ends with {@code "replaces"}: an array of the names of the blocks it
  * replaces (strings, in name order, no name twice), which readers skip once this block is visible.
- * Every other block leaves it out, and a reader takes its absence for an empty list; readers from
- * before it skip it as an unknown field, as they must: they would read a compaction's output and its
- * inputs both, which is why only the compactor writes it, and only into a store those readers no
- * longer serve.
+ * Every other block leaves it out, and a reader takes its absence for an empty list. A reader from
+ * before this field skips it as an unknown one, so it would read both a compaction's output and its
+ * inputs until the inputs are deleted (a few seconds later).
  *
  * <p>Reading is forward compatible: unknown fields are skipped, so that a later writer may add some
  * without changing {@code writerVersion}; a writer changes it when an existing field changes
