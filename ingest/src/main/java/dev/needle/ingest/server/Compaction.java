@@ -102,16 +102,23 @@ final class Compaction implements Closeable {
                 .callback(cb -> cb.call(failures.get())).register(registry);
     }
 
-    /** Waits for a pass in flight (up to a minute), then frees the compactor. */
+    /**
+     * Waits for a pass in flight (up to a minute), then out the grace of the blocks it replaced, deletes
+     * them (so that a stopped server leaves no replaced blocks behind), and frees the compactor.
+     */
     @Override
     public void close() {
+        // Periodic passes end here; a deletion already scheduled still runs.
         thread.shutdown();
         try {
-            if (!thread.awaitTermination(1, TimeUnit.MINUTES)) {
-                thread.shutdownNow();
+            if (thread.awaitTermination(1, TimeUnit.MINUTES) && compactor.deletionsDue()) {
+                Thread.sleep(grace.toMillis() + 1);
+                compactor.deleteDue();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("compaction: deleting replaced blocks at shutdown failed ({}); the next start does it", e.toString());
         }
         compactor.close();
     }
