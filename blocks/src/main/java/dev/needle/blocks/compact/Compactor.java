@@ -367,7 +367,7 @@ public final class Compactor implements AutoCloseable {
     }
 
     /** Whether {@code id} names a block this compactor's writer wrote. */
-    boolean isOwnOutput(String id) {
+    private boolean isOwnOutput(String id) {
         var m = OUTPUT_ID.matcher(id);
         return m.matches() && options.writerId().equals(m.group(1) == null ? "" : m.group(1));
     }

@@ -138,8 +138,11 @@ class CompactorTest {
             assertEquals(records, answered(store), "every record once, the old blocks still there");
             assertEquals(6, store.list(ACME, Signal.SPANS).size());
             assertEquals(List.of(spans.output()), indexed(store, Signal.SPANS), "the index names the new block alone");
-            BlockMeta meta = BlockReader.open(store, new BlockRef(ACME, Signal.SPANS, spans.output()), new RootAllocator())
-                    .meta().orElseThrow();
+            BlockMeta meta;
+            try (RootAllocator allocator = new RootAllocator();
+                 BlockReader reader = BlockReader.open(store, new BlockRef(ACME, Signal.SPANS, spans.output()), allocator)) {
+                meta = reader.meta().orElseThrow();
+            }
             assertEquals(spans.inputs(), meta.replaces());
             assertEquals(BlockMeta.WRITER_VERSION_CURRENT, meta.writerVersion());
             for (BlockName input : spans.inputs()) {
