@@ -36,6 +36,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -245,6 +247,25 @@ public final class IngestPipeline implements Ingestor, Closeable {
     public List<BlockRef> applyRetention(long cutoffUnixNano) throws IOException {
         return Retention.deleteOlderThan(store, cutoffUnixNano,
                 ref -> CutIds.parse(ref.name().id()).<Object>map(c -> c.writer() + "/" + c.sequence()).orElse(ref));
+    }
+
+    /**
+     * Which blocks this node's compactor may merge: see {@link #compactable(String, LongSupplier, boolean)}
+     * with this pipeline's writer and log.
+     */
+    public Predicate<BlockRef> compactable(boolean othersToo) {
+        return compactable(writerId, wal::checkpoint, othersToo);
+    }
+
+    /**
+     * Which blocks a compactor beside {@code writerId}'s write-ahead log may merge: none of that writer's
+     * cuts past the log's checkpoint (recovery would find such a cut short, delete what is left of it
+     * and write its records again, beside the compaction's copy), and blocks of no cut of that writer
+     * only when {@code othersToo} (the store's one writer; nodes sharing a bucket compact their own).
+     */
+    public static Predicate<BlockRef> compactable(String writerId, LongSupplier checkpoint, boolean othersToo) {
+        return block -> CutIds.parse(block.name().id()).filter(c -> c.writer().equals(writerId))
+                .map(c -> c.sequence() <= checkpoint.getAsLong()).orElse(othersToo);
     }
 
     private void durable(List<WalEntry> entries, List<Records> records) {

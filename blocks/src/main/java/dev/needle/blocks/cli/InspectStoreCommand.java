@@ -9,6 +9,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.LiveBlocks;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.cli.NeedleVersion;
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "store", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true,
         description = {"Show a data directory: blocks, rows and bytes per tenant and signal.",
-            "%nPer tenant and signal: the blocks, rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
+            "%nPer tenant and signal: the blocks that answer queries (and apart, those a compaction replaced and has not deleted yet), rows, data bytes, TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX bytes and their share "
                 + "of the data, the time range the block names cover, and whether the index (INDEX) is there and "
                 + "names exactly the listed blocks; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json, the "
@@ -98,8 +99,13 @@ final class InspectStoreCommand implements Callable<Integer> {
                 if (refs.isEmpty() && tmp.isEmpty()) {
                     continue;
                 }
-                Map<String, Object> s = signal(store, tenant, signal, refs, tmp.size(), problems);
-                BlockIndex index = index(store, tenant, signal, refs, s, problems);
+                // Blocks a compaction replaced answer nothing: counted apart until they are deleted.
+                Set<BlockName> replaced = new LiveBlocks(store).replaced(tenant, signal,
+                        refs.stream().map(BlockRef::name).toList());
+                List<BlockRef> live = refs.stream().filter(ref -> !replaced.contains(ref.name())).toList();
+                Map<String, Object> s = signal(store, tenant, signal, live, tmp.size(), problems);
+                s.put("replaced", replaced.size());
+                BlockIndex index = index(store, tenant, signal, refs, replaced, s, problems);
                 if (verifier != null) {
                     verifier.verify(refs);
                     if (index != null) {
@@ -107,7 +113,7 @@ final class InspectStoreCommand implements Callable<Integer> {
                     }
                 }
                 signals.add(s);
-                blocks += refs.size();
+                blocks += live.size();
                 rows += (long) s.get("rows");
                 dataBytes += (long) s.get("data_bytes");
             }
@@ -221,10 +227,11 @@ final class InspectStoreCommand implements Callable<Integer> {
 
     /**
      * Adds to {@code s} whether the signal's index is there (none, damaged, unreadable) and agrees with
-     * the listing {@code refs}; disagreement and damage go to {@code problems}. Returns the index, or null.
+     * the listing {@code refs} (blocks a compaction {@code replaced} may be left out of it);
+     * disagreement and damage go to {@code problems}. Returns the index, or null.
      */
     private static BlockIndex index(FsBlockStore store, TenantId tenant, Signal signal, List<BlockRef> refs,
-                                    Map<String, Object> s, List<String> problems) {
+                                    Set<BlockName> replaced, Map<String, Object> s, List<String> problems) {
         String where = tenant.value() + "/" + signal.dirName() + "/" + BlockStore.INDEX_OBJECT;
         // Every signal has the three keys, so that the table's columns line up.
         s.put("index", null);
@@ -252,7 +259,7 @@ final class InspectStoreCommand implements Callable<Integer> {
         index.entries().forEach(e -> indexed.add(e.name()));
         Set<BlockName> listed = new HashSet<>();
         refs.forEach(ref -> listed.add(ref.name()));
-        List<BlockName> lacks = listed.stream().filter(n -> !indexed.contains(n)).sorted().toList();
+        List<BlockName> lacks = listed.stream().filter(n -> !indexed.contains(n) && !replaced.contains(n)).sorted().toList();
         List<BlockName> gone = indexed.stream().filter(n -> !listed.contains(n)).sorted().toList();
         s.put("index", lacks.isEmpty() && gone.isEmpty() ? "agrees" : "disagrees");
         s.put("index_blocks", (long) indexed.size());

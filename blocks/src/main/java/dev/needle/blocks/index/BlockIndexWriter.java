@@ -70,6 +70,21 @@ public final class BlockIndexWriter {
         });
     }
 
+    /**
+     * Replaces the blocks {@code replaced} by the published block {@code replacing} (a compaction's
+     * output) in one change: readers of the index see the old blocks or the new one, never both, never
+     * neither. Builds the index from a listing when there is none or it cannot be read. Doing it again
+     * changes nothing.
+     */
+    public void replace(TenantId tenant, Signal signal, Set<BlockName> replaced, BlockRef replacing) throws IOException {
+        BlockIndex.Entry entry = entry(store, replacing);
+        update(tenant, signal, true, current -> {
+            Set<BlockName> held = names(current);
+            boolean done = held.contains(entry.name()) && replaced.stream().noneMatch(held::contains);
+            return done ? current : current.without(replaced).with(List.of(entry));
+        });
+    }
+
     /** Removes {@code blocks} from the index, before they are deleted, so that no index names a deleted block. */
     public void remove(TenantId tenant, Signal signal, Set<BlockName> blocks) throws IOException {
         update(tenant, signal, false, current ->

@@ -1,8 +1,10 @@
 package dev.needle.blocks.meta;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * What a block's {@code meta.json} says about it: counts, sizes, its event-time range, its
@@ -22,6 +24,9 @@ import java.util.Objects;
  * @param distinctAttributePairs the number of distinct indexed (key, value) pairs
  * @param createdUnixMillis      when the block was written
  * @param batches                the record batches in file order, covering rows 0..rows one after another
+ * @param replaces               the blocks of the same tenant and signal this one replaces (a compaction's
+ *                               output names its inputs), in name order; empty for every other block.
+ *                               Readers skip a block that a visible block names here.
  */
 public record BlockMeta(
         int writerVersion,
@@ -35,7 +40,8 @@ public record BlockMeta(
         long attrIdxBytes,
         long distinctAttributePairs,
         long createdUnixMillis,
-        List<BatchMeta> batches) {
+        List<BatchMeta> batches,
+        List<BlockName> replaces) {
 
     /** The value of the {@code format} field, which tells a meta.json of needle's from any other JSON. */
     public static final String FORMAT = "needle-block";
@@ -72,6 +78,7 @@ public record BlockMeta(
             throw new IllegalArgumentException("distinctTraceIds (" + distinctTraceIds + ") > rows (" + rows + ")");
         }
         batches = List.copyOf(batches);
+        replaces = List.copyOf(new TreeSet<>(replaces));
         long nextRow = 0;
         for (int i = 0; i < batches.size(); i++) {
             BatchMeta batch = batches.get(i);
@@ -103,6 +110,20 @@ public record BlockMeta(
         if (nextRow != rows) {
             throw new IllegalArgumentException("the batches hold " + nextRow + " rows, the block " + rows);
         }
+    }
+
+    /** A block that replaces no other: what every writer but the compactor writes. */
+    public BlockMeta(int writerVersion, Signal signal, long rows, long dataBytes, long minTimeUnixNano,
+                     long maxTimeUnixNano, int distinctTraceIds, long traceIdxBytes, long attrIdxBytes,
+                     long distinctAttributePairs, long createdUnixMillis, List<BatchMeta> batches) {
+        this(writerVersion, signal, rows, dataBytes, minTimeUnixNano, maxTimeUnixNano, distinctTraceIds, traceIdxBytes,
+                attrIdxBytes, distinctAttributePairs, createdUnixMillis, batches, List.of());
+    }
+
+    /** This meta, naming {@code replaced} as the blocks this block replaces. */
+    public BlockMeta replacing(List<BlockName> replaced) {
+        return new BlockMeta(writerVersion, signal, rows, dataBytes, minTimeUnixNano, maxTimeUnixNano, distinctTraceIds,
+                traceIdxBytes, attrIdxBytes, distinctAttributePairs, createdUnixMillis, batches, replaced);
     }
 
     /** Whether every batch has a {@link BatchMeta#crc32c} to check its bytes against: from writer version 2. */

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -89,6 +90,12 @@ import java.util.Objects;
  * meta.json does not repeat the offset and lengths: a footer that points elsewhere covers other
  * bytes, whose checksum then differs. The data.arrow of version 2 is the same as version 1's.
  *
+ * <p>A block written by the compactor ends with {@code "replaces"}: an array of the names of the blocks it
+ * replaces (strings, in name order, no name twice), which readers skip once this block is visible.
+ * Every other block leaves it out, and a reader takes its absence for an empty list. A reader from
+ * before this field skips it as an unknown one, so it would read both a compaction's output and its
+ * inputs until the inputs are deleted (a few seconds later).
+ *
  * <p>Reading is forward compatible: unknown fields are skipped, so that a later writer may add some
  * without changing {@code writerVersion}; a writer changes it when an existing field changes
  * meaning or a new one becomes required, and a reader refuses versions newer than
@@ -151,6 +158,13 @@ public final class BlockMetaJson {
                 writeBatch(g, batch);
             }
             g.writeEndArray();
+            if (!meta.replaces().isEmpty()) {
+                g.writeArrayFieldStart("replaces");
+                for (BlockName name : meta.replaces()) {
+                    g.writeString(name.toString());
+                }
+                g.writeEndArray();
+            }
             g.writeEndObject();
         } catch (IOException e) {
             // A generator over memory does no I/O; this would be a bug.
@@ -273,6 +287,7 @@ public final class BlockMetaJson {
         Long distinctAttributePairs = null;
         Long createdUnixMillis = null;
         List<BatchMeta> batches = null;
+        List<BlockName> replaces = List.of();
         for (String name = nextField(p); name != null; name = nextField(p)) {
             switch (name) {
                 case "signal" -> signal = notNull(p, signal(p));
@@ -286,6 +301,7 @@ public final class BlockMetaJson {
                 case "distinctAttributePairs" -> distinctAttributePairs = notNull(p, int64(p));
                 case "createdUnixMillis" -> createdUnixMillis = notNull(p, int64(p));
                 case "batches" -> batches = notNull(p, batches(p));
+                case "replaces" -> replaces = notNull(p, blockNames(p));
                 // format and writerVersion were read by the header's pass.
                 default -> p.skipChildren();
             }
@@ -296,7 +312,7 @@ public final class BlockMetaJson {
                     required(p, "maxTimeUnixNano", maxTime), required(p, "distinctTraceIds", distinctTraceIds),
                     required(p, "traceIdxBytes", traceIdxBytes), required(p, "attrIdxBytes", attrIdxBytes),
                     required(p, "distinctAttributePairs", distinctAttributePairs),
-                    required(p, "createdUnixMillis", createdUnixMillis), required(p, "batches", batches));
+                    required(p, "createdUnixMillis", createdUnixMillis), required(p, "batches", batches), replaces);
         } catch (IllegalArgumentException e) {
             throw invalid(p, e);
         }
@@ -312,6 +328,24 @@ public final class BlockMetaJson {
             batches.add(notNull(p, batch(p)));
         }
         return batches;
+    }
+
+    /** Block names, or null for JSON null; no name twice. */
+    private static List<BlockName> blockNames(JsonParser p) throws IOException {
+        if (isNull(p, JsonToken.START_ARRAY, "an array of block names")) {
+            return null;
+        }
+        List<BlockName> names = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            String text = notNull(p, string(p, "a block name"));
+            BlockName name = BlockName.parse(text)
+                    .orElseThrow(() -> fieldProblem(p, "is not a block name: \"" + abbreviate(text) + "\""));
+            if (names.contains(name)) {
+                throw fieldProblem(p, "names " + name + " a second time");
+            }
+            names.add(name);
+        }
+        return names;
     }
 
     /** One batch, or null for JSON null. */

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -18,6 +19,9 @@ import java.util.function.Function;
  * <p>Blocks written together (the chunks of one ingest cut) form a group, named by the caller's
  * {@code group} function, and a group is deleted only once every block of it is older: deleting one
  * block of a group would make the rest look like a write that did not finish.
+ *
+ * <p>It holds the tenant's and signal's {@link StoreLocks} lock meanwhile, so that no compaction reads
+ * blocks it deletes.
  *
  * <p>Blocks leave the store's index ({@link BlockIndexWriter#remove}) before they are deleted; if that
  * fails, nothing is deleted.
@@ -32,6 +36,17 @@ public final class Retention {
      * {@code cutoffUnixNano}; returns the deleted blocks in name order.
      */
     public static List<BlockRef> deleteOlderThan(BlockStore store, TenantId tenant, Signal signal,
+            long cutoffUnixNano, Function<BlockRef, ?> group) throws IOException {
+        ReentrantLock lock = StoreLocks.of(tenant, signal);
+        lock.lock();
+        try {
+            return deleteOlderThanLocked(store, tenant, signal, cutoffUnixNano, group);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static List<BlockRef> deleteOlderThanLocked(BlockStore store, TenantId tenant, Signal signal,
             long cutoffUnixNano, Function<BlockRef, ?> group) throws IOException {
         Map<Object, List<BlockRef>> groups = new LinkedHashMap<>();
         for (BlockRef block : store.list(tenant, signal)) {

@@ -161,10 +161,19 @@ public final class BlockWriter {
 
     /** Writes and publishes one spans block named with {@code id}. */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id) throws IOException {
+        return writeSpans(tenant, spans, id, List.of());
+    }
+
+    /**
+     * Writes and publishes one spans block named with {@code id} that replaces the blocks {@code replaces}
+     * (a compaction's output, see {@link BlockMeta#replaces}): its name covers theirs too.
+     */
+    public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
+            throws IOException {
         List<SpanRecord> sorted = sorted(spans, SPAN_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
-        return write(tenant, Signal.SPANS, sorted, id, traceIdx, attrs, new Rows<>() {
+        return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
             private SpanColumns columns;
 
             @Override
@@ -198,10 +207,16 @@ public final class BlockWriter {
 
     /** Writes and publishes one logs block named with {@code id}. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id) throws IOException {
+        return writeLogs(tenant, logs, id, List.of());
+    }
+
+    /** Writes and publishes one logs block named with {@code id} that replaces the blocks {@code replaces}. */
+    public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id, List<BlockName> replaces)
+            throws IOException {
         List<LogRecord> sorted = sorted(logs, LOG_ORDER);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
-        return write(tenant, Signal.LOGS, sorted, id, traceIdx, attrs, new Rows<>() {
+        return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
             private LogColumns columns;
 
             @Override
@@ -239,7 +254,7 @@ public final class BlockWriter {
     }
 
     private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
-                                   TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
+                                   List<BlockName> replaces, TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
             throws IOException {
         int batchRows = options.batchRows();
         if (records.isEmpty()) {
@@ -280,11 +295,17 @@ public final class BlockWriter {
             long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,
                     minTime, maxTime, traceIdx.distinctKeys(), traceIdxBytes, attrIdxBytes, attrs.attrIdx.distinctKeys(),
-                    clock.millis(), batches);
+                    clock.millis(), batches).replacing(replaces);
             try (OutputStream out = pending.create(BlockLayout.META)) {
                 out.write(BlockMetaJson.write(meta));
             }
-            return new WrittenBlock(pending.publish(BlockName.forRange(minTime, maxTime, id)), meta, batchAttrIdxBytes);
+            BlockName name = BlockName.forRange(minTime, maxTime, id);
+            for (BlockName replaced : replaces) {
+                // Readers look for what a block replaces only among the blocks its name's range holds.
+                name = new BlockName(Math.min(name.startUnixMilli(), replaced.startUnixMilli()),
+                        Math.max(name.endUnixMilli(), replaced.endUnixMilli()), id);
+            }
+            return new WrittenBlock(pending.publish(name), meta, batchAttrIdxBytes);
         }
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.Version1Blocks;
+import dev.needle.blocks.compact.Compactor;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Signal;
@@ -20,6 +21,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -99,6 +101,21 @@ class InspectStoreCommandTest {
     }
 
     @Test
+    void store_afterACompaction_countsTheNewBlockAndTheReplacedApart_andTheIndexAgrees() throws IOException {
+        FsBlockStore store = new FsBlockStore(data);
+        new BlockIndexWriter(store).reconcile(ACME, Signal.SPANS);
+        try (Compactor compactor = new Compactor(store, new Compactor.Options(2000, BlockWriter.Options.DEFAULT,
+                Duration.ofHours(1), "", b -> true))) {
+            assertEquals(1, compactor.run(false).merges().size());
+        }
+        assertEquals(0, run("store", data.toString(), "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("{\"tenant\":\"acme\",\"signal\":\"spans\",\"blocks\":1,\"rows\":1000,"), json);
+        assertTrue(json.contains("\"replaced\":2,\"index\":\"agrees\",\"index_blocks\":1,"), json);
+        assertTrue(json.contains("\"problems\":[]"), json);
+    }
+
+    @Test
     void store_json_countsPerTenantAndSignal() throws IOException {
         assertEquals(0, run("store", data.toString(), "--json"), err.toString());
         String json = out.toString();
@@ -130,8 +147,8 @@ class InspectStoreCommandTest {
         assertEquals(0, run("store", data.toString()), err.toString());
         String text = out.toString();
         assertTrue(text.contains("tenant         signal  blocks  rows  data bytes  trace idx bytes"), text);
-        assertTrue(text.lines().anyMatch(l -> l.matches("acme +spans +2 +1000 +\\d+ +\\d+ +\\d+\\.\\d\\d% .* 1 +none +- +-")), text);
-        assertTrue(text.lines().anyMatch(l -> l.matches("single-tenant +logs +1 +450 .* 0 +none +- +-")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("acme +spans +2 +1000 +\\d+ +\\d+ +\\d+\\.\\d\\d% .* 1 +0 +none +- +-")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("single-tenant +logs +1 +450 .* 0 +0 +none +- +-")), text);
     }
 
     @Test

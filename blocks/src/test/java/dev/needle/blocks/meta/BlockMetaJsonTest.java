@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -276,10 +277,41 @@ class BlockMetaJsonTest {
               ]
             }""";
 
+    /** A compaction's output names the blocks it replaces, in name order, after its batches. */
+    static final BlockMeta REPLACING = new BlockMeta(3, Signal.LOGS, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of(),
+            List.of(BlockName.parse("20251129T195500.123Z_20251129T195500.143Z_w0000000000000000007c000n001").orElseThrow(),
+                    BlockName.parse("20251129T195500.100Z_20251129T195500.200Z_abc").orElseThrow()));
+
+    static final String REPLACING_JSON = """
+            {
+              "format": "needle-block",
+              "writerVersion": 3,
+              "signal": "logs",
+              "rows": 0,
+              "dataBytes": 0,
+              "minTimeUnixNano": 0,
+              "maxTimeUnixNano": 0,
+              "distinctTraceIds": 0,
+              "traceIdxBytes": 0,
+              "attrIdxBytes": 0,
+              "distinctAttributePairs": 0,
+              "createdUnixMillis": 0,
+              "batches": [],
+              "replaces": [
+                "20251129T195500.100Z_20251129T195500.200Z_abc",
+                "20251129T195500.123Z_20251129T195500.143Z_w0000000000000000007c000n001"
+              ]
+            }""";
+
     static Stream<Arguments> goldens() {
         return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON),
                 Arguments.of(SPANS_V2, SPANS_V2_JSON), Arguments.of(LOGS_V2, LOGS_V2_JSON),
-                Arguments.of(SPANS_V3, SPANS_V3_JSON));
+                Arguments.of(SPANS_V3, SPANS_V3_JSON), Arguments.of(REPLACING, REPLACING_JSON));
+    }
+
+    @Test
+    void read_metaWithoutReplaces_replacesNothing() throws CorruptMetaException {
+        assertEquals(List.of(), BlockMetaJson.read(utf8(SPANS_V3_JSON)).replaces());
     }
 
     @ParameterizedTest
@@ -463,6 +495,13 @@ class BlockMetaJsonTest {
                 Arguments.of(LOGS_JSON.replace("\"maxSeverity\": 17", "\"maxSeverity\": 8"), "minSeverity (9) > maxSeverity (8)"),
                 // Batches that do not cover the rows one after another, or stray outside the block.
                 Arguments.of(SPANS_JSON.replace("\"rows\": 3,", "\"rows\": 4,"), "the batches hold 3 rows, the block 4"),
+                Arguments.of(REPLACING_JSON.replace("_abc\"", "_ABC\""), "field replaces[0] is not a block name"),
+                Arguments.of(REPLACING_JSON.replace("\"20251129T195500.100Z_20251129T195500.200Z_abc\"", "7"),
+                        "field replaces[0] should be a block name, found an integer"),
+                Arguments.of(REPLACING_JSON.replace("_abc\"", "_abc\", \"20251129T195500.100Z_20251129T195500.200Z_abc\""),
+                        "field replaces[1] names 20251129T195500.100Z_20251129T195500.200Z_abc a second time"),
+                Arguments.of(EMPTY_JSON.replace("\"batches\": []", "\"batches\": [], \"replaces\": {}"),
+                        "field replaces should be an array of block names"),
                 Arguments.of(SPANS_JSON.replace("\"firstRow\": 2,", "\"firstRow\": 3,"), "batches[1]: firstRow is 3, the previous batches end at row 2"),
                 Arguments.of(SPANS_JSON.replace("\"index\": 1,", "\"index\": 2,"), "batches[1]: index is 2"),
                 Arguments.of(SPANS_JSON.replace("\"rows\": 1,", "\"rows\": 0,"), "batches[1]: rows (0) must be >= 1"),
@@ -554,12 +593,14 @@ class BlockMetaJsonTest {
     @ParameterizedTest
     @MethodSource("goldens")
     void read_everyLineRemoved_corrupt(BlockMeta meta, String json) {
-        // Every line holds a required fact, a bracket, or one half of a min/max pair.
+        // Every line holds a required fact, a bracket, or one half of a min/max pair; a name in replaces
+        // is none of these (without it the block replaces one block fewer), and is read back as it is.
         List<String> lines = List.of(json.split("\n"));
         for (int i = 0; i < lines.size(); i++) {
             List<String> rest = new ArrayList<>(lines);
-            rest.remove(i);
-            assertCorruptOnly(utf8(String.join("\n", rest)), true);
+            String removed = rest.remove(i);
+            boolean aReplacedName = removed.startsWith("    \"");
+            assertCorruptOnly(utf8(String.join("\n", rest)), !aReplacedName);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.needle.ingest.server;
 
+import dev.needle.blocks.compact.Compactor;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;
@@ -31,6 +32,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.eclipse.jetty.http.pathmap.PathSpec;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -89,6 +91,8 @@ public final class NeedleServer implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(NeedleServer.class);
     /** How long a request waits for room to decode before it is answered 503. */
     private static final long DECODE_WAIT_MILLIS = 10_000;
+    /** Blocks retention deletes within this long are not compacted: a pass and a retention run never race. */
+    private static final Duration RETENTION_MARGIN = Duration.ofMinutes(5);
     /** How long a graceful stop waits for requests in flight. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
     /** Where, under the data directory, blocks bound for a bucket are written before they are uploaded. */
@@ -110,10 +114,15 @@ public final class NeedleServer implements Closeable {
      * @param ingesters       a query node's ingest nodes, each the URL of its query port; empty for other roles
      * @param compression     how published blocks' record batches are compressed; null: the store's default
      *                        ({@link #effectiveCompression})
+     * @param compactEvery    how often the compactor runs on a node that ingests; null: never
+     * @param compactGrace    how long blocks a compaction replaced stay before they are deleted (see {@link Compactor})
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
                          long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters,
-                         BlockWriter.Codec compression) {
+                         BlockWriter.Codec compression, Duration compactEvery, Duration compactGrace) {
+
+        /** How often a server compacts unless told otherwise. */
+        public static final Duration DEFAULT_COMPACT_EVERY = Duration.ofSeconds(30);
 
         /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
@@ -146,6 +155,20 @@ public final class NeedleServer implements Closeable {
                     || retention.compareTo(Duration.ofDays(100 * 365)) > 0)) {
                 throw new IllegalArgumentException("retention must be positive and at most 100 years, got " + retention);
             }
+            if (compactEvery != null && (compactEvery.isNegative() || compactEvery.isZero())) {
+                throw new IllegalArgumentException("the compaction interval must be positive, got " + compactEvery);
+            }
+            Objects.requireNonNull(compactGrace, "compactGrace");
+            if (compactGrace.isNegative()) {
+                throw new IllegalArgumentException("the compaction grace must not be negative, got " + compactGrace);
+            }
+        }
+
+        /** A config that compacts every {@link #DEFAULT_COMPACT_EVERY}. */
+        public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
+                      Duration retention, S3Location s3, Role role, List<URI> ingesters, BlockWriter.Codec compression) {
+            this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression,
+                    DEFAULT_COMPACT_EVERY, Compactor.DEFAULT_GRACE);
         }
 
         /** A config of the {@code all} role. */
@@ -162,33 +185,44 @@ public final class NeedleServer implements Closeable {
 
         /** This config with another data directory. */
         public Config withData(Path data) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with another role, and for a query node the ingest nodes it asks. */
         public Config withRole(Role role, List<URI> ingesters) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with the blocks in a bucket. */
         public Config withS3(S3Location s3) {
-            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression);
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /** This config with another compression of published blocks; null for the store's default. */
         public Config withCompression(BlockWriter.Codec compression) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression);
+                    compression, compactEvery, compactGrace);
+        }
+
+        /** This config compacting every {@code compactEvery} (null: never), replaced blocks deleted after {@code compactGrace}. */
+        public Config withCompaction(Duration compactEvery, Duration compactGrace) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace);
         }
 
         /**
@@ -225,6 +259,7 @@ public final class NeedleServer implements Closeable {
     private IngestPipeline pipeline;
     private RemoteHeadSource remoteHeads;
     private QueryEngine engine;
+    private Compaction compaction;
     private boolean closed;
 
     private NeedleServer(Config config) {
@@ -361,6 +396,9 @@ public final class NeedleServer implements Closeable {
         } else {
             queryGate.setHandler(new NotHere());
         }
+        if (config.compactEvery() != null) {
+            startCompaction(writerId);
+        }
         if (config.retention() != null) {
             background.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
             LOG.info("retention: blocks older than {} are deleted, checked every minute",
@@ -404,6 +442,24 @@ public final class NeedleServer implements Closeable {
             LOG.warn("query: preparing for queries failed ({}); queries read the sidecars they need themselves",
                     e.toString());
         }
+    }
+
+    /**
+     * Runs the compactor in the background: merges of this node's blocks (all blocks, when it is its
+     * store's one writer) into blocks of up to {@code --block-rows} rows, written as ingest writes them;
+     * never a block retention deletes within the next few minutes.
+     */
+    private void startCompaction(String writerId) {
+        Predicate<BlockRef> ours = pipeline.compactable(config.role() == Role.ALL);
+        Duration retention = config.retention();
+        Predicate<BlockRef> eligible = retention == null ? ours : ours.and(block -> block.name().endUnixNano()
+                > System.currentTimeMillis() * 1_000_000L - retention.toNanos() + RETENTION_MARGIN.toNanos());
+        Compactor compactor = new Compactor(store, new Compactor.Options(config.limits().blockRows(),
+                BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), config.compactGrace(), writerId,
+                eligible));
+        compaction = new Compaction(compactor, config.compactEvery(), config.compactGrace(), registry);
+        LOG.info("compaction: small blocks are merged into blocks of up to {} rows, checked every {}",
+                config.limits().blockRows(), Units.formatDuration(config.compactEvery()));
     }
 
     private void applyRetention() {
@@ -486,6 +542,9 @@ public final class NeedleServer implements Closeable {
             LOG.error("stopping the HTTP server failed; publishing the head all the same", e);
         }
         background.shutdownNow();
+        if (compaction != null) {
+            compaction.close();
+        }
         try {
             if (pipeline != null) {
                 LOG.info("shutting down: publishing the head ({} records)", pipeline.head().rows());

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -104,6 +105,19 @@ public final class ServeCommand implements Callable<Integer> {
             description = "delete blocks whose every record is older than this, checked every minute (default: keep everything)")
     private Duration retention;
 
+    @Option(names = "--compact-every", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "merge small blocks into blocks of up to --block-rows rows this often, in the background "
+                    + "(default: ${DEFAULT-VALUE})")
+    private Duration compactEvery;
+
+    @Option(names = "--compact-grace", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "how long blocks a compaction replaced stay before they are deleted, so that every query "
+                    + "node's index (read every second) has moved on (default: ${DEFAULT-VALUE})")
+    private Duration compactGrace;
+
+    @Option(names = "--no-compact", description = "do not compact: every published block stays as it is")
+    private boolean noCompact;
+
     @Option(names = "--compression", paramLabel = "none|zstd", converter = CompressionConverter.class,
             description = "how published blocks' record batches are compressed (default: zstd with --store, none on "
                     + "a local data directory)")
@@ -121,9 +135,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--s3-path-style", description = "address the bucket in the URL's path, as most S3-compatible services need")
     private boolean s3PathStyle;
 
-    /** Runs {@code serve} with the given arguments; returns only if it could not start. */
+    /** Runs {@code serve} with the given arguments, or {@code compact} with those after it; returns only if it could not start. */
     public static void main(String[] args) {
         configureLogging();
+        if (args.length > 0 && args[0].equals("compact")) {
+            System.exit(CompactCommand.commandLine().execute(Arrays.copyOfRange(args, 1, args.length)));
+        }
         System.exit(commandLine().execute(args));
     }
 
@@ -163,7 +180,7 @@ public final class ServeCommand implements Callable<Integer> {
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
                     store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
-                    compression);
+                    compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace);
             if (store == null && (s3Endpoint != null || s3PathStyle)) {
                 throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
             }
@@ -202,7 +219,8 @@ public final class ServeCommand implements Callable<Integer> {
     private void checkRoleOptions() {
         List<String> unused = new ArrayList<>();
         List<String> forIngest = List.of("--otlp-port", "--block-rows", "--cut-rows", "--cut-bytes", "--cut-age",
-                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression");
+                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression",
+                "--compact-every", "--compact-grace", "--no-compact");
         CommandLine.ParseResult given = spec.commandLine().getParseResult();
         if (role == Role.QUERY) {
             forIngest.stream().filter(given::hasMatchedOption).forEach(unused::add);
@@ -258,6 +276,8 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--max-head-bytes" -> Units.formatBytes(l.maxHeadBytes());
                 case "--max-wal-pending-bytes" -> Units.formatBytes(l.maxWalPendingBytes());
                 case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
+                case "--compact-every" -> Units.formatDuration(d.compactEvery());
+                case "--compact-grace" -> Units.formatDuration(d.compactGrace());
                 default -> null;
             };
         }

@@ -391,10 +391,11 @@ public final class WriteAheadLog<A> implements Closeable {
     }
 
     /**
-     * The checkpoint, or 0 when there is none or it cannot be read: replaying from the start is
-     * safe, because the head skips entries whose blocks are already published (see their ids).
+     * The checkpoint of the log in {@code dir}, or 0 when there is none or it cannot be read: replaying
+     * from the start is safe, because the head skips entries whose blocks are already published (see
+     * their ids).
      */
-    private static long readCheckpoint(Path dir) throws IOException {
+    public static long readCheckpoint(Path dir) throws IOException {
         String text;
         try {
             text = Files.readString(dir.resolve(CHECKPOINT), StandardCharsets.US_ASCII).strip();

@@ -54,7 +54,7 @@ class CrashTest {
 
     private static final int TRIALS = Integer.getInteger("needle.crash.trials", 4);
     private static final long SEED = Long.getLong("needle.crash.seed", System.nanoTime());
-    private static final int SPANS_PER_REQUEST = 20;
+    static final int SPANS_PER_REQUEST = 20;
     private static final int LOADERS = 3;
     /** Cut every 200 ms into blocks of at most 500 rows, so that kills land while blocks are written. */
     private static final List<String> CRASH_ARGS = List.of("--cut-age", "200ms", "--block-rows", "500",
@@ -205,7 +205,7 @@ class CrashTest {
     }
 
     /** {@value #LOADERS} threads posting one small OTLP JSON request after another, recording which got a 200. */
-    private static final class Load {
+    static final class Load {
 
         private final List<Thread> threads = new ArrayList<>();
         private final CountDownLatch firstAck = new CountDownLatch(1);

@@ -8,6 +8,7 @@ import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.LiveBlocks;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -64,9 +66,11 @@ final class BlockCatalog {
 
     /**
      * What a query reads: the blocks, what the index holds of them (by name, and their filters; empty
-     * when the blocks come from a listing), and a sentence on where they come from, for EXPLAIN.
+     * when the blocks come from a listing), the visible blocks left out because one of the blocks
+     * replaces them (see {@link LiveBlocks}), and a sentence on where they come from, for EXPLAIN.
      */
-    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters, String source) {
+    record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters,
+                 Set<BlockName> replaced, String source) {
     }
 
     private record Key(TenantId tenant, Signal signal) {
@@ -83,18 +87,25 @@ final class BlockCatalog {
         boolean listed;
         long listedAtNanos;
         List<BlockRef> lastListing = List.of();
-        /** The blocks of the index, then those of the last listing outside it; null until built again. */
+        /**
+         * The blocks of the index, then those of the last listing outside it, less those replaced;
+         * null until built again.
+         */
         List<BlockRef> blocks;
         int unindexed;
+        /** The blocks among {@link #entries} and {@link #lastListing} that another of them replaces. */
+        Set<BlockName> replaced = Set.of();
     }
 
     private final BlockStore store;
     private final long pollNanos;
     private final long listNanos;
     private final Map<Key, State> states = new ConcurrentHashMap<>();
+    private final LiveBlocks live;
 
     BlockCatalog(BlockStore store, long pollNanos, long listNanos) {
         this.store = store;
+        this.live = new LiveBlocks(store);
         this.pollNanos = pollNanos;
         this.listNanos = listNanos;
     }
@@ -130,11 +141,20 @@ final class BlockCatalog {
                     }
                 }
                 state.unindexed = blocks.size() - state.entries.size();
+                Map<BlockName, Indexed> entries = state.entries;
+                Set<BlockName> replaced = live.replaced(tenant, signal, blocks.stream().map(BlockRef::name).toList(),
+                        name -> entries.containsKey(name) ? entries.get(name).meta() : null);
+                if (!replaced.isEmpty()) {
+                    blocks.removeIf(b -> replaced.contains(b.name()));
+                }
+                state.replaced = replaced;
                 state.blocks = Collections.unmodifiableList(blocks);
             }
             int unindexed = state.unindexed;
-            return new Known(state.blocks, state.entries, state.filters, "the index (" + state.entries.size() + " blocks"
-                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it") + "; "
+            Set<BlockName> replaced = state.replaced;
+            return new Known(state.blocks, state.entries, state.filters, replaced, "the index (" + state.entries.size() + " blocks"
+                    + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it")
+                    + (replaced.isEmpty() ? "" : ", " + replaced.size() + " of them replaced by a compaction") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
                     + ")");
         }
@@ -157,7 +177,11 @@ final class BlockCatalog {
     }
 
     private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
-        return new Known(store.list(tenant, signal), Map.of(), IndexedFilters.EMPTY, source);
+        List<BlockRef> listed = store.list(tenant, signal);
+        Set<BlockName> replaced = live.replaced(tenant, signal, listed.stream().map(BlockRef::name).toList());
+        List<BlockRef> blocks = replaced.isEmpty() ? listed : listed.stream().filter(b -> !replaced.contains(b.name())).toList();
+        return new Known(blocks, Map.of(), IndexedFilters.EMPTY, replaced, source
+                + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
     }
 
     /**

@@ -599,6 +599,9 @@ public final class QueryEngine implements AutoCloseable {
         Set<String> ids = new HashSet<>();
         if (!head.isEmpty()) {
             blocks.forEach(b -> ids.add(b.name().id()));
+            // A replaced block's records are read from the block that replaces it, so neither the head's
+            // part of it nor the block itself is read again.
+            known.replaced().forEach(name -> ids.add(name.id()));
         }
         int named = 0;
         for (HeadSource.Part<R> part : head) {

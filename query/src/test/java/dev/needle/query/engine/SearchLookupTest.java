@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SearchLookupTest {
 
     private static final TenantId TENANT = TenantId.DEFAULT;
-    private static final String[] SPAN_CONDITIONS = {
+    static final String[] SPAN_CONDITIONS = {
         "resource.service.name = \"checkout\"", "resource.service.name = \"billing\"", ".service.name = \"cart\"",
         "span.http.response.status_code = 500", "span.http.response.status_code = 404",
         "span.http.response.status_code = 200.0", "span.sampling.ratio = 0.25", "span.sampling.ratio = 0.5",
@@ -66,7 +66,7 @@ class SearchLookupTest {
         "traceDuration > 20ms", "trace:duration < 2ms", "rootServiceName = \"cart\"",
         "trace:rootService =~ \"cart|payment\"", "rootName = \"op-3\"", "trace:rootName !~ \"op-1.*\"",
     };
-    private static final String[] LOG_CONDITIONS = {
+    static final String[] LOG_CONDITIONS = {
         "severity >= 17", "severity < 5", "severity = 9", "severity = 24", "severity != 1", "log.attempt = 2",
         "log.attempt = 2.5", "log.log.source = \"app\"", "log.log.source = \"db\"", "resource.service.name = \"payment\"",
         ".service.name = \"nope\"", "instrumentation.scope.kind = \"rpc\"",
@@ -251,7 +251,7 @@ class SearchLookupTest {
         return (List<R>) list;
     }
 
-    private static String randomQuery(SplittableRandom random, String[] conditions) {
+    static String randomQuery(SplittableRandom random, String[] conditions) {
         int shape = random.nextInt(5);
         String a = conditions[random.nextInt(conditions.length)];
         String b = conditions[random.nextInt(conditions.length)];
@@ -265,7 +265,7 @@ class SearchLookupTest {
         };
     }
 
-    private static TimeRange randomRange(SplittableRandom random) {
+    static TimeRange randomRange(SplittableRandom random) {
         if (random.nextInt(3) == 0) {
             return TimeRange.ALL;
         }

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.compact.Compactor;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
@@ -18,6 +20,7 @@ import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -263,6 +266,38 @@ class TraceLookupTest {
             assertTrue(result.spans().contains(publishing));
             assertFalse(result.spans().contains(published), "a listed block's part is never scanned in the head");
             assertEquals(1, result.spanPlan().headMatched());
+        }
+    }
+
+    @Test
+    void search_aHeadPartWhoseBlockACompactionReplaced_isReadFromTheNewBlockOnly() throws IOException {
+        // Log records have no id to tell a second copy by: every copy read would count.
+        BlockRef first = corpus.logBlocks.get(0);
+        List<LogRecord> inFirst = corpus.logs.stream().filter(r -> r.eventTimeUnixNano() < Corpus.T0 + Corpus.BLOCK_NANOS)
+                .toList();
+        assertFalse(inFirst.isEmpty(), "the first log block holds records");
+        // The first log block is merged into a new one, which replaces it; the old one is still there.
+        try (Compactor compactor = new Compactor(store, new Compactor.Options(1_000_000, BlockWriter.Options.DEFAULT,
+                Duration.ofHours(1), "", b -> b.signal() == Signal.LOGS))) {
+            assertEquals(1, compactor.run(false).merges().size());
+        }
+        // A head that has not yet let go of the first block's records, and names it just published.
+        HeadSource head = new HeadSource() {
+            @Override
+            public List<Part<SpanRecord>> spanParts(TenantId tenant) {
+                return List.of();
+            }
+
+            @Override
+            public List<Part<LogRecord>> logParts(TenantId tenant) {
+                return List.of(new Part<>(first.name().id(), inFirst), Part.published(first.name().id(), first.name().toString()));
+            }
+        };
+        try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
+            for (Mechanisms m : List.of(Mechanisms.ALL, Mechanisms.NONE)) {
+                SearchResult<LogRecord> result = withHead.searchLogs(TENANT, new Expr.MatchAll(), TimeRange.ALL, 100_000, m);
+                assertEquals(corpus.logs.size(), result.records().size(), "each record once, " + m);
+            }
         }
     }
 

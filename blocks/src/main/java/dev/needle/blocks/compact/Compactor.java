@@ -1,0 +1,511 @@
+package dev.needle.blocks.compact;
+
+import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.arrow.LogColumns;
+import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.index.BlockIndex;
+import dev.needle.blocks.index.BlockIndexWriter;
+import dev.needle.blocks.meta.BlockMeta;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.meta.CorruptMetaException;
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.read.CorruptBlockException;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.LiveBlocks;
+import dev.needle.blocks.store.StoreLocks;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.write.BlockWriter;
+import dev.needle.blocks.write.WrittenBlock;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merges runs of adjacent small blocks of one tenant and signal into blocks of up to
+ * {@link Options#blockRows} rows, so that the number of blocks stays bounded whatever the ingest rate.
+ *
+ * <p>A pass, per tenant and signal, under the {@link StoreLocks} lock that retention also takes:
+ * <ol>
+ *   <li><b>Finish.</b> A visible block whose {@link BlockMeta#replaces} are still there is a compaction
+ *       that was interrupted, or one whose inputs wait for their grace: the index is made to name the
+ *       new block instead of the old ones ({@link BlockIndexWriter#replace}), and the old ones are
+ *       deleted once {@link Options#grace} has passed since.</li>
+ *   <li><b>Pick.</b> The blocks that answer queries, in name (time) order; a block is small when it holds
+ *       at most half of {@code blockRows} rows, the caller's {@link Options#eligible} lets it be
+ *       compacted (ingest keeps back blocks whose write-ahead log entries are not yet checkpointed, and
+ *       blocks retention is about to delete) and none of the blocks it replaces is left. Adjacent small
+ *       blocks are taken into a run while the run holds at most {@code blockRows} rows; a run of two or
+ *       more is merged.</li>
+ *   <li><b>Merge.</b> The run's records are read and written again by the ordinary {@link BlockWriter}
+ *       (sorted, batches and zone maps, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX and TAGS built from the
+ *       data, with the store's writer options), its meta.json naming the run's blocks as those it
+ *       replaces, and published. From that moment every reader skips the old blocks ({@link LiveBlocks}).
+ *       Then the index is changed in one compare-and-swap, and the old blocks' deletion is due after
+ *       the grace.</li>
+ * </ol>
+ *
+ * <p><b>Why a grace before deleting, locally too.</b> Query nodes read the index at most once per poll
+ * interval (1 s) and list blocks at most once a minute, each time the index lacks a block. A node whose
+ * index is from before the swap names the old blocks and not the new one: were those deleted at once,
+ * its query would find them gone and answer without their records. So the old blocks stay, answering
+ * nothing while the new one is visible, until every node has read the index again: the grace is a few
+ * poll intervals ({@link #DEFAULT_GRACE}). The same holds for a query engine in the compactor's own
+ * process, which polls the same way; a query that runs longer than the grace may still miss a deleted
+ * block's records and counts it as gone. Failing over instead (a reader that finds a block gone reads
+ * the index again) would make every reader handle a case that waiting a few seconds avoids.
+ *
+ * <p><b>Crashes.</b> Before the publish nothing is visible (a staged block is swept). After it, the new
+ * block names the old ones, so whatever is visible answers each record once: old blocks alone, or the
+ * new block with old ones it replaces. The next pass (after a restart, the first one) finishes the
+ * index change and the deletion.
+ *
+ * <p>Several nodes sharing a bucket each compact only blocks they own (the caller's {@code eligible},
+ * and the outputs of their own {@link Options#writerId}), so that two compactions never replace the
+ * same block. Not thread-safe: one pass at a time.
+ */
+public final class Compactor implements AutoCloseable {
+
+    /** Three index poll intervals of the query engine: every node has read the index again by then. */
+    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(3);
+
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+    /** Ids of blocks a compactor wrote: {@code k}, 20 random characters, then {@code o<writer>} for a named writer. */
+    private static final Pattern OUTPUT_ID = Pattern.compile("k[0-9a-z]{20}(?:o([0-9a-z]{1,16}))?");
+
+    /**
+     * How a compactor works.
+     *
+     * @param blockRows the most rows of a block it writes; blocks of at most half of it are small
+     * @param writer    the block writer's options, the store's own (batch rows, compression)
+     * @param grace     how long the old blocks stay after the index names the new block
+     * @param writerId  whose outputs it writes and may compact again ("" for a store's one writer)
+     * @param eligible  which other blocks it may compact
+     */
+    public record Options(int blockRows, BlockWriter.Options writer, Duration grace, String writerId,
+                          Predicate<BlockRef> eligible) {
+        /** Checks the values. */
+        public Options {
+            if (blockRows < 2) {
+                throw new IllegalArgumentException("blockRows (" + blockRows + ") must be >= 2");
+            }
+            if (grace.isNegative()) {
+                throw new IllegalArgumentException("grace (" + grace + ") must not be negative");
+            }
+            if (!writerId.matches("[0-9a-z]{0,16}")) {
+                throw new IllegalArgumentException("a writer id is up to 16 of [0-9a-z], got '" + writerId + "'");
+            }
+        }
+    }
+
+    /** One merge: the blocks replaced, the block written, its rows and the bytes read and written. */
+    public record Merge(TenantId tenant, Signal signal, List<BlockName> inputs, BlockName output, long rows,
+                        long bytesRead, long bytesWritten) {
+    }
+
+    /**
+     * A tenant's signal as a pass left it.
+     *
+     * @param blocks  the blocks that answer queries
+     * @param backlog small blocks in runs that a pass would merge
+     */
+    public record SignalState(TenantId tenant, Signal signal, int blocks, int backlog) {
+    }
+
+    /**
+     * What a pass did.
+     *
+     * @param merges   the merges, in order (planned only, with a dry run)
+     * @param finished replaced blocks found still there and not yet waiting for their grace (left by a
+     *                 compaction that was cut short, or by another process's): taken out of the index and
+     *                 handed to the grace
+     * @param deleted  replaced blocks deleted
+     * @param signals  every tenant's signal after the pass
+     */
+    public record Pass(List<Merge> merges, int finished, List<BlockRef> deleted, List<SignalState> signals) {
+    }
+
+    private final BlockStore store;
+    private final Options options;
+    private final RootAllocator allocator = new RootAllocator();
+    private final BlockWriter writer;
+    private final BlockIndexWriter index;
+    private final LiveBlocks live;
+    /** The meta of every block seen, kept while it is listed (a published block never changes). */
+    private final Map<BlockRef, BlockMeta> metas = new ConcurrentHashMap<>();
+    /** Replaced blocks the index no longer names, with when they may be deleted ({@link System#nanoTime}). */
+    private final Map<BlockRef, Long> due = new HashMap<>();
+    private final AtomicLong compactions = new AtomicLong();
+    private final AtomicLong blocksRewritten = new AtomicLong();
+    private final AtomicLong rowsRewritten = new AtomicLong();
+    private final AtomicLong bytesRewritten = new AtomicLong();
+    private volatile List<SignalState> lastSignals = List.of();
+
+    /** A compactor of {@code store}. */
+    public Compactor(BlockStore store, Options options) {
+        this.store = store;
+        this.options = options;
+        this.writer = new BlockWriter(store, allocator, options.writer());
+        this.index = store.keepsIndex() ? new BlockIndexWriter(store) : null;
+        this.live = new LiveBlocks(store);
+    }
+
+    /** Merges done since start. */
+    public long compactions() {
+        return compactions.get();
+    }
+
+    /** Blocks merged into others since start. */
+    public long blocksRewritten() {
+        return blocksRewritten.get();
+    }
+
+    /** Rows written again since start. */
+    public long rowsRewritten() {
+        return rowsRewritten.get();
+    }
+
+    /** data.arrow bytes written again since start. */
+    public long bytesRewritten() {
+        return bytesRewritten.get();
+    }
+
+    /** Every tenant's signal as the last pass left it. */
+    public List<SignalState> signals() {
+        return lastSignals;
+    }
+
+    /** Whether the old blocks of a merge are still waiting for their grace. */
+    public boolean deletionsDue() {
+        return !due.isEmpty();
+    }
+
+    /**
+     * One pass: deletes the replaced blocks whose grace has passed ({@link #deleteDue}), then finishes and
+     * merges over every tenant and signal; with {@code dryRun} it only plans (and neither finishes nor deletes).
+     */
+    public Pass run(boolean dryRun) throws IOException {
+        List<Merge> merges = new ArrayList<>();
+        List<BlockRef> deleted = dryRun ? List.of() : deleteDue();
+        List<SignalState> signals = new ArrayList<>();
+        int finished = 0;
+        for (TenantId tenant : store.tenants()) {
+            for (Signal signal : Signal.values()) {
+                ReentrantLock lock = StoreLocks.of(tenant, signal);
+                lock.lock();
+                try {
+                    finished += pass(tenant, signal, dryRun, merges, signals);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+        if (!dryRun) {
+            lastSignals = List.copyOf(signals);
+        }
+        return new Pass(merges, finished, deleted, signals);
+    }
+
+    private int pass(TenantId tenant, Signal signal, boolean dryRun, List<Merge> merges, List<SignalState> signals)
+            throws IOException {
+        List<BlockRef> listed = store.list(tenant, signal);
+        if (listed.isEmpty()) {
+            return 0;
+        }
+        Set<BlockName> names = new HashSet<>();
+        listed.forEach(ref -> names.add(ref.name()));
+        metas.keySet().removeIf(ref -> ref.tenant().equals(tenant) && ref.signal() == signal && !names.contains(ref.name()));
+        Map<BlockName, BlockMeta> known = knownMetas(tenant, signal);
+        Map<BlockName, List<BlockName>> replacements = live.replacements(tenant, signal, names,
+                name -> metaOrNull(new BlockRef(tenant, signal, name), known));
+        int finished = 0;
+        Set<BlockName> replaced = new HashSet<>();
+        for (Map.Entry<BlockName, List<BlockName>> r : replacements.entrySet()) {
+            replaced.addAll(r.getValue());
+            if (!dryRun) {
+                finished += finish(tenant, signal, r.getKey(), r.getValue());
+            }
+        }
+        List<List<BlockRef>> runs = runs(listed, replaced, replacements.keySet(), known);
+        int backlog = runs.stream().mapToInt(List::size).sum();
+        int blocks = listed.size() - replaced.size();
+        for (List<BlockRef> run : runs) {
+            Optional<Merge> merge = dryRun ? Optional.of(plan(run, known)) : merge(run, known);
+            if (merge.isPresent()) {
+                merges.add(merge.get());
+                if (!dryRun) {
+                    backlog -= run.size();
+                    blocks -= run.size() - 1;
+                }
+            }
+        }
+        signals.add(new SignalState(tenant, signal, blocks, backlog));
+        return finished;
+    }
+
+    /**
+     * Moves the index from {@code replaced} to {@code replacing} and starts the grace of those not yet
+     * waiting for it. Returns how many it found not yet waiting.
+     */
+    private int finish(TenantId tenant, Signal signal, BlockName replacing, List<BlockName> replaced) throws IOException {
+        List<BlockRef> fresh = new ArrayList<>();
+        for (BlockName name : replaced) {
+            BlockRef ref = new BlockRef(tenant, signal, name);
+            if (!due.containsKey(ref)) {
+                fresh.add(ref);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            LOG.info("compaction: {} replaces {} blocks still there; they are deleted after the grace", replacing,
+                    fresh.size());
+            replaceInIndex(tenant, signal, fresh, new BlockRef(tenant, signal, replacing));
+        }
+        return fresh.size();
+    }
+
+    /**
+     * Deletes the replaced blocks whose grace has passed, under their tenant's and signal's lock; returns
+     * them. Each was left out of the index before its grace began.
+     */
+    public List<BlockRef> deleteDue() throws IOException {
+        long now = System.nanoTime();
+        List<BlockRef> ready = due.entrySet().stream().filter(e -> now - e.getValue() >= 0).map(Map.Entry::getKey)
+                .sorted().toList();
+        List<BlockRef> deleted = new ArrayList<>();
+        for (BlockRef ref : ready) {
+            ReentrantLock lock = StoreLocks.of(ref.tenant(), ref.signal());
+            lock.lock();
+            try {
+                store.delete(ref);
+            } finally {
+                lock.unlock();
+            }
+            due.remove(ref);
+            deleted.add(ref);
+        }
+        if (!deleted.isEmpty()) {
+            LOG.info("compaction: deleted {} replaced blocks", deleted.size());
+        }
+        return deleted;
+    }
+
+    private void replaceInIndex(TenantId tenant, Signal signal, List<BlockRef> replaced, BlockRef replacing)
+            throws IOException {
+        if (index != null) {
+            Set<BlockName> names = new HashSet<>();
+            replaced.forEach(ref -> names.add(ref.name()));
+            index.replace(tenant, signal, names, replacing);
+        }
+        long at = System.nanoTime() + options.grace().toNanos();
+        replaced.forEach(ref -> due.put(ref, at));
+    }
+
+    /**
+     * Runs of adjacent small blocks that answer queries, each of at least two blocks and at most
+     * {@code blockRows} rows, in name order.
+     */
+    private List<List<BlockRef>> runs(List<BlockRef> listed, Set<BlockName> replaced, Set<BlockName> replacing,
+                                      Map<BlockName, BlockMeta> known) throws IOException {
+        List<List<BlockRef>> runs = new ArrayList<>();
+        List<BlockRef> run = new ArrayList<>();
+        long rows = 0;
+        for (BlockRef ref : listed) {
+            if (replaced.contains(ref.name())) {
+                continue;
+            }
+            BlockMeta meta = small(ref, replacing) ? meta(ref, known) : null;
+            boolean small = meta != null && meta.rows() <= options.blockRows() / 2;
+            if (!small || rows + meta.rows() > options.blockRows()) {
+                if (run.size() >= 2) {
+                    runs.add(run);
+                }
+                run = new ArrayList<>();
+                rows = 0;
+            }
+            if (small) {
+                run.add(ref);
+                rows += meta.rows();
+            }
+        }
+        if (run.size() >= 2) {
+            runs.add(run);
+        }
+        return runs;
+    }
+
+    /** Whether {@code ref} may be compacted at all, before its size is known. */
+    private boolean small(BlockRef ref, Set<BlockName> replacing) {
+        // A block whose own inputs are still there is not merged again: deleting it before them would
+        // bring them back.
+        return !replacing.contains(ref.name()) && (isOwnOutput(ref.name().id()) || options.eligible().test(ref));
+    }
+
+    /** Whether {@code id} names a block this compactor's writer wrote. */
+    private boolean isOwnOutput(String id) {
+        var m = OUTPUT_ID.matcher(id);
+        return m.matches() && options.writerId().equals(m.group(1) == null ? "" : m.group(1));
+    }
+
+    private Merge plan(List<BlockRef> run, Map<BlockName, BlockMeta> known) throws IOException {
+        long rows = 0;
+        long bytes = 0;
+        for (BlockRef ref : run) {
+            BlockMeta meta = meta(ref, known);
+            rows += meta.rows();
+            bytes += meta.dataBytes();
+        }
+        return new Merge(run.get(0).tenant(), run.get(0).signal(), run.stream().map(BlockRef::name).toList(), null,
+                rows, bytes, 0);
+    }
+
+    /** Reads the run, writes and publishes its replacement, moves the index to it; empty when a block could not be read. */
+    private Optional<Merge> merge(List<BlockRef> run, Map<BlockName, BlockMeta> known) throws IOException {
+        TenantId tenant = run.get(0).tenant();
+        Signal signal = run.get(0).signal();
+        List<BlockName> inputs = run.stream().map(BlockRef::name).toList();
+        String id = "k" + BlockName.newId() + (options.writerId().isEmpty() ? "" : "o" + options.writerId());
+        long bytesRead = 0;
+        WrittenBlock written;
+        try {
+            if (signal == Signal.SPANS) {
+                List<SpanRecord> spans = new ArrayList<>();
+                for (BlockRef ref : run) {
+                    bytesRead += read(ref, root -> {
+                        SpanColumns columns = new SpanColumns(root);
+                        for (int row = 0; row < root.getRowCount(); row++) {
+                            spans.add(columns.read(row));
+                        }
+                    });
+                }
+                written = writer.writeSpans(tenant, spans, id, inputs);
+            } else {
+                List<LogRecord> logs = new ArrayList<>();
+                for (BlockRef ref : run) {
+                    bytesRead += read(ref, root -> {
+                        LogColumns columns = new LogColumns(root);
+                        for (int row = 0; row < root.getRowCount(); row++) {
+                            logs.add(columns.read(row));
+                        }
+                    });
+                }
+                written = writer.writeLogs(tenant, logs, id, inputs);
+            }
+        } catch (CorruptBlockException | CorruptValueException e) {
+            LOG.warn("compaction: not merging {} blocks from {}: {}", run.size(), run.get(0), e.getMessage());
+            return Optional.empty();
+        }
+        replaceInIndex(tenant, signal, run, written.ref());
+        BlockMeta meta = written.meta();
+        compactions.incrementAndGet();
+        blocksRewritten.addAndGet(run.size());
+        rowsRewritten.addAndGet(meta.rows());
+        bytesRewritten.addAndGet(meta.dataBytes());
+        LOG.info("compaction: {} blocks ({} rows) merged into {}", run.size(), meta.rows(), written.ref());
+        return Optional.of(new Merge(tenant, signal, inputs, written.ref().name(), meta.rows(), bytesRead,
+                meta.dataBytes()));
+    }
+
+    /** One batch's records, taken from its root. */
+    private interface BatchSink {
+        void take(VectorSchemaRoot root) throws CorruptValueException;
+    }
+
+    /** Hands every batch of {@code ref} to {@code sink}; returns the bytes read. */
+    private long read(BlockRef ref, BatchSink sink) throws IOException, CorruptValueException {
+        try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
+            for (int b = 0; b < reader.batchCount(); b++) {
+                try (VectorSchemaRoot root = reader.readAll(b)) {
+                    sink.take(root);
+                }
+            }
+            return reader.bytesRead();
+        }
+    }
+
+    /** The meta.json copies the index holds, by block; empty without a readable index. */
+    private Map<BlockName, BlockMeta> knownMetas(TenantId tenant, Signal signal) {
+        Map<BlockName, BlockMeta> known = new LinkedHashMap<>();
+        if (index == null) {
+            return known;
+        }
+        try {
+            Optional<IndexObject> read = store.readIndex(tenant, signal, null);
+            if (read.isPresent()) {
+                for (BlockIndex.Entry e : BlockIndex.decode(read.get().bytes(), tenant, signal).entries()) {
+                    if (e.meta().length > 0 && !metas.containsKey(new BlockRef(tenant, signal, e.name()))) {
+                        try {
+                            known.put(e.name(), BlockMetaJson.read(e.meta()));
+                        } catch (CorruptMetaException bad) {
+                            // The block's own meta.json is read instead.
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("compaction: the index of {}/{} gives no meta.json ({}); the blocks' own are read", tenant.value(),
+                    signal.dirName(), e.getMessage());
+        }
+        return known;
+    }
+
+    /** {@link #meta}, null also when it cannot be read for now ({@link LiveBlocks} then tries itself, and says why). */
+    private BlockMeta metaOrNull(BlockRef ref, Map<BlockName, BlockMeta> known) {
+        try {
+            return meta(ref, known);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The block's meta, from the index's copy or its own meta.json; null when neither can be read. */
+    private BlockMeta meta(BlockRef ref, Map<BlockName, BlockMeta> known) throws IOException {
+        BlockMeta meta = metas.get(ref);
+        if (meta == null) {
+            meta = known.get(ref.name());
+        }
+        if (meta == null) {
+            try (InputStream in = Channels.newInputStream(store.open(ref, BlockLayout.META))) {
+                byte[] bytes = in.readNBytes((int) BlockLayout.MAX_META_BYTES + 1);
+                meta = bytes.length > BlockLayout.MAX_META_BYTES ? null : BlockMetaJson.read(bytes);
+            } catch (CorruptMetaException | NoSuchFileException e) {
+                // Never merged: a block whose meta cannot be read is left as it is.
+                return null;
+            }
+        }
+        if (meta != null) {
+            metas.put(ref, meta);
+        }
+        return meta;
+    }
+
+    @Override
+    public void close() {
+        allocator.close();
+    }
+}
