@@ -175,6 +175,8 @@ public final class FaultProxy implements AutoCloseable {
     private final List<Injection> injections = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Exchange> log = new ConcurrentLinkedQueue<>();
+    /** Requests read and not yet answered (or given up on). */
+    private final AtomicInteger inHand = new AtomicInteger();
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile Duration latency = Duration.ZERO;
 
@@ -226,9 +228,15 @@ public final class FaultProxy implements AutoCloseable {
 
     /**
      * The requests answered since the last call (or the start), in the order their answers were sent,
-     * and empties the log. A request the proxy did not answer (a hang, a cut answer) is not in it.
+     * and empties the log; first waits up to a second for the requests in the proxy's hands, so that a
+     * request whose answer a client has already read is in the log. A request the proxy did not answer
+     * (a hang, a cut answer) is not in it.
      */
     public List<Exchange> takeLog() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (inHand.get() > 0 && System.nanoTime() < deadline && pause(Duration.ofMillis(1))) {
+            // the answers being written are logged right after
+        }
         List<Exchange> taken = new ArrayList<>();
         for (Exchange e; (e = log.poll()) != null; ) {
             taken.add(e);
@@ -269,10 +277,16 @@ public final class FaultProxy implements AutoCloseable {
                     out.flush();
                 }
                 long arrived = System.nanoTime();
-                request = request.withBody(Message.readBody(in, request, false));
-                requests.computeIfAbsent(request.method(), m -> new AtomicLong()).incrementAndGet();
-                if (!pause(latency) || !answer(request, arrived, in, out) || "close".equalsIgnoreCase(request.header("Connection"))) {
-                    return;
+                inHand.incrementAndGet();
+                try {
+                    request = request.withBody(Message.readBody(in, request, false));
+                    requests.computeIfAbsent(request.method(), m -> new AtomicLong()).incrementAndGet();
+                    if (!pause(latency) || !answer(request, arrived, in, out)
+                            || "close".equalsIgnoreCase(request.header("Connection"))) {
+                        return;
+                    }
+                } finally {
+                    inHand.decrementAndGet();
                 }
             }
         } catch (IOException e) {
