@@ -26,7 +26,8 @@ final class FreshEngines implements Closeable {
 
     private final S3Location location;
     private final Server server = new Server();
-    private final Handler.Wrapper api = new Handler.Wrapper();
+    // Dynamic: its handler is replaced while it serves.
+    private final Handler.Wrapper api = new Handler.Wrapper(true);
     private final URI endpoint;
     private S3BlockStore store;
     private QueryEngine engine;
