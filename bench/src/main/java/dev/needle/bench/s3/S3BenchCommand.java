@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
  * corpus from S3 with a latency injected per request; writes {@code s3-<date>-<corpus>.md} and
  * {@code .json} under the results directory ({@code -Dneedle.results}, default {@code bench/results}).
  */
-@Command(name = "s3", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
+@Command(name = "bench s3", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true, sortOptions = false,
         description = {
             "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the corpus directory is the"
