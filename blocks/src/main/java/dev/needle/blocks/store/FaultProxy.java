@@ -42,7 +42,8 @@ import java.util.regex.Pattern;
  * the signature covers, so point the client at {@link #endpoint} and nothing else changes.
  *
  * <p>Plain sockets, one thread per client connection, one upstream connection per request. Each
- * request body and response body is read whole before it is passed on (test objects are small);
+ * request body and response body is read whole before it is passed on (test objects, and the ranged
+ * GETs of a benchmark, are at most a few MiB);
  * {@code Expect: 100-continue} is answered by the proxy itself. The client's connection is kept
  * alive unless a fault closes it.
  */
