@@ -55,12 +55,14 @@ final class S3Bench {
      * @param corpus    the corpus directory: manifest.json and {@code <tenant>/<signal>/<block>/}; its name is the bucket's
      * @param latencies the latencies to hold each request for, one run each
      * @param settings  the mechanism settings each probe runs under
+     * @param warm      whether each probe is measured on the warm node
+     * @param cold      whether each probe is measured with every cache empty
      * @param warmRuns  measured runs of each probe on the warm node, after one that fills its caches
      * @param idle      how long the warm node is left idle while its requests are counted
      * @param busy      how long it answers lookups back to back while its index reads are counted
      */
-    record Options(Path corpus, List<Duration> latencies, List<S3Setting> settings, int warmRuns, Duration idle,
-                   Duration busy) {
+    record Options(Path corpus, List<Duration> latencies, List<S3Setting> settings, boolean warm, boolean cold,
+                   int warmRuns, Duration idle, Duration busy) {
     }
 
     private final Options options;
@@ -131,7 +133,7 @@ final class S3Bench {
         progress.accept(at + ": starting a query node (serve --role query) on the bucket");
         try (NeedleServer warm = NeedleServer.start(config)) {
             QueryClient client = new QueryClient(URI.create("http://127.0.0.1:" + warm.queryAddress().getPort()));
-            for (S3Setting setting : options.settings()) {
+            for (S3Setting setting : options.warm() ? options.settings() : List.<S3Setting>of()) {
                 int done = 0;
                 for (S3Probe probe : probes) {
                     measure(proxy, client, probe, setting, false);
@@ -147,7 +149,7 @@ final class S3Bench {
         }
         try (FreshEngines fresh = new FreshEngines(location)) {
             QueryClient client = new QueryClient(fresh.endpoint());
-            for (S3Setting setting : options.settings()) {
+            for (S3Setting setting : options.cold() ? options.settings() : List.<S3Setting>of()) {
                 int done = 0;
                 for (S3Probe probe : probes) {
                     fresh.renew();

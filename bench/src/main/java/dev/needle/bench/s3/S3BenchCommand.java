@@ -48,6 +48,10 @@ public final class S3BenchCommand implements Callable<Integer> {
             description = "mechanism settings: all, no-sidecars, no-index, neither (default: ${DEFAULT-VALUE})")
     private List<String> settings = List.of("all", "no-sidecars", "no-index", "neither");
 
+    @Option(names = "--caches", paramLabel = "LIST", split = ",",
+            description = "cold (every cache empty), warm, or both (default: ${DEFAULT-VALUE})")
+    private List<String> caches = List.of("cold", "warm");
+
     @Option(names = "--warm-runs", paramLabel = "N",
             description = "measured runs of each probe on the warm node, after one that fills its caches (default: ${DEFAULT-VALUE})")
     private int warmRuns = 3;
@@ -87,8 +91,13 @@ public final class S3BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(corpus + " holds no manifest.json: make a corpus with"
                         + " `needle gen --out " + corpus + "`");
             }
+            for (String c : caches) {
+                if (!c.equals("cold") && !c.equals("warm")) {
+                    throw new IllegalArgumentException("--caches: expected cold, warm or both, got '" + c + "'");
+                }
+            }
             options = new S3Bench.Options(corpus, parsed, settings.stream().map(S3Setting::of).distinct().toList(),
-                    warmRuns, duration(idle), duration(busy));
+                    caches.contains("warm"), caches.contains("cold"), warmRuns, duration(idle), duration(busy));
         } catch (IllegalArgumentException e) {
             err.println("needle bench s3: " + e.getMessage());
             return CommandLine.ExitCode.USAGE;
@@ -123,7 +132,8 @@ public final class S3BenchCommand implements Callable<Integer> {
     private String setup(S3Bench.Options options) {
         Runtime rt = Runtime.getRuntime();
         return "`needle bench s3 --corpus " + options.corpus().getFileName() + " --latency " + String.join(",", latencies)
-                + " --settings " + String.join(",", settings) + " --warm-runs " + options.warmRuns() + "`, on "
+                + " --settings " + String.join(",", settings) + " --caches " + String.join(",", caches)
+                + " --warm-runs " + options.warmRuns() + "`, on "
                 + rt.availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
                 + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ". "
                 + "S3Proxy 4.1.0 serves the corpus directory through its filesystem store (each file an object); a proxy"
