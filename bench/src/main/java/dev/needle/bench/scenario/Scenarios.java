@@ -91,7 +91,7 @@ public final class Scenarios {
     }
 
     /** The condition {@code scope.key = literal} that finds records carrying the probe's value. */
-    static String condition(Manifest.AttributeProbe p) {
+    public static String condition(Manifest.AttributeProbe p) {
         return p.scope() + "." + p.key() + " = " + literal(p.value());
     }
 

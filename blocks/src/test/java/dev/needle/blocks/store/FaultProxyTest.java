@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -72,6 +73,25 @@ class FaultProxyTest {
     void stopProxy() throws IOException {
         client.close();
         proxy.close();
+    }
+
+    @Test
+    void takeLog_holdsEachAnsweredRequestWithItsRangeStatusAndBytes_thenEmpties() {
+        proxy.takeLog();
+        client.getObject(r -> r.bucket("faults").key("a/object").range("bytes=10-19"), (response, in) -> in.readAllBytes());
+        assertThrows(S3Exception.class, () -> get("a/missing"));
+        List<FaultProxy.Exchange> log = proxy.takeLog();
+        assertEquals(2, log.size(), log::toString);
+        FaultProxy.Exchange ranged = log.get(0);
+        assertEquals("GET", ranged.method());
+        assertEquals("/faults/a/object", ranged.target().replaceAll("\\?.*", ""));
+        assertEquals("bytes=10-19", ranged.range());
+        assertEquals(206, ranged.status());
+        assertEquals(10, ranged.bodyBytes());
+        assertTrue(ranged.endNanos() >= ranged.startNanos());
+        assertEquals(404, log.get(1).status());
+        assertTrue(log.get(1).startNanos() >= ranged.endNanos(), "the second request was sent after the first was answered");
+        assertTrue(proxy.takeLog().isEmpty());
     }
 
     private byte[] get(String key) {

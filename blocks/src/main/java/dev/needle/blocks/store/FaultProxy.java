@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -32,14 +33,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * An HTTP/1.1 proxy for tests, in front of an S3-compatible server ({@link S3ProxyServer}): it
- * forwards every request and answers with the server's response, after a fixed {@link #latency}
- * per request, and injects the {@link Fault}s it is given into the requests they match. Clients
+ * An HTTP/1.1 proxy in front of an S3-compatible server (S3Proxy in the tests and in
+ * {@code needle bench s3}): it forwards every request and answers with the server's response, after a
+ * fixed {@link #latency} per request, injects the {@link Fault}s it is given into the requests they
+ * match, and keeps a log of the requests it answered ({@link #takeLog}), with when each arrived and
+ * when its answer was sent, from which a benchmark tells which requests waited for others. Clients
  * sign for the proxy's address: the {@code Host} header goes to the server unchanged, which is what
  * the signature covers, so point the client at {@link #endpoint} and nothing else changes.
  *
  * <p>Plain sockets, one thread per client connection, one upstream connection per request. Each
- * request body and response body is read whole before it is passed on (test objects are small);
+ * request body and response body is read whole before it is passed on (test objects, and the ranged
+ * GETs of a benchmark, are at most a few MiB);
  * {@code Expect: 100-continue} is answered by the proxy itself. The client's connection is kept
  * alive unless a fault closes it.
  */
@@ -115,6 +119,21 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * One request the proxy answered.
+     *
+     * @param method     the HTTP method
+     * @param target     the path and query, as sent
+     * @param range      the request's {@code Range} header, or null
+     * @param status     the status answered
+     * @param bodyBytes  the bytes of the answer's body
+     * @param startNanos when the request's head had arrived ({@link System#nanoTime}), before the latency
+     * @param endNanos   when the answer's last byte was written to the client
+     */
+    public record Exchange(String method, String target, String range, int status, long bodyBytes, long startNanos,
+                           long endNanos) {
+    }
+
     /** A fault in force: how many requests it acted on, and its removal. */
     public final class Injection {
 
@@ -156,6 +175,9 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final List<Injection> injections = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Exchange> log = new ConcurrentLinkedQueue<>();
+    /** Requests read and not yet answered (or given up on). */
+    private final AtomicInteger inHand = new AtomicInteger();
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile Duration latency = Duration.ZERO;
 
@@ -205,6 +227,24 @@ public final class FaultProxy implements AutoCloseable {
         return count == null ? 0 : count.get();
     }
 
+    /**
+     * The requests answered since the last call (or the start), in the order their answers were sent,
+     * and empties the log; first waits up to a second for the requests in the proxy's hands, so that a
+     * request whose answer a client has already read is in the log. A request the proxy did not answer
+     * (a hang, a cut answer) is not in it.
+     */
+    public List<Exchange> takeLog() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (inHand.get() > 0 && System.nanoTime() < deadline && pause(Duration.ofMillis(1))) {
+            // the answers being written are logged right after
+        }
+        List<Exchange> taken = new ArrayList<>();
+        for (Exchange e; (e = log.poll()) != null; ) {
+            taken.add(e);
+        }
+        return taken;
+    }
+
     /** Stops listening and closes every connection; hanging and delayed requests end at once. */
     @Override
     public void close() throws IOException {
@@ -237,10 +277,17 @@ public final class FaultProxy implements AutoCloseable {
                     out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1));
                     out.flush();
                 }
-                request = request.withBody(Message.readBody(in, request, false));
-                requests.computeIfAbsent(request.method(), m -> new AtomicLong()).incrementAndGet();
-                if (!pause(latency) || !answer(request, in, out) || "close".equalsIgnoreCase(request.header("Connection"))) {
-                    return;
+                long arrived = System.nanoTime();
+                inHand.incrementAndGet();
+                try {
+                    request = request.withBody(Message.readBody(in, request, false));
+                    requests.computeIfAbsent(request.method(), m -> new AtomicLong()).incrementAndGet();
+                    if (!pause(latency) || !answer(request, arrived, in, out)
+                            || "close".equalsIgnoreCase(request.header("Connection"))) {
+                        return;
+                    }
+                } finally {
+                    inHand.decrementAndGet();
                 }
             }
         } catch (IOException e) {
@@ -251,7 +298,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /** Answers one request; false when the connection is to be closed. */
-    private boolean answer(Message request, InputStream in, OutputStream out) throws IOException {
+    private boolean answer(Message request, long arrived, InputStream in, OutputStream out) throws IOException {
         Fault fault = null;
         for (Injection injection : injections) {
             if (injection.fault.matches(request.method(), request.target()) && injection.take()) {
@@ -261,7 +308,9 @@ public final class FaultProxy implements AutoCloseable {
         }
         Action action = fault == null ? null : fault.action();
         if (action == Action.STATUS) {
-            errorResponse(request, fault.status()).writeRaw(out, Integer.MAX_VALUE);
+            Message error = errorResponse(request, fault.status());
+            error.writeRaw(out, Integer.MAX_VALUE);
+            logged(request, error, arrived);
             return true;
         }
         if (action == Action.HANG) {
@@ -282,7 +331,13 @@ public final class FaultProxy implements AutoCloseable {
             return false;
         }
         response.writeRaw(out, Integer.MAX_VALUE);
+        logged(request, response, arrived);
         return true;
+    }
+
+    private void logged(Message request, Message response, long arrived) {
+        log.add(new Exchange(request.method(), request.target(), request.header("Range"), response.status(),
+                response.body() == null ? 0 : response.body().length, arrived, System.nanoTime()));
     }
 
     /** The request sent upstream on a connection of its own, and its response, body read whole. */
