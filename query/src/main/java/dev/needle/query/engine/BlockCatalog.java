@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * Where the engine learns a tenant's blocks of one signal, and their meta.json and filters: from the
@@ -113,20 +115,27 @@ final class BlockCatalog {
     /** The blocks of {@code tenant}'s {@code signal}; from a listing alone when {@code useIndex} is false. */
     Known blocks(TenantId tenant, Signal signal, boolean useIndex) throws IOException {
         if (!useIndex) {
-            return listing(tenant, signal, "a listing: the index is turned off");
+            return listing(tenant, signal, store.list(tenant, signal), "a listing: the index is turned off");
         }
         State state = states.computeIfAbsent(new Key(tenant, signal), k -> new State());
         synchronized (state) {
             long now = System.nanoTime();
             long read = -1;
+            boolean listDue = !state.listed || now - state.listedAtNanos >= listNanos;
+            Future<List<BlockRef>> listing = null;
             if (!state.read || now - state.readAtNanos >= pollNanos) {
+                if (listDue) {
+                    // Listed while the index is read: on a bucket, a cold lookup's two requests at once, not one after the other.
+                    listing = store.readPool().submit(() -> store.list(tenant, signal));
+                }
                 read = refresh(state, tenant, signal, now);
             }
             if (state.entries == null) {
-                return listing(tenant, signal, "a listing: " + state.problem);
+                return listing(tenant, signal, listing != null ? listed(listing) : store.list(tenant, signal),
+                        "a listing: " + state.problem);
             }
-            if (!state.listed || now - state.listedAtNanos >= listNanos) {
-                state.lastListing = store.list(tenant, signal);
+            if (listDue) {
+                state.lastListing = listing != null ? listed(listing) : store.list(tenant, signal);
                 state.listed = true;
                 state.listedAtNanos = now;
                 state.blocks = null;
@@ -176,12 +185,26 @@ final class BlockCatalog {
         return bytes;
     }
 
-    private Known listing(TenantId tenant, Signal signal, String source) throws IOException {
-        List<BlockRef> listed = store.list(tenant, signal);
+    private Known listing(TenantId tenant, Signal signal, List<BlockRef> listed, String source) throws IOException {
         Set<BlockName> replaced = live.replaced(tenant, signal, listed.stream().map(BlockRef::name).toList());
         List<BlockRef> blocks = replaced.isEmpty() ? listed : listed.stream().filter(b -> !replaced.contains(b.name())).toList();
         return new Known(blocks, Map.of(), IndexedFilters.EMPTY, replaced, source
                 + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
+    }
+
+    /** What a listing started before found, or the error it met. */
+    private static List<BlockRef> listed(Future<List<BlockRef>> listing) throws IOException {
+        try {
+            return listing.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("the blocks cannot be listed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while listing the blocks", e);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.needle.query.engine;
 
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.read.BlockFacts;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
@@ -15,8 +16,10 @@ import dev.needle.sidecar.KeyFilter;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -120,6 +123,14 @@ final class BlockScan {
         }
 
         BlockFacts known = cache.facts(ref);
+        BlockMeta meta = known != null ? known.meta() : indexed != null ? indexed.meta() : null;
+        if (batchIdx != null && meta != null) {
+            // Its batches known without data.arrow: a block whose every batch is ruled out is not opened at all.
+            String[] batchRuledOut = ruledOut(batchCheck, batchIdx, meta.batches().size());
+            if (all(batchRuledOut)) {
+                return everyBatchRuledOut(name, batchRuledOut, failedOpen, sidecarBytes, tally);
+            }
+        }
         try (BlockReader reader = known == null && indexed != null && indexed.meta() != null
                 ? BlockReader.openWithMeta(store, ref, allocator, indexed.meta(), tally)
                 : BlockReader.open(store, ref, allocator, known, tally)) {
@@ -127,18 +138,10 @@ final class BlockScan {
                 reader.facts().ifPresent(facts -> cache.keep(ref, facts));
             }
             long decideBytes = sidecarBytes + reader.bytesRead();
-            String[] batchRuledOut = new String[reader.batchCount()];
-            if (batchIdx != null) {
-                int ruledOut = 0;
-                for (int b = 0; b < batchRuledOut.length; b++) {
-                    batchRuledOut[b] = batchCheck.ruledOut(batchIdx, b);
-                    ruledOut += batchRuledOut[b] == null ? 0 : 1;
-                }
-                if (ruledOut > 0 && ruledOut == batchRuledOut.length) {
-                    return new Outcome<>(new BlockDecision(name, Step.BATCH_ATTR_IDX, true, "every batch is ruled out by "
-                            + "BATCH_ATTR_IDX (batch " + (ruledOut - 1) + ": " + batchRuledOut[ruledOut - 1] + ")",
-                            failedOpen, 0, ruledOut, 0, 0, decideBytes, decideBytes, tally.requests()), List.of(), null);
-                }
+            String[] batchRuledOut = batchIdx != null ? ruledOut(batchCheck, batchIdx, reader.batchCount())
+                    : new String[reader.batchCount()];
+            if (all(batchRuledOut)) {
+                return everyBatchRuledOut(name, batchRuledOut, failedOpen, decideBytes, tally);
             }
             try (MatchedRows<R> matches = new MatchedRows<>(target, limit)) {
                 int batchesRead = 0;
@@ -204,6 +207,28 @@ final class BlockScan {
         }
     }
 
+
+    /** Why BATCH_ATTR_IDX rules out each of {@code batches} batches; null for a batch it cannot rule out. */
+    private static String[] ruledOut(BatchAttrIdxCheck check, Sidecar batchIdx, int batches) {
+        String[] why = new String[batches];
+        for (int b = 0; b < batches; b++) {
+            why[b] = check.ruledOut(batchIdx, b);
+        }
+        return why;
+    }
+
+    /** Whether there are batches and every one is ruled out. */
+    private static boolean all(String[] ruledOut) {
+        return ruledOut.length > 0 && Arrays.stream(ruledOut).allMatch(Objects::nonNull);
+    }
+
+    private static <R> Outcome<R> everyBatchRuledOut(String name, String[] why, String failedOpen, long decideBytes,
+                                                     ReadTally tally) {
+        int last = why.length - 1;
+        return new Outcome<>(new BlockDecision(name, Step.BATCH_ATTR_IDX, true, "every batch is ruled out by "
+                + "BATCH_ATTR_IDX (batch " + last + ": " + why[last] + ")",
+                failedOpen, 0, why.length, 0, 0, decideBytes, decideBytes, tally.requests()), List.of(), null);
+    }
     private static <R> boolean hasDuplicates(Target<R> target, List<R> records) {
         Found<R> distinct = target.found();
         distinct.addAll(records);
