@@ -36,7 +36,7 @@ import picocli.CommandLine;
  */
 class OverloadSoakTest {
 
-    private static final int SPANS = Integer.getInteger("needle.soak.spans", 300_000);
+    private static final int SPANS = Integer.getInteger("needle.soak.spans", 150_000);
     private static final String HEAP = System.getProperty("needle.soak.heap", "320m");
 
     @TempDir
@@ -51,7 +51,7 @@ class OverloadSoakTest {
         AtomicLong peakWhileLoaded = new AtomicLong();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         try (ChildServer child = ChildServer.start(data, log, HEAP,
-                List.of("--max-head-bytes", "48MiB", "--max-request-bytes", "4MiB"))) {
+                List.of("--max-head-bytes", "24MiB", "--max-request-bytes", "4MiB"))) {
             sampler.scheduleAtFixedRate(() -> peakWhileLoaded.accumulateAndGet(child.peakRssBytes(), Math::max),
                     0, 200, TimeUnit.MILLISECONDS);
             StringWriter stdout = new StringWriter();
