@@ -30,9 +30,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -45,20 +44,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CompactorTest {
 
     private static final TenantId ACME = TenantId.of("acme");
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3ProxyServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
 
     private static Compactor.Options options(int blockRows, Predicate<BlockRef> eligible) {
         return new Compactor.Options(blockRows, BlockWriter.Options.DEFAULT, Duration.ZERO, "", eligible);

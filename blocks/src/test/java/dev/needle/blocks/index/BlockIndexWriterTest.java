@@ -26,9 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,20 +42,11 @@ class BlockIndexWriterTest {
     private static final TenantId ACME = TenantId.of("acme");
     private static final long MINUTE_NANOS = 60_000_000_000L;
 
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3ProxyServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
 
     /** Publishes a small block of minute {@code minute}: a meta.json and a TRACE_IDX naming it, no ATTR_IDX. */
     static BlockRef publish(BlockStore store, int minute, String id) throws IOException {

@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -39,20 +39,15 @@ class FaultProxyTest {
 
     private static final byte[] OBJECT = new byte[100_000];
 
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
     private FaultProxy proxy;
     private S3Client client;
 
     @BeforeAll
     static void startServer() throws Exception {
-        server = S3ProxyServer.start();
         server.createBucket("faults");
         new Random(3).nextBytes(OBJECT);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
     }
 
     @BeforeEach

@@ -32,11 +32,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -59,23 +58,14 @@ class S3BlockStoreTest {
         FILES.put("meta.json", "{\"rows\":1}".getBytes(UTF_8));
     }
 
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
     private static int buckets;
 
     @TempDir
     Path staging;
     private String bucket;
     private S3Client raw;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3ProxyServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
 
     @BeforeEach
     void newBucket() {

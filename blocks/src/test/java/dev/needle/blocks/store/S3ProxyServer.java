@@ -9,6 +9,9 @@ import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.gaul.s3proxy.blobstore.domain.MultipartUpload;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -30,19 +33,48 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * Its writes are serialized, and a conditional PUT's condition checked under the same lock
  * ({@link SerializedWrites}): S3Proxy checks {@code If-Match} before its store takes its lock, so
  * two racing conditional writes could both succeed, where S3 lets only one.
+ *
+ * <p>A test class shares one with {@code @RegisterExtension static final S3ProxyServer server =
+ * S3ProxyServer.perClass();}: it starts before the class's {@code @BeforeAll} methods and stops
+ * after its {@code @AfterAll} methods.
  */
-public final class S3ProxyServer implements AutoCloseable {
+public final class S3ProxyServer implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
     /** The access key the server accepts. */
     public static final String ACCESS_KEY = "needle-test";
     /** The secret key the server accepts. */
     public static final String SECRET_KEY = "needle-test-secret";
 
-    private final BlobStore blobs;
-    private final S3Proxy proxy;
-    private final URI endpoint;
+    private final boolean sdkCredentials;
+    private BlobStore blobs;
+    private S3Proxy proxy;
+    private URI endpoint;
 
-    private S3ProxyServer() throws Exception {
+    private S3ProxyServer(boolean sdkCredentials) {
+        this.sdkCredentials = sdkCredentials;
+    }
+
+    /** Starts a server with no buckets. */
+    public static S3ProxyServer start() throws Exception {
+        S3ProxyServer server = new S3ProxyServer(false);
+        server.open();
+        return server;
+    }
+
+    /** A server for each test class that registers it as an extension. */
+    public static S3ProxyServer perClass() {
+        return new S3ProxyServer(false);
+    }
+
+    /**
+     * {@link #perClass()} whose keys are also the AWS SDK's default credentials while it runs
+     * (system properties), for the servers a test starts without a client of its own.
+     */
+    public static S3ProxyServer perClassAsDefaultCredentials() {
+        return new S3ProxyServer(true);
+    }
+
+    private void open() throws Exception {
         Properties properties = new Properties();
         properties.setProperty("jclouds.identity", ACCESS_KEY);
         properties.setProperty("jclouds.credential", SECRET_KEY);
@@ -56,9 +88,22 @@ public final class S3ProxyServer implements AutoCloseable {
         endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
     }
 
-    /** Starts a server with no buckets. */
-    public static S3ProxyServer start() throws Exception {
-        return new S3ProxyServer();
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        open();
+        if (sdkCredentials) {
+            System.setProperty("aws.accessKeyId", ACCESS_KEY);
+            System.setProperty("aws.secretAccessKey", SECRET_KEY);
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (sdkCredentials) {
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+        }
+        close();
     }
 
     /** The server's address. */

@@ -18,11 +18,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -42,7 +42,8 @@ class S3StoreFaultsTest {
             Duration.ofSeconds(5));
     private static final byte[] DATA = new byte[2 * S3ReadChannel.READ_AHEAD + 17];
 
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
     private static int buckets;
 
     @TempDir
@@ -53,13 +54,7 @@ class S3StoreFaultsTest {
 
     @BeforeAll
     static void startServer() throws Exception {
-        server = S3ProxyServer.start();
         new Random(5).nextBytes(DATA);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
     }
 
     @BeforeEach

@@ -38,9 +38,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -60,24 +59,11 @@ class RolesTest {
     private static final Resource RESOURCE = new Resource(List.of(KeyValue.of("service.name", "roles-test")), 0, "");
     private static final Scope SCOPE = new Scope("roles-test", "1", List.of(), 0, "");
 
-    private static S3ProxyServer s3;
+    @RegisterExtension
+    static final S3ProxyServer s3 = S3ProxyServer.perClassAsDefaultCredentials();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() throws Exception {
-        s3 = S3ProxyServer.start();
-        System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-        s3.close();
-    }
 
     private NeedleServer.Config onBucket(String bucket, Role role, List<URI> ingesters) {
         return NeedleServer.Config.DEFAULTS.withData(dir.resolve(role.word() + ingesters.size())).withPorts(0, 0)

@@ -44,11 +44,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -74,27 +73,14 @@ class S3FaultsServeTest {
     private static final long PREFIX = 0x51;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static S3ProxyServer s3;
+    @RegisterExtension
+    static final S3ProxyServer s3 = S3ProxyServer.perClassAsDefaultCredentials();
     private static int buckets;
 
     @TempDir
     Path dir;
     private FaultProxy proxy;
     private String bucket;
-
-    @BeforeAll
-    static void start() throws Exception {
-        s3 = S3ProxyServer.start();
-        System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-        s3.close();
-    }
 
     @BeforeEach
     void startProxy() throws IOException {

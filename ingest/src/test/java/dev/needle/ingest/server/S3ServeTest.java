@@ -28,9 +28,8 @@ import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -50,24 +49,11 @@ class S3ServeTest {
     private static final byte NONE = -1;
     private static final byte ZSTD = 1;
 
-    private static S3ProxyServer s3;
+    @RegisterExtension
+    static final S3ProxyServer s3 = S3ProxyServer.perClassAsDefaultCredentials();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() throws Exception {
-        s3 = S3ProxyServer.start();
-        System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        System.clearProperty("aws.accessKeyId");
-        System.clearProperty("aws.secretAccessKey");
-        s3.close();
-    }
 
     private NeedleServer.Config config(Path data, String bucket) {
         return NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS)

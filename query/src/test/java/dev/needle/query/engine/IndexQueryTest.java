@@ -34,10 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -55,23 +54,14 @@ class IndexQueryTest {
     private static final Duration NEVER = Duration.ofHours(1);
     private static final String SEARCH = "{ resource.service.name = \"payment\" }";
 
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
     private static int buckets;
 
     @TempDir
     Path dir;
     private RootAllocator allocator;
     private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = S3ProxyServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
 
     @BeforeEach
     void setUp() {

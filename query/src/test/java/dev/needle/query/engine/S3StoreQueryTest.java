@@ -25,6 +25,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -45,7 +46,8 @@ class S3StoreQueryTest {
 
     @TempDir
     static Path dir;
-    private static S3ProxyServer server;
+    @RegisterExtension
+    static final S3ProxyServer server = S3ProxyServer.perClass();
     private static RootAllocator allocator;
     private static FsBlockStore local;
     private static S3BlockStore s3;
@@ -53,7 +55,6 @@ class S3StoreQueryTest {
 
     @BeforeAll
     static void writeBoth() throws Exception {
-        server = S3ProxyServer.start();
         allocator = new RootAllocator();
         local = new FsBlockStore(dir.resolve("local"));
         corpus = Corpus.write(local, allocator, TENANT, SEED, 5, 150);
@@ -65,7 +66,6 @@ class S3StoreQueryTest {
     static void stop() throws Exception {
         s3.close();
         allocator.close();
-        server.close();
     }
 
     private static S3BlockStore store(String bucket) throws IOException {
