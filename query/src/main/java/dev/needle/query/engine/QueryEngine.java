@@ -44,6 +44,7 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -456,23 +457,11 @@ public final class QueryEngine implements AutoCloseable {
         }
         // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
         // than everything a block can hold, that block and all older ones are left unread.
-        List<BlockRef> blocks;
-        int[] ids;
         BlockCatalog.Known known = plan.known();
-        if (plan.named().isEmpty()) {
-            int[] order = known.positions().newestEndFirst();
-            blocks = new ArrayList<>(order.length);
-            ids = new int[order.length];
-            for (int i = 0; i < order.length; i++) {
-                blocks.add(known.blocks().get(order[i]));
-                ids[i] = known.positions().filterIds()[order[i]];
-            }
-        } else {
-            blocks = new ArrayList<>(known.blocks());
-            blocks.addAll(plan.named());
-            blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
-            ids = blocks.stream().mapToInt(b -> known.filters().id(b.name())).toArray();
-        }
+        Visit visit = visit(plan, known.positions().newestEndFirst(),
+                Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        List<BlockRef> blocks = visit.blocks();
+        int[] ids = visit.ids();
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
@@ -553,31 +542,12 @@ public final class QueryEngine implements AutoCloseable {
         // (a trace id over all time): only the blocks it cannot rule out, and those it does not hold, are visited.
         BitSlicedFilters.Candidates candidates = plan.named().isEmpty() && BlockScan.usesSidecar(target, mechanisms)
                 && (range.isAll() || !mechanisms.time()) ? target.mayHold(filters) : null;
-        List<BlockRef> blocks;
-        int[] ids;
-        int[] positions = null;
-        if (candidates != null) {
-            positions = survivors(known.positions(), candidates);
-            blocks = new ArrayList<>(positions.length);
-            ids = new int[positions.length];
-            for (int i = 0; i < positions.length; i++) {
-                blocks.add(known.blocks().get(positions[i]));
-                ids[i] = known.positions().filterIds()[positions[i]];
-            }
-        } else if (plan.named().isEmpty()) {
-            int n = known.blocks().size();
-            blocks = new ArrayList<>(n);
-            ids = new int[n];
-            for (int i = 0; i < n; i++) {
-                blocks.add(known.blocks().get(n - 1 - i));
-                ids[i] = known.positions().filterIds()[n - 1 - i];
-            }
-        } else {
-            blocks = new ArrayList<>(known.blocks());
-            blocks.addAll(plan.named());
-            blocks.sort(Comparator.reverseOrder());
-            ids = blocks.stream().mapToInt(b -> known.filters().id(b.name())).toArray();
-        }
+        int n = known.blocks().size();
+        int[] positions = candidates == null ? null : survivors(known.positions(), candidates);
+        Visit visit = positions != null ? visit(plan, positions, null)
+                : visit(plan, IntStream.range(0, n).map(i -> n - 1 - i).toArray(), Comparator.reverseOrder());
+        List<BlockRef> blocks = visit.blocks();
+        int[] ids = visit.ids();
         List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, ids, target, range, mechanisms, Integer.MAX_VALUE,
                 plan, filters);
         List<BlockDecision> visited = new ArrayList<>(outcomes.size());
@@ -608,6 +578,31 @@ public final class QueryEngine implements AutoCloseable {
         records.sort(Comparator.comparingLong(time));
         return new Lookup<>(records, new Explain(signal.dirName(), mechanisms, plan.source(), decisions,
                 headRecords.size(), headMatched));
+    }
+
+    /** Blocks in the order a lookup visits them, with each one's id in the index's filters (-1 when they do not hold it). */
+    private record Visit(List<BlockRef> blocks, int[] ids) {
+    }
+
+    /**
+     * The catalog's blocks at {@code positions}, in that order, when the ingest head named no block
+     * the catalog lacks; else every block of the plan, those too, sorted by {@code order}.
+     */
+    private static Visit visit(Plan<?> plan, int[] positions, Comparator<BlockRef> order) {
+        BlockCatalog.Known known = plan.known();
+        if (plan.named().isEmpty()) {
+            List<BlockRef> blocks = new ArrayList<>(positions.length);
+            int[] ids = new int[positions.length];
+            for (int i = 0; i < positions.length; i++) {
+                blocks.add(known.blocks().get(positions[i]));
+                ids[i] = known.positions().filterIds()[positions[i]];
+            }
+            return new Visit(blocks, ids);
+        }
+        List<BlockRef> blocks = new ArrayList<>(known.blocks());
+        blocks.addAll(plan.named());
+        blocks.sort(order);
+        return new Visit(blocks, blocks.stream().mapToInt(b -> known.filters().id(b.name())).toArray());
     }
 
     /**
