@@ -61,8 +61,9 @@ import org.slf4j.LoggerFactory;
  *       compacted (ingest keeps back blocks whose write-ahead log entries are not yet checkpointed, and
  *       blocks retention is about to delete) and none of the blocks it replaces is left. Adjacent small
  *       blocks are taken into a run while the run holds at most {@code blockRows} rows; the run's oldest
- *       blocks are left out while each holds more rows than the newer ones after it together (a block is
- *       written again only once it would at least double); a run of two or more is merged.</li>
+ *       blocks are left out while each is a compaction's own and holds more rows than the newer ones after
+ *       it together (such a block is written again only once it would at least double); a run of two or
+ *       more is merged.</li>
  *   <li><b>Merge.</b> The run's records are read and written again by the ordinary {@link BlockWriter}
  *       (sorted, batches and zone maps, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX and TAGS built from the
  *       data, with the store's writer options), its meta.json naming the run's blocks as those it
@@ -361,17 +362,18 @@ public final class Compactor implements AutoCloseable {
 
     /**
      * Adds {@code run} (whose blocks hold {@code rows}) to {@code runs}, less its oldest blocks while
-     * each holds more rows than the newer blocks after it together, if two or more blocks are left. A
-     * block is so written again only once the rows merged into it at least match its own: one that
-     * grows pass by pass is rewritten each time it has doubled, not at every pass, and each row is
-     * written again a few times (about log2 of blockRows over the cut's rows) instead of once per pass.
+     * each is one this compactor wrote and holds more rows than the newer blocks after it together, if
+     * two or more blocks are left. Such a block is so written again only once the rows merged into it
+     * at least match its own: one that grows pass by pass is rewritten each time it has doubled, not at
+     * every pass, and each row is written again a few times (about log2 of blockRows over the cut's
+     * rows) instead of once per pass. Blocks as ingest cut them are merged whatever their sizes.
      */
-    private static void addTrimmed(List<List<BlockRef>> runs, List<BlockRef> run, List<Long> rows) {
+    private void addTrimmed(List<List<BlockRef>> runs, List<BlockRef> run, List<Long> rows) {
         long newer = rows.stream().mapToLong(Long::longValue).sum();
         int from = 0;
         while (from < run.size()) {
             newer -= rows.get(from);
-            if (rows.get(from) <= newer) {
+            if (!isOwnOutput(run.get(from).name().id()) || rows.get(from) <= newer) {
                 break;
             }
             from++;
