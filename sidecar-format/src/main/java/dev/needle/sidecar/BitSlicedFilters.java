@@ -276,6 +276,24 @@ public final class BitSlicedFilters {
             return isSet(maybe, id);
         }
 
+        /** The smallest id at or above {@code from} that may hold the key; -1 when there is none. */
+        public int next(int from) {
+            int word = from >> 6;
+            if (from < 0 || word >= maybe.length) {
+                return -1;
+            }
+            long bits = maybe[word] & (-1L << from);
+            while (true) {
+                if (bits != 0) {
+                    return (word << 6) + Long.numberOfTrailingZeros(bits);
+                }
+                if (++word == maybe.length) {
+                    return -1;
+                }
+                bits = maybe[word];
+            }
+        }
+
         /** The number of blocks that may hold the key. */
         public int count() {
             int count = 0;
@@ -330,7 +348,8 @@ public final class BitSlicedFilters {
             };
         }
 
-        private Candidates candidates(long h1, long h2) {
+        /** The blocks that may hold the key (h1, h2), probed over every block the first time it is asked. */
+        public Candidates candidates(long h1, long h2) {
             Map.Entry<Key, Candidates> known = last;
             if (known != null && known.getKey().h1() == h1 && known.getKey().h2() == h2) {
                 return known.getValue();

@@ -77,6 +77,13 @@ class BitSlicedFiltersTest {
                 }
             }
             assertEquals(count, candidates.count());
+            int listed = 0;
+            for (int id = candidates.next(0); id >= 0; id = candidates.next(id + 1)) {
+                assertTrue(candidates.mayContain(id), "block " + id);
+                listed++;
+            }
+            assertEquals(count, listed);
+            assertEquals(candidates.count(), lookup.candidates(key[0], key[1]).count());
         }
         for (int id = 0; id <= maxId; id++) {
             Block block = held.get(id);

@@ -20,13 +20,13 @@ import java.util.Map;
  * @param minFound the fewest spans, traces or log records the reply must hold
  * @param maxFound the most
  */
-record S3Probe(String group, String name, String path, Kind kind, long minFound, long maxFound) {
+public record S3Probe(String group, String name, String path, Kind kind, long minFound, long maxFound) {
 
     /** The records a search asks for at most, as {@code ./needle bench} asks. */
-    static final int LIMIT = 20;
+    public static final int LIMIT = 20;
 
     /** What a reply lists. */
-    enum Kind {
+    public enum Kind {
         /** The spans of one trace. */
         TRACE,
         /** Traces that hold a matching span. */
@@ -36,11 +36,11 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
     }
 
     /** The report's rows, in order. */
-    static final List<String> GROUPS = List.of("trace, present", "trace, absent", "span attribute, present",
+    public static final List<String> GROUPS = List.of("trace, present", "trace, absent", "span attribute, present",
             "span attribute, absent", "log attribute, present", "log attribute, absent");
 
     /** Every probe of {@code manifest}: each present and absent trace id of each family, each present and absent attribute value. */
-    static List<S3Probe> all(Manifest manifest) {
+    public static List<S3Probe> all(Manifest manifest) {
         List<S3Probe> out = new ArrayList<>();
         for (Map.Entry<String, List<Manifest.PresentTrace>> family : manifest.presentTraceIds().entrySet()) {
             for (Manifest.PresentTrace t : family.getValue()) {
@@ -72,7 +72,7 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
     }
 
     /** The spans, traces or log records {@code reply} holds, as this probe's kind lists them. */
-    long found(JsonNode reply) {
+    public long found(JsonNode reply) {
         long n = 0;
         switch (kind) {
             case TRACE -> {

@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  *       at most half of {@code blockRows} rows, the caller's {@link Options#eligible} lets it be
  *       compacted (ingest keeps back blocks whose write-ahead log entries are not yet checkpointed, and
  *       blocks retention is about to delete) and none of the blocks it replaces is left. Adjacent small
- *       blocks are taken into a run while the run holds at most {@code blockRows} rows; a run of two or
+ *       blocks are taken into a run while the run holds at most {@code blockRows} rows; the run's oldest
+ *       blocks are left out while each is a compaction's own and holds more rows than the newer ones after
+ *       it together (such a block is written again only once it would at least double); a run of two or
  *       more is merged.</li>
  *   <li><b>Merge.</b> The run's records are read and written again by the ordinary {@link BlockWriter}
  *       (sorted, batches and zone maps, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX and TAGS built from the
@@ -334,6 +336,7 @@ public final class Compactor implements AutoCloseable {
                                       Map<BlockName, BlockMeta> known) throws IOException {
         List<List<BlockRef>> runs = new ArrayList<>();
         List<BlockRef> run = new ArrayList<>();
+        List<Long> runRows = new ArrayList<>();
         long rows = 0;
         for (BlockRef ref : listed) {
             if (replaced.contains(ref.name())) {
@@ -342,21 +345,42 @@ public final class Compactor implements AutoCloseable {
             BlockMeta meta = small(ref, replacing) ? meta(ref, known) : null;
             boolean small = meta != null && meta.rows() <= options.blockRows() / 2;
             if (!small || rows + meta.rows() > options.blockRows()) {
-                if (run.size() >= 2) {
-                    runs.add(run);
-                }
+                addTrimmed(runs, run, runRows);
                 run = new ArrayList<>();
+                runRows = new ArrayList<>();
                 rows = 0;
             }
             if (small) {
                 run.add(ref);
+                runRows.add(meta.rows());
                 rows += meta.rows();
             }
         }
-        if (run.size() >= 2) {
-            runs.add(run);
-        }
+        addTrimmed(runs, run, runRows);
         return runs;
+    }
+
+    /**
+     * Adds {@code run} (whose blocks hold {@code rows}) to {@code runs}, less its oldest blocks while
+     * each is one this compactor wrote and holds more rows than the newer blocks after it together, if
+     * two or more blocks are left. Such a block is so written again only once the rows merged into it
+     * at least match its own: one that grows pass by pass is rewritten each time it has doubled, not at
+     * every pass, and each row is written again a few times (about log2 of blockRows over the cut's
+     * rows) instead of once per pass. Blocks as ingest cut them are merged whatever their sizes.
+     */
+    private void addTrimmed(List<List<BlockRef>> runs, List<BlockRef> run, List<Long> rows) {
+        long newer = rows.stream().mapToLong(Long::longValue).sum();
+        int from = 0;
+        while (from < run.size()) {
+            newer -= rows.get(from);
+            if (!isOwnOutput(run.get(from).name().id()) || rows.get(from) <= newer) {
+                break;
+            }
+            from++;
+        }
+        if (run.size() - from >= 2) {
+            runs.add(run.subList(from, run.size()));
+        }
     }
 
     /** Whether {@code ref} may be compacted at all, before its size is known. */

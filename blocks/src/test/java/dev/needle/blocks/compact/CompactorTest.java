@@ -154,6 +154,33 @@ class CompactorTest {
     }
 
     @Test
+    void run_underAStreamOfSmallBlocks_writesEachRowAgainAFewTimes_notOncePerPass() throws IOException {
+        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        RandomRecords random = new RandomRecords(17);
+        List<String> records = new ArrayList<>();
+        long ingested = 0;
+        try (RootAllocator allocator = new RootAllocator();
+             Compactor compactor = new Compactor(store, options(10_000, b -> true))) {
+            BlockWriter writer = new BlockWriter(store, allocator);
+            // Three blocks of 10 spans a pass, as a cut every few seconds makes them, sixteen passes.
+            for (int pass = 0; pass < 16; pass++) {
+                for (int i = 0; i < 3; i++) {
+                    var spans = random.spans(10);
+                    spans.forEach(s -> records.add(s.toString()));
+                    writer.writeSpans(ACME, spans);
+                    ingested += spans.size();
+                }
+                compactor.run(false);
+            }
+            records.sort(Comparator.naturalOrder());
+            assertEquals(records, answered(store));
+            // Merging the growing block at every pass would write 30 + 60 + ... + 480 rows: 4,080, 8.5 times the 480.
+            assertTrue(compactor.rowsRewritten() <= 4 * ingested, compactor.rowsRewritten() + " rows written again for "
+                    + ingested + ", " + names(store, Signal.SPANS).size() + " blocks left");
+        }
+    }
+
+    @Test
     void run_again_changesNothing() throws IOException {
         BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
         List<String> records = fill(store);

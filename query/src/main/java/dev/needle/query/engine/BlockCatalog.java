@@ -12,6 +12,9 @@ import dev.needle.blocks.store.LiveBlocks;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 
 /**
  * Where the engine learns a tenant's blocks of one signal, and their meta.json and filters: from the
@@ -67,12 +71,58 @@ final class BlockCatalog {
     }
 
     /**
-     * What a query reads: the blocks, what the index holds of them (by name, and their filters; empty
-     * when the blocks come from a listing), the visible blocks left out because one of the blocks
-     * replaces them (see {@link LiveBlocks}), and a sentence on where they come from, for EXPLAIN.
+     * What a query reads: the blocks, oldest first, what the index holds of them (by name, and their
+     * filters, with where each block sits in them; empty when the blocks come from a listing), the
+     * visible blocks left out because one of the blocks replaces them (see {@link LiveBlocks}), the ids
+     * of both (the blocks whose records the ingest head need not give), and a sentence on where they
+     * come from, for EXPLAIN.
      */
     record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters,
-                 Set<BlockName> replaced, String source) {
+                 Positions positions, Set<BlockName> replaced, Set<String> ids, String source) {
+    }
+
+    /** The ids of {@code blocks} and of {@code replaced}. */
+    private static Set<String> ids(List<BlockRef> blocks, Set<BlockName> replaced) {
+        Set<String> ids = new HashSet<>(2 * (blocks.size() + replaced.size()));
+        blocks.forEach(b -> ids.add(b.name().id()));
+        replaced.forEach(name -> ids.add(name.id()));
+        return Collections.unmodifiableSet(ids);
+    }
+
+    /**
+     * Where the blocks of a {@link Known} sit, worked out once each time they change so that a query
+     * does no per-block lookup: each block's id in the filters (-1 when they do not hold it), the
+     * position of each id's block (-1 for an id of no block here), the positions of the blocks the
+     * filters do not hold, and every position by end time, newest first (a search's order).
+     */
+    record Positions(int[] filterIds, int[] byId, int[] unheld, int[] newestEndFirst) {
+
+        static Positions of(List<BlockRef> blocks, IndexedFilters filters) {
+            int[] filterIds = new int[blocks.size()];
+            int[] byId = new int[filters.idLimit()];
+            Arrays.fill(byId, -1);
+            int unheld = 0;
+            for (int p = 0; p < filterIds.length; p++) {
+                int id = filters.id(blocks.get(p).name());
+                filterIds[p] = id;
+                if (id < 0) {
+                    unheld++;
+                } else {
+                    byId[id] = p;
+                }
+            }
+            int[] unheldAt = new int[unheld];
+            for (int p = 0, u = 0; p < filterIds.length; p++) {
+                if (filterIds[p] < 0) {
+                    unheldAt[u++] = p;
+                }
+            }
+            // Sorted stably by end time, newest first, as Comparator#reversed sorts a search's blocks.
+            int[] byEnd = IntStream.range(0, blocks.size()).boxed()
+                    .sorted(Comparator.comparingLong((Integer p) -> blocks.get(p).name().endUnixNano()).reversed())
+                    .mapToInt(Integer::intValue).toArray();
+            return new Positions(filterIds, byId, unheldAt, byEnd);
+        }
     }
 
     private record Key(TenantId tenant, Signal signal) {
@@ -97,6 +147,10 @@ final class BlockCatalog {
         int unindexed;
         /** The blocks among {@link #entries} and {@link #lastListing} that another of them replaces. */
         Set<BlockName> replaced = Set.of();
+        /** Where {@link #blocks} sit; built with them. */
+        Positions positions;
+        /** The ids of {@link #blocks} and {@link #replaced}; built with them. */
+        Set<String> ids;
     }
 
     private final BlockStore store;
@@ -157,11 +211,14 @@ final class BlockCatalog {
                     blocks.removeIf(b -> replaced.contains(b.name()));
                 }
                 state.replaced = replaced;
+                blocks.sort(null);
                 state.blocks = Collections.unmodifiableList(blocks);
+                state.positions = Positions.of(state.blocks, state.filters);
+                state.ids = ids(state.blocks, replaced);
             }
             int unindexed = state.unindexed;
             Set<BlockName> replaced = state.replaced;
-            return new Known(state.blocks, state.entries, state.filters, replaced, "the index (" + state.entries.size() + " blocks"
+            return new Known(state.blocks, state.entries, state.filters, state.positions, replaced, state.ids, "the index (" + state.entries.size() + " blocks"
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it")
                     + (replaced.isEmpty() ? "" : ", " + replaced.size() + " of them replaced by a compaction") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
@@ -187,8 +244,10 @@ final class BlockCatalog {
 
     private Known listing(TenantId tenant, Signal signal, List<BlockRef> listed, String source) throws IOException {
         Set<BlockName> replaced = live.replaced(tenant, signal, listed.stream().map(BlockRef::name).toList());
-        List<BlockRef> blocks = replaced.isEmpty() ? listed : listed.stream().filter(b -> !replaced.contains(b.name())).toList();
-        return new Known(blocks, Map.of(), IndexedFilters.EMPTY, replaced, source
+        List<BlockRef> blocks = new ArrayList<>(listed);
+        blocks.removeIf(b -> replaced.contains(b.name()));
+        blocks.sort(null);
+        return new Known(blocks, Map.of(), IndexedFilters.EMPTY, Positions.of(blocks, IndexedFilters.EMPTY), replaced, ids(blocks, replaced), source
                 + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
     }
 

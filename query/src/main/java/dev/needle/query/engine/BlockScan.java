@@ -71,7 +71,8 @@ final class BlockScan {
         return null;
     }
 
-    private static boolean usesSidecar(Target<?> target, Mechanisms mechanisms) {
+    /** Whether {@code mechanisms} let {@code target} consult its sidecar (TRACE_IDX or ATTR_IDX). */
+    static boolean usesSidecar(Target<?> target, Mechanisms mechanisms) {
         return target.sidecarStep() == Step.TRACE_IDX ? mechanisms.traceIdx() : mechanisms.attrIdx();
     }
 

@@ -26,7 +26,8 @@ public record Explain(String signal, Mechanisms mechanisms, String source, List<
                       @JsonIgnore long headMatched) {
 
     public Explain {
-        blocks = List.copyOf(blocks);
+        // A lookup's own lazy list is immutable already, and copying it would make every decision it defers.
+        blocks = blocks instanceof BlockDecisions ? blocks : List.copyOf(blocks);
     }
 
     /**
@@ -74,7 +75,17 @@ public record Explain(String signal, Mechanisms mechanisms, String source, List<
         long read = 0;
         long requests = 0;
         Map<String, Integer> failedOpen = new TreeMap<>();
-        for (BlockDecision d : blocks) {
+        List<BlockDecision> decided = blocks;
+        if (blocks instanceof BlockDecisions lazy) {
+            // The blocks one probe ruled out, counted without making their decisions: pruned, nothing read.
+            decided = lazy.held();
+            switch (lazy.ruledOutBy()) {
+                case TRACE_IDX -> traceIdx += lazy.ruledOutCount();
+                case ATTR_IDX -> attrIdx += lazy.ruledOutCount();
+                default -> throw new IllegalStateException("blocks ruled out at once by " + lazy.ruledOutBy());
+            }
+        }
+        for (BlockDecision d : decided) {
             if (d.pruned()) {
                 switch (d.decidedBy()) {
                     case TIME -> time++;

@@ -22,7 +22,8 @@ import java.util.Set;
  */
 final class IndexedFilters {
 
-    static final IndexedFilters EMPTY = new IndexedFilters(Map.of(), BitSlicedFilters.empty(), BitSlicedFilters.empty());
+    static final IndexedFilters EMPTY = new IndexedFilters(Map.of(), new String[0], BitSlicedFilters.empty(),
+            BitSlicedFilters.empty());
 
     /** A block's filter as the index holds it, with the block's name as text (formatted once, for EXPLAIN). */
     record Held(String name, KeyFilter filter) {
@@ -32,18 +33,30 @@ final class IndexedFilters {
     private record Slot(int id, String name) {
     }
 
-    /**
-     * Keyed by the names of the index last read, which are the very instances the catalog's blocks carry:
-     * a query looks every block up, and a HashMap then compares by identity.
-     */
+    /** Looked up once per block each time the index changes ({@link BlockCatalog} keeps the ids), never per query. */
     private final Map<BlockName, Slot> ids;
+    /** Each id's block name as text; null for a free id. */
+    private final String[] names;
     private final BitSlicedFilters traceIdx;
     private final BitSlicedFilters attrIdx;
 
-    private IndexedFilters(Map<BlockName, Slot> ids, BitSlicedFilters traceIdx, BitSlicedFilters attrIdx) {
+    private IndexedFilters(Map<BlockName, Slot> ids, String[] names, BitSlicedFilters traceIdx,
+                           BitSlicedFilters attrIdx) {
         this.ids = ids;
+        this.names = names;
         this.traceIdx = traceIdx;
         this.attrIdx = attrIdx;
+    }
+
+    /** Block {@code name}'s id in the filters; -1 when they do not hold it. */
+    int id(BlockName name) {
+        Slot slot = ids.get(name);
+        return slot == null ? -1 : slot.id();
+    }
+
+    /** One more than the largest id held. */
+    int idLimit() {
+        return names.length;
     }
 
     /**
@@ -78,7 +91,9 @@ final class IndexedFilters {
             }
         }
         boolean same = removed.isEmpty() && addedTraces.isEmpty();
-        return new IndexedFilters(Collections.unmodifiableMap(next), same ? traceIdx : traceIdx.with(addedTraces, removed),
+        String[] names = new String[used.length()];
+        next.values().forEach(slot -> names[slot.id()] = slot.name());
+        return new IndexedFilters(Collections.unmodifiableMap(next), names, same ? traceIdx : traceIdx.with(addedTraces, removed),
                 same ? attrIdx : attrIdx.with(addedAttrs, removed));
     }
 
@@ -106,10 +121,14 @@ final class IndexedFilters {
             this.probes = probes;
         }
 
-        /** What block {@code name}'s filter says, from the index; null when the index does not hold the block. */
-        Held block(BlockName name) {
-            Slot slot = ids.get(name);
-            return slot == null ? null : new Held(slot.name(), probes.block(slot.id()));
+        /** What the filter of block {@code id} says, from the index; null for -1, a block the index does not hold. */
+        Held block(int id) {
+            return id < 0 ? null : new Held(names[id], probes.block(id));
+        }
+
+        /** The ids of the blocks whose filter may hold the key (h1, h2), or is failed open. */
+        BitSlicedFilters.Candidates candidates(long h1, long h2) {
+            return probes.candidates(h1, h2);
         }
     }
 }

@@ -14,6 +14,7 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
+import dev.needle.sidecar.BitSlicedFilters;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,6 +22,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,8 +41,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -362,7 +366,8 @@ public final class QueryEngine implements AutoCloseable {
             throws IOException {
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, Mechanisms.ALL, headParts, problems);
-        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
+        List<BlockRef> blocks = new ArrayList<>(plan.known().blocks());
+        blocks.addAll(plan.named());
         List<R> head = plan.headRecords();
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
         List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete, tagsOnly));
@@ -441,7 +446,6 @@ public final class QueryEngine implements AutoCloseable {
         }
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
-        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
         List<R> headRecords = plan.headRecords();
         Found<R> found = target.found();
         long headMatched = 0;
@@ -453,10 +457,14 @@ public final class QueryEngine implements AutoCloseable {
         }
         // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
         // than everything a block can hold, that block and all older ones are left unread.
-        blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        BlockCatalog.Known known = plan.known();
+        Visit visit = visit(plan, known.positions().newestEndFirst(),
+                Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        List<BlockRef> blocks = visit.blocks();
+        int[] ids = visit.ids();
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
-        IndexedFilters.Lookup filters = plan.filters().lookup(target.sidecarFile());
+        IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
         int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
             long floor = newestFloor(found, limit, time);
@@ -469,7 +477,8 @@ public final class QueryEngine implements AutoCloseable {
                 break;
             }
             List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
-            List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, target, range, mechanisms, limit, plan, filters);
+            List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, Arrays.copyOfRange(ids, next, next + batch.size()),
+                    target, range, mechanisms, limit, plan, filters);
             for (int i = 0; i < outcomes.size(); i++) {
                 if (outcomes.get(i).problem() != null && gone(batch.get(i))) {
                     continue;
@@ -518,7 +527,6 @@ public final class QueryEngine implements AutoCloseable {
                                  Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
                                  ToLongFunction<R> time, List<String> problems) throws IOException {
         Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
-        List<BlockRef> blocks = new ArrayList<>(plan.blocks());
         List<R> headRecords = plan.headRecords();
         Found<R> found = target.found();
         long headMatched = 0;
@@ -528,19 +536,42 @@ public final class QueryEngine implements AutoCloseable {
                 headMatched++;
             }
         }
-        blocks.sort(Comparator.reverseOrder());
-        List<BlockDecision> decisions = new ArrayList<>();
-        List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, target, range, mechanisms, Integer.MAX_VALUE, plan,
-                plan.filters().lookup(target.sidecarFile()));
+        BlockCatalog.Known known = plan.known();
+        IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
+        // One probe of the index's filters decides every block it holds where no time range comes first
+        // (a trace id over all time): only the blocks it cannot rule out, and those it does not hold, are visited.
+        BitSlicedFilters.Candidates candidates = plan.named().isEmpty() && BlockScan.usesSidecar(target, mechanisms)
+                && (range.isAll() || !mechanisms.time()) ? target.mayHold(filters) : null;
+        int n = known.blocks().size();
+        int[] positions = candidates == null ? null : survivors(known.positions(), candidates);
+        Visit visit = positions != null ? visit(plan, positions, null)
+                : visit(plan, IntStream.range(0, n).map(i -> n - 1 - i).toArray(), Comparator.reverseOrder());
+        List<BlockRef> blocks = visit.blocks();
+        int[] ids = visit.ids();
+        List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, ids, target, range, mechanisms, Integer.MAX_VALUE,
+                plan, filters);
+        List<BlockDecision> visited = new ArrayList<>(outcomes.size());
+        List<Integer> goneAt = new ArrayList<>();
         for (int i = 0; i < outcomes.size(); i++) {
             BlockScan.Outcome<R> outcome = outcomes.get(i);
+            visited.add(outcome.decision());
             if (outcome.problem() != null && gone(blocks.get(i))) {
+                goneAt.add(i);
                 continue;
             }
-            decisions.add(outcome.decision());
             found.addAll(outcome.records());
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
+            }
+        }
+        List<BlockDecision> decisions = positions == null ? visited
+                : ruledOutToo(visited, positions, known, target, range, mechanisms, filters);
+        if (!goneAt.isEmpty()) {
+            // A block deleted since it was listed (by retention) cannot change the answer, and is left out of the plan.
+            decisions = new ArrayList<>(decisions);
+            for (int g = goneAt.size() - 1; g >= 0; g--) {
+                int i = goneAt.get(g);
+                decisions.remove(positions == null ? i : known.blocks().size() - 1 - positions[i]);
             }
         }
         List<R> records = new ArrayList<>(found.records());
@@ -549,25 +580,96 @@ public final class QueryEngine implements AutoCloseable {
                 headRecords.size(), headMatched));
     }
 
+    /** Blocks in the order a lookup visits them, with each one's id in the index's filters (-1 when they do not hold it). */
+    private record Visit(List<BlockRef> blocks, int[] ids) {
+    }
+
+    /**
+     * The catalog's blocks at {@code positions}, in that order, when the ingest head named no block
+     * the catalog lacks; else every block of the plan, those too, sorted by {@code order}.
+     */
+    private static Visit visit(Plan<?> plan, int[] positions, Comparator<BlockRef> order) {
+        BlockCatalog.Known known = plan.known();
+        if (plan.named().isEmpty()) {
+            List<BlockRef> blocks = new ArrayList<>(positions.length);
+            int[] ids = new int[positions.length];
+            for (int i = 0; i < positions.length; i++) {
+                blocks.add(known.blocks().get(positions[i]));
+                ids[i] = known.positions().filterIds()[positions[i]];
+            }
+            return new Visit(blocks, ids);
+        }
+        List<BlockRef> blocks = new ArrayList<>(known.blocks());
+        blocks.addAll(plan.named());
+        blocks.sort(order);
+        return new Visit(blocks, blocks.stream().mapToInt(b -> known.filters().id(b.name())).toArray());
+    }
+
+    /**
+     * The positions, newest first, of the blocks one probe left: those whose filter may hold the key
+     * ({@code candidates}, failed-open ones among them) and those the filters do not hold.
+     */
+    private static int[] survivors(BlockCatalog.Positions positions, BitSlicedFilters.Candidates candidates) {
+        int[] unheld = positions.unheld();
+        int[] found = Arrays.copyOf(unheld, unheld.length + Math.min(candidates.count(), positions.byId().length));
+        int n = unheld.length;
+        for (int id = candidates.next(0); id >= 0 && id < positions.byId().length; id = candidates.next(id + 1)) {
+            int p = positions.byId()[id];
+            if (p >= 0) {
+                found[n++] = p;
+            }
+        }
+        int[] sorted = Arrays.copyOf(found, n);
+        Arrays.sort(sorted);
+        for (int i = 0; i < n / 2; i++) {
+            int t = sorted[i];
+            sorted[i] = sorted[n - 1 - i];
+            sorted[n - 1 - i] = t;
+        }
+        return sorted;
+    }
+
+    /**
+     * Every block's decision, newest first: {@code visited}, those of the blocks at {@code positions},
+     * and, made only when asked for, those of the blocks the probe ruled out, each as
+     * {@link BlockScan#decideUnread} decides it.
+     */
+    private <R> List<BlockDecision> ruledOutToo(List<BlockDecision> visited, int[] positions, BlockCatalog.Known known,
+                                                Target<R> target, TimeRange range, Mechanisms mechanisms,
+                                                IndexedFilters.Lookup filters) {
+        int n = known.blocks().size();
+        IntFunction<BlockDecision> ruledOut = i -> {
+            int p = n - 1 - i;
+            return scan.decideUnread(known.blocks().get(p), target, range, mechanisms,
+                    filters.block(known.positions().filterIds()[p])).decision();
+        };
+        int[] at = new int[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            at[i] = n - 1 - positions[i];
+        }
+        return new BlockDecisions(n, at, visited.toArray(BlockDecision[]::new), ruledOut, target.sidecarStep());
+    }
+
     /**
      * Each block's outcome, in order: decided on this thread where that needs no read (the time range
      * in the block's name, its filter in the index: a probe of the bit-sliced filters of every block
-     * at once), read in the pool otherwise.
+     * at once), read in the pool otherwise. {@code ids} are the blocks' ids in the index's filters.
      */
-    private <R> List<BlockScan.Outcome<R>> decideAndRun(List<BlockRef> blocks, Target<R> target, TimeRange range,
-                                                        Mechanisms mechanisms, int limit, Plan<R> plan,
-                                                        IndexedFilters.Lookup filters) {
+    private <R> List<BlockScan.Outcome<R>> decideAndRun(List<BlockRef> blocks, int[] ids, Target<R> target,
+                                                        TimeRange range, Mechanisms mechanisms, int limit,
+                                                        Plan<R> plan, IndexedFilters.Lookup filters) {
         List<BlockScan.Outcome<R>> outcomes = new ArrayList<>(blocks.size());
-        List<BlockRef> toRead = new ArrayList<>();
-        for (BlockRef ref : blocks) {
-            BlockScan.Outcome<R> decided = scan.decideUnread(ref, target, range, mechanisms, filters.block(ref.name()));
+        List<Integer> toRead = new ArrayList<>();
+        for (int i = 0; i < blocks.size(); i++) {
+            BlockScan.Outcome<R> decided = scan.decideUnread(blocks.get(i), target, range, mechanisms,
+                    filters.block(ids[i]));
             outcomes.add(decided);
             if (decided == null) {
-                toRead.add(ref);
+                toRead.add(i);
             }
         }
-        List<BlockScan.Outcome<R>> read = runAll(toRead, ref -> scan.run(ref, target, range, mechanisms, limit,
-                plan.indexed().get(ref.name()), filters.block(ref.name())));
+        List<BlockScan.Outcome<R>> read = runAll(toRead, i -> scan.run(blocks.get(i), target, range, mechanisms, limit,
+                plan.known().indexed().get(blocks.get(i).name()), filters.block(ids[i])));
         for (int i = 0, next = 0; i < outcomes.size(); i++) {
             if (outcomes.get(i) == null) {
                 outcomes.set(i, read.get(next++));
@@ -580,8 +682,7 @@ public final class QueryEngine implements AutoCloseable {
      * The blocks a lookup reads, what the index holds of them (meta.json and filters), the head's
      * records that none of them holds, and where the blocks were learnt (for EXPLAIN).
      */
-    private record Plan<R>(List<BlockRef> blocks, Map<BlockName, BlockCatalog.Indexed> indexed, IndexedFilters filters,
-                           List<R> headRecords, String source) {
+    private record Plan<R>(BlockCatalog.Known known, List<BlockRef> named, List<R> headRecords, String source) {
     }
 
     /**
@@ -595,33 +696,29 @@ public final class QueryEngine implements AutoCloseable {
     private <R> Plan<R> plan(TenantId tenant, Signal signal, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
                              List<String> problems) throws IOException {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
-        List<BlockRef> blocks = new ArrayList<>(known.blocks());
-        Set<String> ids = new HashSet<>();
-        if (!head.isEmpty()) {
-            blocks.forEach(b -> ids.add(b.name().id()));
-            // A replaced block's records are read from the block that replaces it, so neither the head's
-            // part of it nor the block itself is read again.
-            known.replaced().forEach(name -> ids.add(name.id()));
-        }
-        int named = 0;
+        // A replaced block's records are read from the block that replaces it, so neither the head's
+        // part of it nor the block itself is read again: known.ids() holds both.
+        Set<String> namedIds = new HashSet<>();
+        List<BlockRef> named = new ArrayList<>();
         for (HeadSource.Part<R> part : head) {
             if (part.problem() != null && !problems.contains(part.problem())) {
                 problems.add(part.problem());
             }
             Optional<BlockName> published = part.published() == null ? Optional.empty() : BlockName.parse(part.published());
-            if (published.isPresent() && ids.add(published.get().id())) {
-                blocks.add(new BlockRef(tenant, signal, published.get()));
-                named++;
+            if (published.isPresent() && !known.ids().contains(published.get().id())
+                    && namedIds.add(published.get().id())) {
+                named.add(new BlockRef(tenant, signal, published.get()));
             }
         }
         List<R> records = new ArrayList<>();
         for (HeadSource.Part<R> part : head) {
-            if (part.blockId() == null || !ids.contains(part.blockId())) {
+            if (part.blockId() == null || !known.ids().contains(part.blockId()) && !namedIds.contains(part.blockId())) {
                 records.addAll(part.records());
             }
         }
-        String source = known.source() + (named == 0 ? "" : "; " + named + " more the ingest head named as just published");
-        return new Plan<>(blocks, known.indexed(), known.filters(), records, source);
+        String source = known.source() + (named.isEmpty() ? "" : "; " + named.size()
+                + " more the ingest head named as just published");
+        return new Plan<>(known, named, records, source);
     }
 
     /**
@@ -636,11 +733,11 @@ public final class QueryEngine implements AutoCloseable {
         }
     }
 
-    private <T> List<T> runAll(List<BlockRef> blocks, Function<BlockRef, T> work) {
+    private <X, T> List<T> runAll(List<X> blocks, Function<X, T> work) {
         List<Future<T>> futures = new ArrayList<>(blocks.size());
         try {
-            for (BlockRef ref : blocks) {
-                futures.add(pool.submit(() -> work.apply(ref)));
+            for (X block : blocks) {
+                futures.add(pool.submit(() -> work.apply(block)));
             }
         } catch (RejectedExecutionException e) {
             throw new IllegalStateException("the query engine is closed", e);

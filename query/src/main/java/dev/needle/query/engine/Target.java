@@ -2,6 +2,7 @@ package dev.needle.query.engine;
 
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.meta.BatchMeta;
+import dev.needle.sidecar.BitSlicedFilters;
 import dev.needle.sidecar.KeyFilter;
 import java.util.Set;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -24,6 +25,15 @@ interface Target<R> {
 
     /** Null when the block's verified sidecar (its own, or its column of the index's) cannot rule it out, else why it does. */
     String ruledOutBy(KeyFilter sidecar);
+
+    /**
+     * The ids of the blocks whose filter in the index ({@code filters}) cannot rule this target out, from
+     * one probe over every block, as {@link #ruledOutBy(KeyFilter)} would find block by block; null when
+     * the target is decided block by block (a search, whose conditions combine several keys).
+     */
+    default BitSlicedFilters.Candidates mayHold(IndexedFilters.Lookup filters) {
+        return null;
+    }
 
     /** Null when the batch's zone maps cannot rule it out, else why they do. */
     String ruledOutBy(BatchMeta batch);

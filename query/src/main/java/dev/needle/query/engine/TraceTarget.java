@@ -7,9 +7,10 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.engine.BlockDecision.Step;
+import dev.needle.sidecar.BitSlicedFilters;
 import dev.needle.sidecar.BloomSidecar;
-import dev.needle.sidecar.KeyMix;
 import dev.needle.sidecar.KeyFilter;
+import dev.needle.sidecar.KeyMix;
 import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
@@ -77,6 +78,14 @@ abstract class TraceTarget<R> implements Target<R> {
         byte[] id = traceId.unsafeArray();
         return sidecar.mayContainTraceId(KeyMix.traceIdLo(id, 0), KeyMix.traceIdHi(id, 0))
                 ? null : "TRACE_IDX rules the trace id out";
+    }
+
+    @Override
+    public BitSlicedFilters.Candidates mayHold(IndexedFilters.Lookup filters) {
+        byte[] id = traceId.unsafeArray();
+        long lo = KeyMix.traceIdLo(id, 0);
+        long hi = KeyMix.traceIdHi(id, 0);
+        return filters.candidates(KeyMix.h1(lo, hi), KeyMix.h2(lo, hi));
     }
 
     @Override

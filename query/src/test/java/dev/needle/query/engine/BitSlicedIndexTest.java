@@ -98,6 +98,14 @@ class BitSlicedIndexTest {
             assertEquals(scanned.spans(), pruned.spans());
             assertEquals(scanned.logs(), pruned.logs());
             assertTrue(pruned.spanPlan().source().startsWith("the index ("), pruned.spanPlan().source());
+            // Over all time one probe decides the blocks and defers the others' decisions; a range that holds
+            // every block decides them one by one: the plans must be the same, block for block and in total
+            // (both after the lookups above, so that both find the blocks' footers cached).
+            Explain oneByOne = engine.trace(TENANT, id, new TimeRange(Long.MIN_VALUE, Long.MAX_VALUE - 1),
+                    Mechanisms.ALL, false).spanPlan();
+            Explain probed = engine.trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL, false).spanPlan();
+            assertEquals(oneByOne.blocks(), probed.blocks());
+            assertEquals(oneByOne.totals(), probed.totals());
         }
         for (String query : SEARCHES) {
             assertEquals(
