@@ -126,7 +126,8 @@ public final class BlockTags {
 
         @Override
         public void string(String key, String value) {
-            if (value.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
+            // A char takes at most three UTF-8 bytes: a short string needs no encoding to be known short.
+            if (value.length() > MAX_VALUE_BYTES / 3 && value.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
                 truncate(key);
             } else {
                 add(key, new AnyValue.Str(value));

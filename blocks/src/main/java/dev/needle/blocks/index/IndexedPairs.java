@@ -7,7 +7,9 @@ import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 
@@ -59,8 +61,13 @@ public final class IndexedPairs {
 
     private final Sink sink;
     private final Set<Pair> seen = new HashSet<>();
-    private Resource lastResource;
-    private Scope lastScope;
+    /**
+     * The resource and scope instances whose pairs this batch passed on. Records of one request
+     * share instances, and a batch sorted by trace id interleaves requests, so the previous
+     * record's instance alone would be a poor guide; equal instances that are not the same pass
+     * their pairs again, which {@link #seen} then skips.
+     */
+    private final Set<Object> seenInstances = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /** One pair as the record holds it, before the namespaced key is built and hashed; doubles as Dbl, which compares bits. */
     private record Pair(String namespace, String key, Object value) {
@@ -77,11 +84,10 @@ public final class IndexedPairs {
     /** The next records are another record batch's: pairs already passed on are passed on again, once. */
     public void newBatch() {
         seen.clear();
-        lastResource = null;
-        lastScope = null;
+        seenInstances.clear();
     }
 
-    /** The pairs of one span; a resource or scope repeated from the previous record is skipped cheaply. */
+    /** The pairs of one span; a resource or scope instance already passed on in this batch is skipped cheaply. */
     public void span(SpanRecord s) {
         resourceAndScope(s.resource(), s.scope());
         attributes(SPAN, s.attributes());
@@ -100,14 +106,17 @@ public final class IndexedPairs {
     }
 
     private void resourceAndScope(Resource resource, Scope scope) {
-        if (resource != lastResource) {
+        if (firstSeen(resource)) {
             attributes(RESOURCE, resource.attributes());
-            lastResource = resource;
         }
-        if (scope != lastScope) {
+        if (firstSeen(scope)) {
             attributes(SCOPE, scope.attributes());
-            lastScope = scope;
         }
+    }
+
+    /** Whether this batch has not met {@code instance} before; past the bound, instances not remembered count as new. */
+    private boolean firstSeen(Object instance) {
+        return seenInstances.size() < MAX_REMEMBERED ? seenInstances.add(instance) : !seenInstances.contains(instance);
     }
 
     private static List<Intrinsic> indexed(Signal signal) {

@@ -394,7 +394,7 @@ public final class BlockWriter {
      */
     private static final class CountingStream extends FilterOutputStream {
         private final CRC32C crc = new CRC32C();
-        private final ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        private final BatchBytes batch = new BatchBytes();
         private long count;
         private long batchStart;
 
@@ -445,7 +445,7 @@ public final class BlockWriter {
          * column's (see {@link ColumnChecksums}).
          */
         ColumnChecksums columnChecksums(ArrowBlock written, Schema schema) {
-            byte[] bytes = batch.toByteArray();
+            byte[] bytes = batch.bytes();
             int metadataLength = written.getMetadataLength();
             int flatbufferLength = ByteBuffer.wrap(bytes, 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
             Message message = Message.getRootAsMessage(
@@ -457,13 +457,21 @@ public final class BlockWriter {
                 offsets.add(header.buffers(buffer).offset());
                 buffer += ColumnBuffers.buffers(field);
             }
-            long body = bytes.length - metadataLength;
+            long body = batch.size() - metadataLength;
             List<Long> crcs = new ArrayList<>();
             for (int c = 0; c < offsets.size(); c++) {
                 long end = c + 1 < offsets.size() ? offsets.get(c + 1) : body;
                 crcs.add(crc32c(bytes, metadataLength + offsets.get(c), end - offsets.get(c)));
             }
             return new ColumnChecksums(crc32c(bytes, 0, metadataLength), offsets, crcs);
+        }
+
+        /** The batch's bytes, read in place rather than copied: a batch is megabytes. */
+        private static final class BatchBytes extends ByteArrayOutputStream {
+            /** The buffer; its first {@link #size()} bytes are the batch's. */
+            byte[] bytes() {
+                return buf;
+            }
         }
 
         private static long crc32c(byte[] bytes, long from, long length) {
