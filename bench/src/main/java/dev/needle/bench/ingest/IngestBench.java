@@ -534,27 +534,6 @@ public final class IngestBench {
                 + "p50, p99: request latency to the whole reply; retried: requests that repeated a batch (after 429, "
                 + "503 or no reply); generator ceiling: the same records made and encoded with nothing sent; "
                 + "of ceiling: accepted/s as a share of it.\n");
-        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
-                + "| head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms | paced p99 ms |\n");
-        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Result r : results) {
-            SendReport paced = r.pacedOrNull();
-            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %,d | %,d | %s |\n",
-                    r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
-                    100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
-                    r.gcSecondsPerMillion(), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
-                            : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
-                            paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
-        }
-        s.append(format("%nCPU, GC: the server process's CPU time (user and system, every thread) and its collectors' "
-                + "time, from its /metrics before and after the measured send, per million records accepted; head: the "
-                + "records acknowledged and not yet published, scraped every %d ms during the send; paced: the corpus "
-                + "again, to another tenant, offered at %.0f%% of the goal for at most the paced limit.%n%n",
-                SAMPLE_MILLIS, 100 * PACED_SHARE));
-        s.append("Head rows over the measured send (thousands, at evenly spaced samples):\n\n");
-        for (Result r : results) {
-            s.append("- ").append(r.workload().label()).append(": ").append(headSeries(r.samples())).append('\n');
-        }
         StringBuilder notes = new StringBuilder();
         for (Result r : results) {
             SendReport send = r.send();
@@ -575,6 +554,27 @@ public final class IngestBench {
         }
         if (notes.length() > 0) {
             s.append('\n').append(notes);
+        }
+        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
+                + "| head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms | paced p99 ms |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Result r : results) {
+            SendReport paced = r.pacedOrNull();
+            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %,d | %,d | %s |\n",
+                    r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
+                    100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
+                    r.gcSecondsPerMillion(), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
+                            : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
+                            paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
+        }
+        s.append(format("%nCPU, GC: the server process's CPU time (user and system, every thread) and its collectors' "
+                + "time, from its /metrics before and after the measured send, per million records accepted; head: the "
+                + "records acknowledged and not yet published, scraped every %d ms during the send; paced: the corpus "
+                + "again, to another tenant, offered at %.0f%% of the goal for at most the paced limit.%n%n",
+                SAMPLE_MILLIS, 100 * PACED_SHARE));
+        s.append("Head rows over the measured send (thousands, at evenly spaced samples):\n\n");
+        for (Result r : results) {
+            s.append("- ").append(r.workload().label()).append(": ").append(headSeries(r.samples())).append('\n');
         }
         return s.toString();
     }
