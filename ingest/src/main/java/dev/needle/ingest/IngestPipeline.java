@@ -294,7 +294,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
         long held = head.heapBytes();
         // An empty head takes any request, or one larger than the bound would be refused for ever.
         if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
-            throw new IngestRefusedException(429, 5, "the head holds " + held
+            // A publish frees the head within a second or two at the cut sizes: a longer wait leaves the server idle.
+            throw new IngestRefusedException(429, 1, "the head holds " + held
                     + " bytes of unpublished records in memory, at its bound of " + limits.maxHeadBytes());
         }
         try {
@@ -349,12 +350,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
             return;
         }
         try {
-            // Half the head's bound too: publishing then frees memory before ingest must refuse data.
-            boolean due = head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
-                    || head.activeHeapBytes() >= limits.maxHeadBytes() / 2
-                    || head.activeAgeNanos() >= limits.cutAge().toNanos();
-            if (due) {
-                cutAndPublish();
+            if (dueBySize() || head.activeAgeNanos() >= limits.cutAge().toNanos()) {
+                // Under load the next cut is due by the time one is published: it is cut at once, not a tick later,
+                // while the receivers near the head's bound.
+                do {
+                    cutAndPublish();
+                } while (dueBySize());
             } else {
                 publishPending();
             }
@@ -371,6 +372,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
             LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying in "
                     + backOff(), e);
         }
+    }
+
+    /** Whether the active part is large enough to cut; half the head's bound too, so that publishing frees memory before ingest must refuse data. */
+    private boolean dueBySize() {
+        return head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
+                || head.activeHeapBytes() >= limits.maxHeadBytes() / 2;
     }
 
     /** Counts a failed attempt and sets when the next may be made; returns the wait, as the log says it. */

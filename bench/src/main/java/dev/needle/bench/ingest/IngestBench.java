@@ -49,7 +49,13 @@ import java.util.stream.Stream;
  *       acknowledged per second of wall time from the first batch taken to the last reply; the
  *       generator runs during it, so its CPU is taken from the server's on a shared machine. The
  *       latency of a request runs from sending it to reading its whole reply, so it includes the
- *       write-ahead log fsync the server waits for before it acknowledges.</li>
+ *       write-ahead log fsync the server waits for before it acknowledges. The server's {@code /metrics}
+ *       are scraped before, every {@value #SAMPLE_MILLIS} ms during, and after it ({@link ServerSample}):
+ *       its CPU and garbage-collection time per million records, and its head over time.</li>
+ *   <li><b>A paced run</b>, when {@link Options#paced()} is not zero: the corpus again, to tenant
+ *       {@value #PACED_TENANT}, offered at 80% of the workload's goal ({@link Workload#goalPerSecond()})
+ *       for at most that long: the latency a server has below its ceiling, where the measurement above
+ *       gives the latency of a saturated one.</li>
  *   <li><b>The check.</b> SIGTERM: the server publishes its head and must exit 0. The default
  *       tenant's blocks must then hold every acknowledged record (exactly those, unless a request
  *       got no reply or failed): a run that loses or duplicates records fails instead of reporting
@@ -66,6 +72,14 @@ public final class IngestBench {
 
     /** The tenant of the warm-up, so that the measured (default) tenant holds exactly the measured records. */
     public static final String WARM_UP_TENANT = "warm-up";
+    /** The tenant of the paced run. */
+    public static final String PACED_TENANT = "paced";
+    /** The share of the goal rate that the paced run offers. */
+    public static final double PACED_SHARE = 0.8;
+    /** How often the server's metrics are scraped while the measured records are sent. */
+    static final long SAMPLE_MILLIS = 500;
+    /** Points of the head's series in the Markdown. */
+    private static final int SERIES_POINTS = 12;
     /** A dry run connects nowhere; its options still need a well-formed URL. */
     private static final URI DRY_RUN_URL = URI.create("http://127.0.0.1:4318");
     /** Generator threads and chunks made ahead, as {@code needle gen} has by default. */
@@ -109,6 +123,16 @@ public final class IngestBench {
         public String label() {
             return signal.dirName() + " " + encodingLabel();
         }
+
+        /** Issue 17's goal for it, records a second on two cores: 250,000 over protobuf, 150,000 over JSON. */
+        public long goalPerSecond() {
+            return encoding == OtlpEncoding.PROTOBUF ? 250_000 : 150_000;
+        }
+
+        /** The rate the paced run offers: {@value #PACED_SHARE} of the goal. */
+        public long pacedPerSecond() {
+            return Math.round(goalPerSecond() * PACED_SHARE);
+        }
     }
 
     /**
@@ -120,22 +144,23 @@ public final class IngestBench {
      * @param concurrency    requests in flight
      * @param batch          records per request
      * @param warmUp         how long to send before measuring, per server; zero for none
+     * @param paced          how long the paced run may last, per server; zero for none
      * @param classPath      the class path of the server's JVM: one that holds needle's ingest module
-     * @param serverJvmArgs  options for the server's JVM, such as {@code -Xmx2g}; none gives the JVM's defaults,
-     *                       as {@code ./needle serve} has
+     * @param serverJvmArgs  options for the server's JVM, such as {@code -Xmx1g}; none gives the JVM's defaults
      * @param dataRootOrNull where each workload's data directory and server log are kept, in
      *                       {@code <root>/}{@link Workload#directoryName()}{@code /data} and {@code /server.log};
      *                       null for a temporary directory, deleted after each workload
      * @param progress       told one line at each step
      */
     public record Options(long spans, long logs, List<Workload> workloads, int concurrency, int batch,
-                          Duration warmUp, String classPath, List<String> serverJvmArgs, Path dataRootOrNull,
-                          Consumer<String> progress) {
+                          Duration warmUp, Duration paced, String classPath, List<String> serverJvmArgs,
+                          Path dataRootOrNull, Consumer<String> progress) {
 
         public Options {
             workloads = List.copyOf(workloads);
             serverJvmArgs = List.copyOf(serverJvmArgs);
             Objects.requireNonNull(warmUp, "warmUp");
+            Objects.requireNonNull(paced, "paced");
             Objects.requireNonNull(classPath, "classPath");
             Objects.requireNonNull(progress, "progress");
             if (spans < 0 || logs < 0 || spans + logs == 0) {
@@ -157,55 +182,70 @@ public final class IngestBench {
             if (concurrency < 1 || batch < 1) {
                 throw new IllegalArgumentException("concurrency and batch must be ≥ 1, got " + concurrency + " and " + batch);
             }
-            if (warmUp.isNegative()) {
-                throw new IllegalArgumentException("the warm-up must not be negative, got " + warmUp);
+            if (warmUp.isNegative() || paced.isNegative()) {
+                throw new IllegalArgumentException("the warm-up and the paced run must not be negative, got "
+                        + warmUp + " and " + paced);
             }
         }
 
         /**
          * The real run: 2,000,000 spans and 2,000,000 logs in every workload, 8 requests of 1,000
-         * records in flight, 5 s of warm-up, the server on this JVM's class path, data in a temporary
+         * records in flight, 5 s of warm-up, a paced run of at most 10 s, the server on this JVM's
+         * class path with the heap {@code ./needle serve} gives it (1 GiB), data in a temporary
          * directory, progress on standard error.
          */
         public static Options defaults() {
             return new Options(2_000_000, 2_000_000, Workload.all(), 8, 1000, Duration.ofSeconds(5),
-                    System.getProperty("java.class.path"), List.of(), null, System.err::println);
+                    Duration.ofSeconds(10), System.getProperty("java.class.path"), List.of("-Xmx1g"), null,
+                    System.err::println);
         }
 
         /** These options with other record counts. */
         public Options withRecords(long spans, long logs) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with other workloads. */
         public Options withWorkloads(List<Workload> workloads) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with another warm-up. */
         public Options withWarmUp(Duration warmUp) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
+        }
+
+        /** These options with another limit on the paced run. */
+        public Options withPaced(Duration paced) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
+        }
+
+        /** These options with other options for the server's JVM. */
+        public Options withServerJvmArgs(List<String> serverJvmArgs) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with the server on another class path. */
         public Options withClassPath(String classPath) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with data directories kept under {@code root}. */
         public Options withDataRoot(Path root) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    Objects.requireNonNull(root, "root"), progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, Objects.requireNonNull(root, "root"), progress);
         }
 
         /** These options with progress told to {@code progress}. */
         public Options withProgress(Consumer<String> progress) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, classPath, serverJvmArgs,
-                    dataRootOrNull, progress);
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
         }
     }
 
@@ -217,14 +257,49 @@ public final class IngestBench {
      * @param ceiling       the same send as a dry run: the generator's and encoder's own rate
      * @param warmUpRecords records the server acknowledged during the warm-up, to another tenant
      * @param storedRecords records in the measured tenant's blocks after the server stopped
+     * @param samples       the server's metrics before, during and after the measured send, in time order
+     * @param pacedOrNull   the paced run, or null when there was none
      */
     public record Result(Workload workload, SendReport send, SendReport ceiling, long warmUpRecords,
-                         long storedRecords) {
+                         long storedRecords, List<ServerSample> samples, SendReport pacedOrNull) {
 
         public Result {
             Objects.requireNonNull(workload, "workload");
             Objects.requireNonNull(send, "send");
             Objects.requireNonNull(ceiling, "ceiling");
+            samples = List.copyOf(samples);
+            if (samples.size() < 2) {
+                throw new IllegalArgumentException("a result needs the samples before and after the send, got "
+                        + samples.size());
+            }
+        }
+
+        /** The server's CPU seconds per million records accepted in the measured send. */
+        public double cpuSecondsPerMillion() {
+            return perMillion(last().cpuSeconds() - samples.get(0).cpuSeconds());
+        }
+
+        /** The seconds its collectors took per million records accepted in the measured send. */
+        public double gcSecondsPerMillion() {
+            return perMillion(last().gcSeconds() - samples.get(0).gcSeconds());
+        }
+
+        /** The most records its head held at a sample. */
+        public long headMaxRows() {
+            return samples.stream().mapToLong(ServerSample::headRows).max().orElseThrow();
+        }
+
+        /** The records its head held once the measured send was over. */
+        public long headEndRows() {
+            return last().headRows();
+        }
+
+        private ServerSample last() {
+            return samples.get(samples.size() - 1);
+        }
+
+        private double perMillion(double seconds) {
+            return send.accepted() > 0 ? seconds * 1e6 / send.accepted() : 0;
         }
 
         /** Records acknowledged per second as a share of the generator's ceiling: near 1, the generator was the limit. */
@@ -273,20 +348,32 @@ public final class IngestBench {
         Path data = dir.resolve("data");
         long warmUpRecords = 0;
         SendReport send;
+        List<ServerSample> samples;
+        SendReport paced = null;
         try (ServerProcess server = ServerProcess.start(JavaLaunch.classPath(options.classPath(), ServeCommand.class),
                 options.serverJvmArgs(), data, dir.resolve("server.log"))) {
             progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
             if (!options.warmUp().isZero()) {
-                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, options.warmUp());
+                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, options.warmUp(), 0);
                 warmUpRecords = warm.accepted();
                 progress.accept(format("%s: warm-up %,d records in %.1f s, %,.0f records/s%s", w.label(),
                         warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
                         warm.firstError() == null ? "" : "; " + warm.firstError()));
             }
-            send = send(corpus, w, options, server.otlp(), false, null, null);
+            try (Sampler sampler = new Sampler(server.query())) {
+                send = send(corpus, w, options, server.otlp(), false, null, null, 0);
+                samples = sampler.finish();
+            }
             progress.accept(format("%s: %,d of %,d records accepted in %.1f s, %,.0f records/s, p50 %.1f ms, p99 %.1f ms",
                     w.label(), send.accepted(), send.recordsSent(), send.elapsedSeconds(), send.acceptedPerSecond(),
                     send.latencyP50Millis(), send.latencyP99Millis()));
+            if (!options.paced().isZero()) {
+                paced = send(corpus, w, options, server.otlp(), false, PACED_TENANT, options.paced(), w.pacedPerSecond());
+                progress.accept(format("%s: paced at %,d records/s: %,d accepted in %.1f s, %,.0f records/s, "
+                                + "p50 %.1f ms, p99 %.1f ms", w.label(), w.pacedPerSecond(), paced.accepted(),
+                        paced.elapsedSeconds(), paced.acceptedPerSecond(), paced.latencyP50Millis(),
+                        paced.latencyP99Millis()));
+            }
             server.stop();
         }
         long stored = StoreFacts.of(data, TenantId.DEFAULT, w.signal()).rows();
@@ -301,19 +388,23 @@ public final class IngestBench {
         }
         progress.accept(format("%s: stopped; its blocks hold the %,d records", w.label(), stored));
         // After the server is gone, with this JVM's encoders as warm as they were for the measurement.
-        SendReport ceiling = send(corpus, w, options, DRY_RUN_URL, true, null, null);
+        SendReport ceiling = send(corpus, w, options, DRY_RUN_URL, true, null, null, 0);
         progress.accept(format("%s: generator ceiling %,.0f records/s (%,d records made and encoded, nothing sent)",
                 w.label(), ceiling.recordsPerSecond(), ceiling.recordsSent()));
-        return new Result(w, send, ceiling, warmUpRecords, stored);
+        Result result = new Result(w, send, ceiling, warmUpRecords, stored, samples, paced);
+        progress.accept(format("%s: server CPU %.1f s and GC %.2f s per million records, head at most %,d records",
+                w.label(), result.cpuSecondsPerMillion(), result.gcSecondsPerMillion(), result.headMaxRows()));
+        return result;
     }
 
     /**
      * Sends (or in a dry run, only makes and encodes) the workload's records of {@code corpus}, to
-     * {@code tenantOrNull}, for at most {@code limitOrNull} when given.
+     * {@code tenantOrNull}, for at most {@code limitOrNull} when given, at most {@code perSecond}
+     * records a second (0 for no limit).
      */
     private static SendReport send(Corpus corpus, Workload w, Options options, URI url, boolean dryRun,
-                                   String tenantOrNull, Duration limitOrNull) throws InterruptedException {
-        OtlpSender sender = new OtlpSender(new SendOptions(url, options.concurrency(), 0, w.encoding(), w.gzip(),
+                                   String tenantOrNull, Duration limitOrNull, long perSecond) throws InterruptedException {
+        OtlpSender sender = new OtlpSender(new SendOptions(url, options.concurrency(), perSecond, w.encoding(), w.gzip(),
                 tenantOrNull, SendOptions.DEFAULT_MAX_ATTEMPTS, dryRun));
         ExecutorService pool = Executors.newFixedThreadPool(GENERATOR_THREADS, r -> {
             Thread t = new Thread(r, "needle-bench-gen");
@@ -340,6 +431,64 @@ public final class IngestBench {
     private static <R> Iterator<List<R>> ready(Iterator<List<R>> batches, Duration limitOrNull) {
         batches.hasNext();
         return limitOrNull == null ? batches : new Until<>(batches, System.nanoTime() + limitOrNull.toNanos());
+    }
+
+    /**
+     * Scrapes a server's metrics from its start, every {@value #SAMPLE_MILLIS} ms, until {@link #finish};
+     * a scrape that fails ends the run with its error, as a server that cannot report cannot be measured.
+     */
+    private static final class Sampler implements AutoCloseable {
+        private final URI query;
+        private final long started = System.nanoTime();
+        private final List<ServerSample> samples = new ArrayList<>();
+        private final Thread thread;
+        private volatile boolean done;
+        private volatile Exception failure;
+
+        Sampler(URI query) throws IOException, InterruptedException {
+            this.query = query;
+            samples.add(scrape());
+            thread = new Thread(this::loop, "needle-bench-metrics");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void loop() {
+            try {
+                while (!done) {
+                    Thread.sleep(SAMPLE_MILLIS);
+                    ServerSample sample = scrape();
+                    synchronized (samples) {
+                        samples.add(sample);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+            }
+        }
+
+        private ServerSample scrape() throws IOException, InterruptedException {
+            return ServerSample.scrape(query, (System.nanoTime() - started) / 1e9);
+        }
+
+        /** Stops sampling and returns every sample, with one taken now. */
+        List<ServerSample> finish() throws IOException, InterruptedException {
+            done = true;
+            thread.join();
+            if (failure != null) {
+                throw new IOException("scraping the server's metrics during the run failed: " + failure, failure);
+            }
+            samples.add(scrape());
+            return List.copyOf(samples);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            done = true;
+            thread.join();
+        }
     }
 
     /** Batches until a deadline (in {@link System#nanoTime()}): a warm-up sends for a while, not a count. */
@@ -406,13 +555,46 @@ public final class IngestBench {
         if (notes.length() > 0) {
             s.append('\n').append(notes);
         }
+        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
+                + "| head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms | paced p99 ms |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Result r : results) {
+            SendReport paced = r.pacedOrNull();
+            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %,d | %,d | %s |\n",
+                    r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
+                    100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
+                    r.gcSecondsPerMillion(), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
+                            : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
+                            paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
+        }
+        s.append(format("%nCPU, GC: the server process's CPU time (user and system, every thread) and its collectors' "
+                + "time, from its /metrics before and after the measured send, per million records accepted; head: the "
+                + "records acknowledged and not yet published, scraped every %d ms during the send; paced: the corpus "
+                + "again, to another tenant, offered at %.0f%% of the goal for at most the paced limit.%n%n",
+                SAMPLE_MILLIS, 100 * PACED_SHARE));
+        s.append("Head rows over the measured send (thousands, at evenly spaced samples):\n\n");
+        for (Result r : results) {
+            s.append("- ").append(r.workload().label()).append(": ").append(headSeries(r.samples())).append('\n');
+        }
+        return s.toString();
+    }
+
+    /** The head's rows at up to {@value #SERIES_POINTS} evenly spaced samples, with their times. */
+    private static String headSeries(List<ServerSample> samples) {
+        StringBuilder s = new StringBuilder();
+        int points = Math.min(SERIES_POINTS, samples.size());
+        for (int i = 0; i < points; i++) {
+            ServerSample sample = samples.get(i * (samples.size() - 1) / Math.max(1, points - 1));
+            s.append(i == 0 ? "" : ", ").append(format("%.0f s %,.0f", sample.seconds(), sample.headRows() / 1000.0));
+        }
         return s.toString();
     }
 
     /**
      * Writes the results as one JSON array where {@code g} is: per workload its signal, encoding,
-     * gzip, the warm-up's and the stored record counts, the share of the ceiling, and the measured
-     * send and the dry run as {@link SendReport#write} writes them.
+     * gzip, the warm-up's and the stored record counts, the share of the ceiling, the measured
+     * send, the dry run and the paced run as {@link SendReport#write} writes them, the server's
+     * CPU and GC per million records, and its metrics' samples.
      */
     public static void writeJson(JsonGenerator g, List<Result> results) throws IOException {
         g.writeStartArray();
@@ -428,6 +610,20 @@ public final class IngestBench {
             r.send().write(g);
             g.writeFieldName("generatorCeiling");
             r.ceiling().write(g);
+            g.writeNumberField("goalPerSecond", r.workload().goalPerSecond());
+            g.writeNumberField("cpuSecondsPerMillion", r.cpuSecondsPerMillion());
+            g.writeNumberField("gcSecondsPerMillion", r.gcSecondsPerMillion());
+            g.writeNumberField("headMaxRows", r.headMaxRows());
+            if (r.pacedOrNull() != null) {
+                g.writeNumberField("pacedOfferPerSecond", r.workload().pacedPerSecond());
+                g.writeFieldName("paced");
+                r.pacedOrNull().write(g);
+            }
+            g.writeArrayFieldStart("serverSamples");
+            for (ServerSample sample : r.samples()) {
+                sample.write(g);
+            }
+            g.writeEndArray();
             g.writeEndObject();
         }
         g.writeEndArray();

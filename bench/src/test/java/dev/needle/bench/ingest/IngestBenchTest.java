@@ -73,6 +73,11 @@ class IngestBenchTest {
             assertTrue(r.ceiling().dryRun(), label);
             assertEquals(expected, r.ceiling().recordsSent(), label);
             assertTrue(r.warmUpRecords() > 0, label);
+            // The server's own metrics: it worked for the records, and the paced run was sent and taken.
+            assertTrue(r.cpuSecondsPerMillion() > 0, label);
+            assertTrue(r.gcSecondsPerMillion() >= 0, label);
+            assertTrue(r.headMaxRows() > 0 && r.headMaxRows() <= expected + r.warmUpRecords(), label);
+            assertEquals(expected, r.pacedOrNull().accepted(), label);
 
             // Counted again from the blocks' data, not their meta.json as the benchmark counts.
             Path data = root.resolve(r.workload().directoryName()).resolve("data");
@@ -85,6 +90,7 @@ class IngestBenchTest {
         String table = IngestBench.markdown(results);
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
+        assertTrue(table.contains("| spans | protobuf+gzip | 250,000 |"), table);
         assertJsonArrayOf(results);
     }
 

@@ -97,9 +97,15 @@ public final class AttributeColumn {
     /** Appends row {@code row}'s attributes; rows are written in order. */
     public void write(int row, List<KeyValue> attributes) {
         int at = list.startNewValue(row);
-        for (KeyValue kv : attributes) {
+        int count = attributes.size();
+        for (int a = 0; a < count; a++) {
+            KeyValue kv = attributes.get(a);
             entries.setIndexDefined(at);
-            Integer holder = keyEntries.putIfAbsent(kv.key(), at);
+            // get before put: a key already held (the common case) boxes nothing.
+            Integer holder = keyEntries.get(kv.key());
+            if (holder == null) {
+                keyEntries.put(kv.key(), at);
+            }
             int ref = holder == null ? at : holder;
             keyRef.setSafe(at, ref);
             if (ref == at) {
@@ -133,7 +139,7 @@ public final class AttributeColumn {
             }
             at++;
         }
-        list.endValue(row, attributes.size());
+        list.endValue(row, count);
     }
 
     /** Sets the entry count of every child after the last row of a batch; the next batch starts afresh. */

@@ -1,6 +1,7 @@
 package dev.needle.blocks.arrow;
 
 import dev.needle.blocks.codec.CorruptValueException;
+import dev.needle.blocks.model.Interner;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import java.util.HashMap;
@@ -54,12 +55,12 @@ final class ResourceScopeColumns {
     private final AttributeColumn scopeAttributes;
     private final IntVector scopeDropped;
     private final VarCharVector scopeSchemaUrl;
-    /** Writing: the row where each resource and scope of the current batch is written in full. */
-    private final Map<Resource, Integer> resourceRows = new HashMap<>();
-    private final Map<Scope, Integer> scopeRows = new HashMap<>();
-    /** The same, by identity: records of one request share instances, and hashing a resource deeply is costly. */
-    private final Map<Resource, Integer> resourceInstances = new IdentityHashMap<>();
-    private final Map<Scope, Integer> scopeInstances = new IdentityHashMap<>();
+    /** Writing: one instance per distinct resource and scope of the block, so that a batch finds them by identity. */
+    private final Interner<Resource> sharedResources = new Interner<>();
+    private final Interner<Scope> sharedScopes = new Interner<>();
+    /** Writing: the row where each (shared) resource and scope of the current batch is written in full. */
+    private final Map<Resource, Integer> resourceRows = new IdentityHashMap<>();
+    private final Map<Scope, Integer> scopeRows = new IdentityHashMap<>();
     /** Reading: the records decoded so far, by the row that holds them. */
     private final Map<Integer, Resource> resources = new HashMap<>();
     private final Map<Integer, Scope> scopes = new HashMap<>();
@@ -78,13 +79,13 @@ final class ResourceScopeColumns {
     }
 
     void write(int row, Resource resource, Scope scope) {
-        int rRow = resourceInstances.computeIfAbsent(resource, r -> resourceRows.computeIfAbsent(r, x -> row));
+        int rRow = resourceRows.computeIfAbsent(sharedResources.shared(resource), r -> row);
         resourceRow.setSafe(row, rRow);
         resourceAttributes.write(row, rRow == row ? resource.attributes() : List.of());
         resourceDropped.setSafe(row, rRow == row ? resource.droppedAttributesCount() : 0);
         Vectors.setNullableString(resourceSchemaUrl, row, rRow == row ? resource.schemaUrl() : "");
 
-        int sRow = scopeInstances.computeIfAbsent(scope, sc -> scopeRows.computeIfAbsent(sc, x -> row));
+        int sRow = scopeRows.computeIfAbsent(sharedScopes.shared(scope), sc -> row);
         scopeRow.setSafe(row, sRow);
         Vectors.setNullableString(scopeName, row, sRow == row ? scope.name() : "");
         Vectors.setNullableString(scopeVersion, row, sRow == row ? scope.version() : "");
@@ -99,8 +100,6 @@ final class ResourceScopeColumns {
         scopeAttributes.finish(rows);
         resourceRows.clear();
         scopeRows.clear();
-        resourceInstances.clear();
-        scopeInstances.clear();
     }
 
     /** Row {@code row}'s resource; rows that share a resource share one instance. */

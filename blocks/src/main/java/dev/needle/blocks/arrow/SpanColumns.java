@@ -44,6 +44,8 @@ public final class SpanColumns {
     public static final String SCOPE_ROW = ResourceScopeColumns.SCOPE_ROW;
     public static final String SCOPE_ATTRIBUTES = ResourceScopeColumns.SCOPE_ATTRIBUTES;
 
+    private static final byte[] NO_BYTES = new byte[0];
+
     /** The schema of every spans block this writer version produces. */
     public static final Schema SCHEMA = schema();
 
@@ -132,9 +134,9 @@ public final class SpanColumns {
         Vectors.setNullableString(statusMessage, row, s.statusMessage());
         attributes.write(row, s.attributes());
         droppedAttributes.setSafe(row, s.droppedAttributesCount());
-        Vectors.setBytesOrNull(events, row, s.events().isEmpty() ? new byte[0] : ValueCodec.encodeEvents(s.events()));
+        Vectors.setBytesOrNull(events, row, s.events().isEmpty() ? NO_BYTES : ValueCodec.encodeEvents(s.events()));
         droppedEvents.setSafe(row, s.droppedEventsCount());
-        Vectors.setBytesOrNull(links, row, s.links().isEmpty() ? new byte[0] : ValueCodec.encodeLinks(s.links()));
+        Vectors.setBytesOrNull(links, row, s.links().isEmpty() ? NO_BYTES : ValueCodec.encodeLinks(s.links()));
         droppedLinks.setSafe(row, s.droppedLinksCount());
         resourceScope.write(row, s.resource(), s.scope());
     }

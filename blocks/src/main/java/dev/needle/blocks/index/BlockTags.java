@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -122,11 +123,14 @@ public final class BlockTags {
     /** Collects the pairs of a block's records, as {@link IndexedPairs} passes them on. */
     public static final class Builder implements IndexedPairs.Sink {
         private final Map<String, Set<AnyValue>> values = new TreeMap<>(BlockTags::compareUtf8);
+        /** The same sets by key: a pair finds its key's set by one hash, not by UTF-8 compares down the tree. */
+        private final Map<String, Set<AnyValue>> byKey = new HashMap<>();
         private final Set<String> truncated = new HashSet<>();
 
         @Override
         public void string(String key, String value) {
-            if (value.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
+            // A char takes at most three UTF-8 bytes: a short string needs no encoding to be known short.
+            if (value.length() > MAX_VALUE_BYTES / 3 && value.getBytes(StandardCharsets.UTF_8).length > MAX_VALUE_BYTES) {
                 truncate(key);
             } else {
                 add(key, new AnyValue.Str(value));
@@ -143,7 +147,7 @@ public final class BlockTags {
             // NaN equals nothing, so no query can ask for it: the key is listed, the value not.
             // -0.0 is 0, as ATTR_IDX's canonical form has it.
             if (Double.isNaN(value)) {
-                values.computeIfAbsent(key, k -> new HashSet<>());
+                setOf(key);
             } else {
                 add(key, new AnyValue.Dbl(value == 0 ? 0.0 : value));
             }
@@ -160,7 +164,7 @@ public final class BlockTags {
          */
         public void merge(BlockTags other) {
             other.keys.forEach((key, v) -> {
-                values.computeIfAbsent(key, k -> new HashSet<>());
+                setOf(key);
                 v.values().forEach(value -> add(key, value));
                 if (v.truncated()) {
                     truncated.add(key);
@@ -169,17 +173,26 @@ public final class BlockTags {
         }
 
         private void truncate(String key) {
-            values.computeIfAbsent(key, k -> new HashSet<>());
+            setOf(key);
             truncated.add(key);
         }
 
         private void add(String key, AnyValue value) {
-            Set<AnyValue> set = values.computeIfAbsent(key, k -> new HashSet<>());
+            Set<AnyValue> set = setOf(key);
             if (set.size() < MAX_VALUES_PER_KEY) {
                 set.add(value);
             } else if (!set.contains(value)) {
                 truncated.add(key);
             }
+        }
+
+        private Set<AnyValue> setOf(String key) {
+            Set<AnyValue> set = byKey.get(key);
+            if (set == null) {
+                set = values.computeIfAbsent(key, k -> new HashSet<>());
+                byKey.put(key, set);
+            }
+            return set;
         }
 
         /** What was collected. */

@@ -7,8 +7,12 @@ import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -56,11 +60,20 @@ public final class IndexedPairs {
 
     /** Remembered pairs stop growing here; past it, repeats are hashed again, which is only slower. */
     private static final int MAX_REMEMBERED = 200_000;
+    /** Key instances remembered per namespace before they are forgotten all at once. */
+    private static final int MAX_REMEMBERED_KEYS = 10_000;
 
     private final Sink sink;
     private final Set<Pair> seen = new HashSet<>();
-    private Resource lastResource;
-    private Scope lastScope;
+    /**
+     * The resource and scope instances whose pairs this batch passed on. Records of one request
+     * share instances, and a batch sorted by trace id interleaves requests, so the previous
+     * record's instance alone would be a poor guide; equal instances that are not the same pass
+     * their pairs again, which {@link #seen} then skips.
+     */
+    private final Set<Object> seenInstances = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Indexed keys by namespace and key instance: records of one request share key strings, so the joined one is shared too. */
+    private final Map<String, Map<String, String>> indexedKeys = new HashMap<>();
 
     /** One pair as the record holds it, before the namespaced key is built and hashed; doubles as Dbl, which compares bits. */
     private record Pair(String namespace, String key, Object value) {
@@ -77,11 +90,10 @@ public final class IndexedPairs {
     /** The next records are another record batch's: pairs already passed on are passed on again, once. */
     public void newBatch() {
         seen.clear();
-        lastResource = null;
-        lastScope = null;
+        seenInstances.clear();
     }
 
-    /** The pairs of one span; a resource or scope repeated from the previous record is skipped cheaply. */
+    /** The pairs of one span; a resource or scope instance already passed on in this batch is skipped cheaply. */
     public void span(SpanRecord s) {
         resourceAndScope(s.resource(), s.scope());
         attributes(SPAN, s.attributes());
@@ -100,14 +112,17 @@ public final class IndexedPairs {
     }
 
     private void resourceAndScope(Resource resource, Scope scope) {
-        if (resource != lastResource) {
+        if (firstSeen(resource)) {
             attributes(RESOURCE, resource.attributes());
-            lastResource = resource;
         }
-        if (scope != lastScope) {
+        if (firstSeen(scope)) {
             attributes(SCOPE, scope.attributes());
-            lastScope = scope;
         }
+    }
+
+    /** Whether this batch has not met {@code instance} before; past the bound, instances not remembered count as new. */
+    private boolean firstSeen(Object instance) {
+        return seenInstances.size() < MAX_REMEMBERED ? seenInstances.add(instance) : !seenInstances.contains(instance);
     }
 
     private static List<Intrinsic> indexed(Signal signal) {
@@ -133,13 +148,27 @@ public final class IndexedPairs {
         }
     }
 
+    /** {@code namespace + key}, the same instance for the same instances while few are remembered. */
+    private String indexedKey(String namespace, String key) {
+        Map<String, String> keys = indexedKeys.computeIfAbsent(namespace, n -> new IdentityHashMap<>());
+        String indexed = keys.get(key);
+        if (indexed == null) {
+            if (keys.size() >= MAX_REMEMBERED_KEYS) {
+                keys.clear();
+            }
+            indexed = namespace + key;
+            keys.put(key, indexed);
+        }
+        return indexed;
+    }
+
     /** Passes one pair on, unless it was passed on before: then building and hashing its key again is skipped. */
     private void pair(String namespace, String key, Object value) {
         Pair pair = new Pair(namespace, key, value);
         if (seen.size() < MAX_REMEMBERED ? !seen.add(pair) : seen.contains(pair)) {
             return;
         }
-        String indexedKey = namespace + key;
+        String indexedKey = indexedKey(namespace, key);
         if (value instanceof String s) {
             sink.string(indexedKey, s);
         } else if (value instanceof Long l) {

@@ -11,6 +11,7 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.ColumnChecksums;
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -28,12 +29,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -66,6 +70,9 @@ public final class BlockWriter {
 
     /** The order of a logs block's rows: by event time. */
     public static final Comparator<LogRecord> LOG_ORDER = Comparator.comparingLong(LogRecord::eventTimeUnixNano);
+
+    private static final int TRACE_ID_BYTES = 16;
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final BlockStore store;
     private final BufferAllocator allocator;
@@ -170,7 +177,7 @@ public final class BlockWriter {
      */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
             throws IOException {
-        List<SpanRecord> sorted = sorted(spans, SPAN_ORDER);
+        List<SpanRecord> sorted = sortedSpans(spans);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -328,6 +335,45 @@ public final class BlockWriter {
         return file.get().length;
     }
 
+    /**
+     * {@code spans} in {@link #SPAN_ORDER}, stably: sorted by keys taken from each span once, not read
+     * through the records at every compare. Trace ids of 16 bytes (all that the receiver takes)
+     * compare as two unsigned big-endian longs exactly as {@link Bytes#compareTo} compares them.
+     */
+    private static List<SpanRecord> sortedSpans(List<SpanRecord> spans) {
+        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
+        SpanKey[] keys = new SpanKey[records.length];
+        for (int i = 0; i < records.length; i++) {
+            byte[] id = records[i].traceId().unsafeArray();
+            if (id.length != TRACE_ID_BYTES) {
+                return sorted(spans, SPAN_ORDER);
+            }
+            keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
+                    records[i].startTimeUnixNano(), i);
+        }
+        Arrays.sort(keys);
+        List<SpanRecord> sorted = new ArrayList<>(records.length);
+        for (SpanKey k : keys) {
+            sorted.add(records[k.index()]);
+        }
+        return sorted;
+    }
+
+    /** A span's sort key; the index breaks ties, so the sort is stable as {@link List#sort} is. */
+    private record SpanKey(long high, long low, long start, int index) implements Comparable<SpanKey> {
+        @Override
+        public int compareTo(SpanKey o) {
+            int c = Long.compareUnsigned(high, o.high);
+            if (c == 0) {
+                c = Long.compareUnsigned(low, o.low);
+            }
+            if (c == 0) {
+                c = Long.compare(start, o.start);
+            }
+            return c != 0 ? c : Integer.compare(index, o.index);
+        }
+    }
+
     private static <R> List<R> sorted(List<R> records, Comparator<R> order) {
         List<R> copy = new ArrayList<>(records);
         copy.sort(order);
@@ -394,7 +440,7 @@ public final class BlockWriter {
      */
     private static final class CountingStream extends FilterOutputStream {
         private final CRC32C crc = new CRC32C();
-        private final ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        private final BatchBytes batch = new BatchBytes();
         private long count;
         private long batchStart;
 
@@ -445,7 +491,7 @@ public final class BlockWriter {
          * column's (see {@link ColumnChecksums}).
          */
         ColumnChecksums columnChecksums(ArrowBlock written, Schema schema) {
-            byte[] bytes = batch.toByteArray();
+            byte[] bytes = batch.bytes();
             int metadataLength = written.getMetadataLength();
             int flatbufferLength = ByteBuffer.wrap(bytes, 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
             Message message = Message.getRootAsMessage(
@@ -457,13 +503,21 @@ public final class BlockWriter {
                 offsets.add(header.buffers(buffer).offset());
                 buffer += ColumnBuffers.buffers(field);
             }
-            long body = bytes.length - metadataLength;
+            long body = batch.size() - metadataLength;
             List<Long> crcs = new ArrayList<>();
             for (int c = 0; c < offsets.size(); c++) {
                 long end = c + 1 < offsets.size() ? offsets.get(c + 1) : body;
                 crcs.add(crc32c(bytes, metadataLength + offsets.get(c), end - offsets.get(c)));
             }
             return new ColumnChecksums(crc32c(bytes, 0, metadataLength), offsets, crcs);
+        }
+
+        /** The batch's bytes, read in place rather than copied: a batch is megabytes. */
+        private static final class BatchBytes extends ByteArrayOutputStream {
+            /** The buffer; its first {@link #size()} bytes are the batch's. */
+            byte[] bytes() {
+                return buf;
+            }
         }
 
         private static long crc32c(byte[] bytes, long from, long length) {

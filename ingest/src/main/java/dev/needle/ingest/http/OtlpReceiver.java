@@ -15,6 +15,7 @@ import dev.needle.ingest.http.ReceiverMetrics.Rejection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -77,17 +78,17 @@ public final class OtlpReceiver extends Handler.Abstract {
     private static final int QUOTE_LIMIT = 100;
 
     private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
-            in -> {
-                byte[] bytes = in.readAllBytes();
+            (in, length) -> {
+                byte[] bytes = readBody(in, length);
                 return Received.of(OtlpWire.decodeSpans(bytes, MAX_RECORDS_PER_REQUEST), bytes);
             },
-            in -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptSpans);
+            (in, length) -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptSpans);
     private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
-            in -> {
-                byte[] bytes = in.readAllBytes();
+            (in, length) -> {
+                byte[] bytes = readBody(in, length);
                 return Received.of(OtlpWire.decodeLogs(bytes, MAX_RECORDS_PER_REQUEST), bytes);
             },
-            in -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptLogs);
+            (in, length) -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptLogs);
 
     private final Ingestor ingestor;
     private final ReceiverMetrics metrics;
@@ -201,7 +202,8 @@ public final class OtlpReceiver extends Handler.Abstract {
         Received<T> received;
         RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes, reservation);
         try {
-            received = endpoint.decode(encoding, body.open());
+            // A gzip body's Content-Length is not its decoded length.
+            received = endpoint.decode(encoding, body.open(), gzip ? -1 : request.getLength());
         } catch (OtlpTooManyRecordsException e) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
             body.discardRest(maxBodyBytes + DISCARD_BYTES);
@@ -294,8 +296,29 @@ public final class OtlpReceiver extends Handler.Abstract {
         return "'" + (s.length() <= QUOTE_LIMIT ? s : s.substring(0, QUOTE_LIMIT) + "…") + "'";
     }
 
+    /** Decodes a body whose decoded length is {@code length} when known, else -1. */
     private interface Decoder<T> {
-        Received<T> decode(InputStream body) throws IOException;
+        Received<T> decode(InputStream body, long length) throws IOException;
+    }
+
+    /**
+     * The whole body, read straight into an array of its length when that is known (a request's
+     * bytes are then allocated once, not grown in pieces and copied), else as it comes.
+     */
+    private static byte[] readBody(InputStream in, long length) throws IOException {
+        if (length < 0 || length > Integer.MAX_VALUE - 8) {
+            return in.readAllBytes();
+        }
+        byte[] bytes = new byte[(int) length];
+        int n = in.readNBytes(bytes, 0, bytes.length);
+        byte[] rest = in.readAllBytes();
+        if (n == bytes.length && rest.length == 0) {
+            return bytes;
+        }
+        // Not the length announced: the stream's own limits decide, as for a body without one.
+        byte[] whole = Arrays.copyOf(bytes, n + rest.length);
+        System.arraycopy(rest, 0, whole, n, rest.length);
+        return whole;
     }
 
     private interface Sink<T> {
@@ -317,8 +340,8 @@ public final class OtlpReceiver extends Handler.Abstract {
     /** One signal's path, decoders and ingest call. */
     private record Endpoint<T>(String path, Signal signal, Decoder<T> protobuf, Decoder<T> json, Sink<T> sink) {
 
-        Received<T> decode(Encoding encoding, InputStream body) throws IOException {
-            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body);
+        Received<T> decode(Encoding encoding, InputStream body, long length) throws IOException {
+            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body, length);
         }
     }
 }

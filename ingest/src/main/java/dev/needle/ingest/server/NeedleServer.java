@@ -274,6 +274,7 @@ public final class NeedleServer implements Closeable {
 
         PathMappingsHandler queryPaths = new PathMappingsHandler();
         queryPaths.addMapping(PathSpec.from("/ready"), new ReadyHandler(() -> ready));
+        ProcessMetrics.register(registry);
         queryPaths.addMapping(PathSpec.from("/metrics"), new MetricsHandler(registry));
         if (config.role().ingests()) {
             queryPaths.addMapping(PathSpec.from(HeadEndpoint.PATH + "*"), headGate);

@@ -63,18 +63,24 @@ public final class WalSegmentFormat {
         return b.flip();
     }
 
-    /** The bytes of one entry, prefix included. */
-    public static ByteBuffer encode(WalEntry entry) {
+    /**
+     * The bytes of one entry, prefix included, as two buffers to be written one after the other:
+     * the prefix and the fields before the payload, then the payload itself, not copied (a request's
+     * payload is up to megabytes).
+     */
+    public static ByteBuffer[] encode(WalEntry entry) {
         byte[] tenant = entry.tenant().value().getBytes(StandardCharsets.UTF_8);
-        int body = FIXED_BODY_BYTES + tenant.length + entry.payload().length;
-        ByteBuffer b = ByteBuffer.allocate(ENTRY_PREFIX_BYTES + body).order(ByteOrder.LITTLE_ENDIAN);
+        int fields = FIXED_BODY_BYTES + tenant.length;
+        int body = fields + entry.payload().length;
+        ByteBuffer b = ByteBuffer.allocate(ENTRY_PREFIX_BYTES + fields).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(body).putInt(0);
         b.put((byte) (entry.signal() == Signal.SPANS ? 1 : 2)).putLong(entry.sequence()).putShort((short) tenant.length)
-                .put(tenant).put(entry.payload());
+                .put(tenant);
         CRC32C crc = new CRC32C();
-        crc.update(b.array(), ENTRY_PREFIX_BYTES, body);
+        crc.update(b.array(), ENTRY_PREFIX_BYTES, fields);
+        crc.update(entry.payload());
         b.putInt(4, (int) crc.getValue());
-        return b.flip();
+        return new ByteBuffer[] {b.flip(), ByteBuffer.wrap(entry.payload())};
     }
 
     /**

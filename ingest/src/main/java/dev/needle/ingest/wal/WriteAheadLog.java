@@ -263,10 +263,10 @@ public final class WriteAheadLog<A> implements Closeable {
                 startSegment(lastSequence + 1);
             }
             WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload());
-            ByteBuffer bytes = WalSegmentFormat.encode(entry);
-            activeSize += bytes.remaining();
-            while (bytes.hasRemaining()) {
-                active.write(bytes);
+            ByteBuffer[] bytes = WalSegmentFormat.encode(entry);
+            ByteBuffer last = bytes[bytes.length - 1];
+            while (last.hasRemaining()) {
+                activeSize += active.write(bytes);
             }
             lastSequence = entry.sequence();
             entries.add(entry);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,16 @@ class WriteAheadLogTest {
         return WriteAheadLog.<Void>open(dir, segmentBytes, 64 << 20, (entries, attachments) -> durable.addAll(entries), nanos -> fsyncs.incrementAndGet());
     }
 
-    private static byte[] payload(int i) {
+    /** The bytes {@code entry} takes in a segment. */
+    private static int encodedBytes(WalEntry entry) {
+        int bytes = 0;
+        for (ByteBuffer part : WalSegmentFormat.encode(entry)) {
+            bytes += part.remaining();
+        }
+        return bytes;
+    }
+
+        private static byte[] payload(int i) {
         byte[] b = new byte[100 + i % 50];
         b[0] = (byte) i;
         b[b.length - 1] = (byte) (i >> 8);
@@ -110,7 +120,7 @@ class WriteAheadLogTest {
         List<Integer> ends = new ArrayList<>();
         int at = WalSegmentFormat.HEADER_BYTES;
         for (int i = 0; i < 5; i++) {
-            at += WalSegmentFormat.encode(new WalEntry(i + 1, Signal.SPANS, TenantId.DEFAULT, payload(i))).remaining();
+            at += encodedBytes(new WalEntry(i + 1, Signal.SPANS, TenantId.DEFAULT, payload(i)));
             ends.add(at);
         }
         for (int length = 0; length < whole.length; length++) {
@@ -178,7 +188,7 @@ class WriteAheadLogTest {
         int inDamaged = entriesIn(damaged);
         byte[] flipped = original.clone();
         int secondEntry = WalSegmentFormat.HEADER_BYTES
-                + WalSegmentFormat.encode(new WalEntry(firstOfDamaged, Signal.SPANS, TenantId.DEFAULT, payload(firstOfDamaged - 1))).remaining();
+                + encodedBytes(new WalEntry(firstOfDamaged, Signal.SPANS, TenantId.DEFAULT, payload(firstOfDamaged - 1)));
         flipped[secondEntry + 20] ^= 4;
         Files.write(damaged, flipped);
 
