@@ -5,6 +5,7 @@ import dev.needle.bench.scenario.Scenarios;
 import dev.needle.bench.server.QueryClient;
 import dev.needle.corpus.Manifest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -28,11 +29,29 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
     /** What a reply lists. */
     enum Kind {
         /** The spans of one trace. */
-        TRACE,
+        TRACE("trace"),
         /** Traces that hold a matching span. */
-        SPAN_SEARCH,
+        SPAN_SEARCH("span"),
         /** Matching log records. */
-        LOG_SEARCH
+        LOG_SEARCH("log");
+
+        private final String word;
+
+        Kind(String word) {
+            this.word = word;
+        }
+
+        /** The word the command line takes: {@code trace}, {@code span}, {@code log}. */
+        String word() {
+            return word;
+        }
+
+        /** The kind {@code word} names. */
+        static Kind of(String word) {
+            return Arrays.stream(values()).filter(k -> k.word.equals(word.trim())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("unknown kind of lookup '" + word.trim()
+                            + "'; expected trace, span or log"));
+        }
     }
 
     /** The report's rows, in order. */
