@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench s3", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true, sortOptions = false,
         description = {
-            "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the corpus directory is the"
-                    + " bucket, nothing is copied), hold each request to it for a fixed latency (a simulation of S3's"
+            "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the bucket is a temporary"
+                    + " directory of hard links to the corpus's files, nothing is copied or changed), hold each request to it for a fixed latency (a simulation of S3's"
                     + " first-byte latency), and ask a query node every probe of the corpus's manifest over HTTP, cold"
                     + " and warm, under each mechanism setting: latency, requests, bytes and sequential round trips per"
                     + " lookup, and the index reads per poll interval. Writes the markdown and JSON reports.",
