@@ -32,7 +32,6 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -62,7 +61,8 @@ final class S3Bench {
      * @param corpus    the corpus directory: manifest.json and {@code <tenant>/<signal>/<block>/}; its name is the bucket's
      * @param latencies the latencies to hold each request for, one run each
      * @param settings  the mechanism settings each probe runs under
-     * @param only      for a setting, the only kinds of lookup asked under it; a setting not named asks every probe
+     * @param only      for a setting, the words of {@code --only} that name the probes asked under it
+     *                  ({@link S3Probe#namedBy}); a setting not named asks every probe
      * @param warm      whether each probe is measured on the warm node
      * @param cold      whether each probe is measured with every cache empty
      * @param warmRuns  measured runs of each probe on the warm node, after one that fills its caches
@@ -70,7 +70,7 @@ final class S3Bench {
      * @param busy      how long it answers lookups back to back while its index reads are counted
      */
     record Options(Path corpus, List<Duration> latencies, List<S3Setting> settings,
-                   Map<S3Setting, Set<S3Probe.Kind>> only, boolean warm, boolean cold, int warmRuns, Duration idle,
+                   Map<S3Setting, List<String>> only, boolean warm, boolean cold, int warmRuns, Duration idle,
                    Duration busy) {
 
         Options {
@@ -79,8 +79,8 @@ final class S3Bench {
 
         /** The probes of {@code all} asked under {@code setting}. */
         List<S3Probe> probes(List<S3Probe> all, S3Setting setting) {
-            Set<S3Probe.Kind> kinds = only.get(setting);
-            return kinds == null ? all : all.stream().filter(p -> kinds.contains(p.kind())).toList();
+            List<String> words = only.get(setting);
+            return words == null ? all : all.stream().filter(p -> words.stream().anyMatch(p::namedBy)).toList();
         }
     }
 

@@ -3,19 +3,19 @@ package dev.needle.bench.s3;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.corpus.Manifest;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
@@ -55,9 +55,10 @@ public final class S3BenchCommand implements Callable<Integer> {
     private List<String> settings = List.of("all", "no-sidecars", "no-index", "neither");
 
     @Option(names = "--only", paramLabel = "SETTING=KINDS",
-            description = "ask only these kinds of lookup under a setting, '+' between them: trace, span, log (a"
-                    + " search of spans or of logs); e.g. --only neither=trace+log, for a setting whose every probe"
-                    + " would take too long; the report says which were asked. Repeatable")
+            description = "ask only these probes under a setting, '+' between them: trace, span, log (a search of"
+                    + " spans or of logs), trace:FAMILY (the trace ids of one family of the manifest, e.g. trace:random);"
+                    + " e.g. --only neither=trace:random+log, for a setting whose every probe would take too long; the"
+                    + " report says which were asked. Repeatable")
     private Map<String, String> only = new LinkedHashMap<>();
 
     @Option(names = "--caches", paramLabel = "LIST", split = ",",
@@ -116,7 +117,7 @@ public final class S3BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--tag: lowercase letters, digits and '-', got '" + tag + "'");
             }
             List<S3Setting> run = settings.stream().map(S3Setting::of).distinct().toList();
-            options = new S3Bench.Options(corpus, parsed, run, kinds(run), caches.contains("warm"),
+            options = new S3Bench.Options(corpus, parsed, run, kinds(run, Manifest.readFrom(corpus)), caches.contains("warm"),
                     caches.contains("cold"), warmRuns, duration(idle), duration(busy));
         } catch (IllegalArgumentException e) {
             err.println("needle bench s3: " + e.getMessage());
@@ -148,20 +149,28 @@ public final class S3BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@link #only} read: for each setting it names, one of {@code run}, the kinds of lookup asked. */
-    private Map<S3Setting, Set<S3Probe.Kind>> kinds(List<S3Setting> run) {
-        Map<S3Setting, Set<S3Probe.Kind>> out = new EnumMap<>(S3Setting.class);
+    /** {@link #only} read: for each setting it names, one of {@code run}, the words that name the probes asked. */
+    private Map<S3Setting, List<String>> kinds(List<S3Setting> run, Manifest manifest) {
+        Map<S3Setting, List<String>> out = new EnumMap<>(S3Setting.class);
         for (Map.Entry<String, String> e : only.entrySet()) {
             S3Setting setting = S3Setting.of(e.getKey());
             if (!run.contains(setting)) {
                 throw new IllegalArgumentException("--only " + e.getKey() + ": that setting is not run (--settings "
                         + String.join(",", settings) + ")");
             }
-            Set<S3Probe.Kind> kinds = EnumSet.noneOf(S3Probe.Kind.class);
+            List<String> words = new ArrayList<>();
             for (String word : e.getValue().split("\\+")) {
-                kinds.add(S3Probe.Kind.of(word));
+                String w = word.trim();
+                boolean known = w.startsWith("trace:") ? manifest.presentTraceIds().containsKey(w.substring(6))
+                        : Arrays.stream(S3Probe.Kind.values()).anyMatch(k -> k.word().equals(w));
+                if (!known) {
+                    throw new IllegalArgumentException("--only " + e.getKey() + "=" + e.getValue() + ": '" + w
+                            + "' names no probes; expected trace, span, log or trace:FAMILY with a family of the"
+                            + " manifest (" + String.join(", ", manifest.presentTraceIds().keySet()) + ")");
+                }
+                words.add(w);
             }
-            out.put(setting, kinds);
+            out.put(setting, List.copyOf(words));
         }
         return out;
     }

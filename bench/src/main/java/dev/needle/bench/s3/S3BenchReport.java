@@ -148,18 +148,20 @@ final class S3BenchReport {
             return "every one asked in every setting below";
         }
         List<String> bounded = new ArrayList<>();
-        result.only().forEach((setting, kinds) -> bounded.add("with " + setting.label() + " only "
-                + kinds.stream().map(S3BenchReport::lookups).collect(Collectors.joining(" and ")) + " ("
+        result.only().forEach((setting, words) -> bounded.add("with " + setting.label() + " only "
+                + words.stream().map(S3BenchReport::probes).collect(Collectors.joining(" and ")) + " ("
                 + result.asked().get(setting) + " probes)"));
         return "every one asked in every setting below but these, bounded by `--only` so that the run ends in time: "
                 + String.join("; ", bounded);
     }
 
-    private static String lookups(S3Probe.Kind kind) {
-        return switch (kind) {
-            case TRACE -> "trace lookups";
-            case SPAN_SEARCH -> "span searches";
-            case LOG_SEARCH -> "log searches";
+    /** The probes a word of {@code --only} names, in words. */
+    private static String probes(String word) {
+        return switch (word) {
+            case "trace" -> "trace lookups";
+            case "span" -> "span searches";
+            case "log" -> "log searches";
+            default -> "trace lookups of the " + word.substring(word.indexOf(':') + 1) + " family (present and absent)";
         };
     }
 

@@ -2,7 +2,6 @@ package dev.needle.bench.s3;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What one {@code needle bench s3} run measured.
@@ -10,11 +9,11 @@ import java.util.Set;
  * @param corpus the corpus directory's name
  * @param date   the day of the run, UTC
  * @param facts  the corpus
- * @param only   the settings under which only some kinds of lookup were asked, and those kinds
+ * @param only   the settings under which only some probes were asked, and the words of {@code --only} that named them
  * @param asked  the probes asked under each setting run, at every latency and in every cache state run
  * @param runs   one per latency injected
  */
-record S3BenchResult(String corpus, String date, CorpusFacts facts, Map<S3Setting, Set<S3Probe.Kind>> only,
+record S3BenchResult(String corpus, String date, CorpusFacts facts, Map<S3Setting, List<String>> only,
                      Map<S3Setting, Integer> asked, List<LatencyRun> runs) {
 
     /**

@@ -5,7 +5,6 @@ import dev.needle.bench.scenario.Scenarios;
 import dev.needle.bench.server.QueryClient;
 import dev.needle.corpus.Manifest;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -18,10 +17,11 @@ import java.util.Map;
  * @param name     the probe, for messages
  * @param path     the path and query asked for, without {@code explain} and {@code disable}
  * @param kind     what the reply lists
+ * @param family   the trace-id family of a trace lookup's id, such as {@code random}; null for a search
  * @param minFound the fewest spans, traces or log records the reply must hold
  * @param maxFound the most
  */
-record S3Probe(String group, String name, String path, Kind kind, long minFound, long maxFound) {
+record S3Probe(String group, String name, String path, Kind kind, String family, long minFound, long maxFound) {
 
     /** The records a search asks for at most, as {@code ./needle bench} asks. */
     static final int LIMIT = 20;
@@ -45,13 +45,6 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
         String word() {
             return word;
         }
-
-        /** The kind {@code word} names. */
-        static Kind of(String word) {
-            return Arrays.stream(values()).filter(k -> k.word.equals(word.trim())).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("unknown kind of lookup '" + word.trim()
-                            + "'; expected trace, span or log"));
-        }
     }
 
     /** The report's rows, in order. */
@@ -64,13 +57,13 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
         for (Map.Entry<String, List<Manifest.PresentTrace>> family : manifest.presentTraceIds().entrySet()) {
             for (Manifest.PresentTrace t : family.getValue()) {
                 out.add(new S3Probe("trace, present", "trace " + t.id() + " (" + family.getKey() + ")",
-                        "/api/v2/traces/" + t.id(), Kind.TRACE, t.spans(), t.spans()));
+                        "/api/v2/traces/" + t.id(), Kind.TRACE, family.getKey(), t.spans(), t.spans()));
             }
         }
         for (Map.Entry<String, List<String>> family : manifest.absentTraceIds().entrySet()) {
             for (String id : family.getValue()) {
                 out.add(new S3Probe("trace, absent", "trace " + id + " (" + family.getKey() + ", absent)",
-                        "/api/v2/traces/" + id, Kind.TRACE, 0, 0));
+                        "/api/v2/traces/" + id, Kind.TRACE, family.getKey(), 0, 0));
             }
         }
         for (List<Manifest.AttributeProbe> probes : List.of(manifest.presentAttributes(), manifest.absentAttributes())) {
@@ -83,11 +76,19 @@ record S3Probe(String group, String name, String path, Kind kind, long minFound,
                 long most = Math.min(p.count(), LIMIT);
                 // A span search lists traces: at least one when a span matches, never more than the matching spans.
                 out.add(new S3Probe((logs ? "log" : "span") + " attribute, " + (present ? "present" : "absent"),
-                        p.signal() + ": " + condition, path, logs ? Kind.LOG_SEARCH : Kind.SPAN_SEARCH,
+                        p.signal() + ": " + condition, path, logs ? Kind.LOG_SEARCH : Kind.SPAN_SEARCH, null,
                         logs ? most : Math.min(1, most), most));
             }
         }
         return out;
+    }
+
+    /**
+     * Whether {@code word} of {@code --only} names this probe: its kind ({@code trace}, {@code span},
+     * {@code log}), or {@code trace:FAMILY} for a trace lookup of that family.
+     */
+    boolean namedBy(String word) {
+        return word.equals(kind.word()) || (kind == Kind.TRACE && word.equals("trace:" + family));
     }
 
     /** The spans, traces or log records {@code reply} holds, as this probe's kind lists them. */

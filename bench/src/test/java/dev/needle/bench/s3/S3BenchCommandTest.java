@@ -51,7 +51,7 @@ class S3BenchCommandTest {
         try {
             code = new CommandLine(new S3BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
                     .execute("--corpus", corpus.toString(), "--latency", "20ms", "--settings", "all,no-index",
-                            "--only", "no-index=trace+log", "--warm-runs", "1", "--idle", "1s", "--busy", "1s",
+                            "--only", "no-index=trace:random+log", "--warm-runs", "1", "--idle", "1s", "--busy", "1s",
                             "--tag", "small", "--json");
         } finally {
             if (before == null) {
@@ -108,18 +108,19 @@ class S3BenchCommandTest {
             }
             assertEquals(4, measured.size(), measured::toString);
             Set<String> noSpanSearch = new TreeSet<>(probes);
-            noSpanSearch.removeIf(p -> p.startsWith("spans: "));
+            noSpanSearch.removeIf(p -> p.startsWith("spans: ") || (p.startsWith("trace ") && !p.contains("(random")));
             for (Map.Entry<String, Set<String>> e : measured.entrySet()) {
                 assertEquals(e.getKey().contains("NO_INDEX") ? noSpanSearch : probes, e.getValue(), e.getKey());
             }
             assertEquals(2 * probes.size() + 2 * noSpanSearch.size(), lookups);
         }
         String md = Files.readString(written.get(1));
-        int lookups = 2 * probes.size() + 2 * (probes.size() - 2);
+        int lookups = 2 * probes.size() + 2 * (probes.size() - 8);
         assertTrue(md.contains("in " + lookups + " of " + lookups + " lookups"), md);
         assertTrue(md.contains("| trace, absent | all mechanisms | cold | " + 4 + " |"), md);
-        assertTrue(md.contains("with no index only trace lookups and log searches (" + (probes.size() - 2) + " probes)"), md);
-        assertTrue(md.contains("--only no-index=trace+log"), md);
+        assertTrue(md.contains("with no index only trace lookups of the random family (present and absent) and log searches ("
+                + (probes.size() - 8) + " probes)"), md);
+        assertTrue(md.contains("--only no-index=trace:random+log"), md);
     }
 
     /**
