@@ -81,7 +81,8 @@ public final class QueryEngine implements AutoCloseable {
 
     /**
      * An engine over {@code store} and {@code head}, caching up to {@code sidecarCacheBytes} of
-     * decoded sidecars and reading up to {@code threads} blocks at once.
+     * decoded sidecars and reading up to {@code threads} blocks at once, more on an object store
+     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks {@code threads} at a time.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
         this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
@@ -99,8 +100,9 @@ public final class QueryEngine implements AutoCloseable {
         this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
         this.threads = threads;
-        this.pool = daemonPool(threads, "needle-query");
-        this.lookups = daemonPool(threads, "needle-trace-lookup");
+        int readers = store.blocksReadAtOnce(threads);
+        this.pool = daemonPool(readers, "needle-query");
+        this.lookups = daemonPool(readers, "needle-trace-lookup");
     }
 
     private static ExecutorService daemonPool(int threads, String name) {
