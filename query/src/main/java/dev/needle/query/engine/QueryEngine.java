@@ -140,6 +140,7 @@ public final class QueryEngine implements AutoCloseable {
                 known.blocks().stream().filter(b -> known.indexed().containsKey(b.name())).forEach(indexed::add);
             }
         }
+        cache.reserve(catalog.bytes());
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         int held = 2 * indexed.size();
         for (List<String> files : List.of(List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX),
@@ -640,6 +641,7 @@ public final class QueryEngine implements AutoCloseable {
     private <R> Plan<R> plan(TenantId tenant, Signal signal, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
                              List<String> problems) throws IOException {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
+        cache.reserve(catalog.bytes());
         List<BlockRef> blocks = new ArrayList<>(known.blocks());
         Set<String> ids = new HashSet<>();
         if (!head.isEmpty()) {
