@@ -21,21 +21,27 @@ import dev.needle.ingest.server.Role;
 import dev.needle.query.engine.QueryEngine;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.gaul.s3proxy.S3Proxy;
 
 /**
  * The lookups of a corpus made by {@code needle gen}, answered by a query node over S3: S3Proxy
- * serves the corpus's directory as a bucket (its filesystem store: every file an object, nothing
- * copied), a {@link FaultProxy} in front of it holds each request for a fixed latency and logs it,
+ * serves the corpus's directory as a bucket (its filesystem store: every file an object) from a
+ * temporary directory of hard links to the corpus's files, so that the index objects the bench
+ * writes leave the corpus as it was and nothing is copied; a {@link FaultProxy} in front of it holds each request for a fixed latency and logs it,
  * and query nodes read the bucket through the proxy. Per latency: every probe of the manifest under
  * each {@link S3Setting}, warm on a {@code serve --role query} node started in this process, and cold
  * on a {@link FreshEngines} renewed before every lookup; then the warm node's index reads while idle
@@ -55,14 +61,27 @@ final class S3Bench {
      * @param corpus    the corpus directory: manifest.json and {@code <tenant>/<signal>/<block>/}; its name is the bucket's
      * @param latencies the latencies to hold each request for, one run each
      * @param settings  the mechanism settings each probe runs under
+     * @param only      for a setting, the words of {@code --only} that name the probes asked under it
+     *                  ({@link S3Probe#namedBy}); a setting not named asks every probe
      * @param warm      whether each probe is measured on the warm node
      * @param cold      whether each probe is measured with every cache empty
      * @param warmRuns  measured runs of each probe on the warm node, after one that fills its caches
      * @param idle      how long the warm node is left idle while its requests are counted
      * @param busy      how long it answers lookups back to back while its index reads are counted
      */
-    record Options(Path corpus, List<Duration> latencies, List<S3Setting> settings, boolean warm, boolean cold,
-                   int warmRuns, Duration idle, Duration busy) {
+    record Options(Path corpus, List<Duration> latencies, List<S3Setting> settings,
+                   Map<S3Setting, List<String>> only, boolean warm, boolean cold, int warmRuns, Duration idle,
+                   Duration busy) {
+
+        Options {
+            only = Map.copyOf(only);
+        }
+
+        /** The probes of {@code all} asked under {@code setting}. */
+        List<S3Probe> probes(List<S3Probe> all, S3Setting setting) {
+            List<String> words = only.get(setting);
+            return words == null ? all : all.stream().filter(p -> words.stream().anyMatch(p::namedBy)).toList();
+        }
     }
 
     private final Options options;
@@ -79,7 +98,7 @@ final class S3Bench {
         }
     }
 
-    /** Runs every latency; the corpus gets an index object if it has none. */
+    /** Runs every latency on a bucket of links to the corpus, which gets its index objects there. */
     S3BenchResult run() throws Exception {
         Path dir = options.corpus().toAbsolutePath().normalize();
         Manifest manifest = Manifest.readFrom(dir);
@@ -87,19 +106,54 @@ final class S3Bench {
         System.setProperty("aws.accessKeyId", ACCESS_KEY);
         System.setProperty("aws.secretAccessKey", SECRET_KEY);
         System.setProperty("aws.region", "us-east-1");
-        S3Proxy s3 = LocalS3Command.start(dir.getParent(), "127.0.0.1", 0, bucket, ACCESS_KEY, SECRET_KEY);
-        try (FaultProxy proxy = FaultProxy.start(URI.create("http://127.0.0.1:" + s3.getPort()))) {
-            S3Location location = new S3Location(bucket, "", proxy.endpoint(), true);
-            writeIndex(location);
-            List<LatencyRun> runs = new ArrayList<>();
-            for (Duration latency : options.latencies()) {
-                proxy.latency(latency);
-                runs.add(run(proxy, location, probes, latency));
+        Path buckets = Files.createTempDirectory("needle-bench-s3-buckets-");
+        try {
+            linkFiles(dir, buckets.resolve(bucket));
+            S3Proxy s3 = LocalS3Command.start(buckets, "127.0.0.1", 0, bucket, ACCESS_KEY, SECRET_KEY);
+            try (FaultProxy proxy = FaultProxy.start(URI.create("http://127.0.0.1:" + s3.getPort()))) {
+                S3Location location = new S3Location(bucket, "", proxy.endpoint(), true);
+                writeIndex(location);
+                List<LatencyRun> runs = new ArrayList<>();
+                for (Duration latency : options.latencies()) {
+                    proxy.latency(latency);
+                    runs.add(run(proxy, location, probes, latency));
+                }
+                Map<S3Setting, Integer> asked = new EnumMap<>(S3Setting.class);
+                options.settings().forEach(setting -> asked.put(setting, options.probes(probes, setting).size()));
+                return new S3BenchResult(bucket, LocalDate.now(ZoneOffset.UTC).toString(),
+                        facts(dir, manifest, probes.size()), new TreeMap<>(options.only()), asked, runs);
+            } finally {
+                s3.stop();
             }
-            return new S3BenchResult(bucket, LocalDate.now(ZoneOffset.UTC).toString(), facts(dir, manifest, probes.size()),
-                    runs);
         } finally {
-            s3.stop();
+            deleteTree(buckets);
+        }
+    }
+
+    /** Makes {@code to} a tree of hard links to every file under {@code from}: a copy that costs no bytes. */
+    private static void linkFiles(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.createLink(target, f);
+                }
+            }
+        } catch (UnsupportedOperationException | FileSystemException e) {
+            throw new IOException("cannot hard-link the corpus's files into " + to + " (the bench's bucket, in the"
+                    + " temporary directory): put the corpus on the temporary directory's file system, or point"
+                    + " java.io.tmpdir at the corpus's (NEEDLE_JAVA_OPTS=-Djava.io.tmpdir=DIR): " + e, e);
+        }
+    }
+
+    /** Deletes the bucket's links and the index objects written there; the corpus's files stay. */
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
         }
     }
 
@@ -134,13 +188,14 @@ final class S3Bench {
         try (NeedleServer warm = NeedleServer.start(config)) {
             QueryClient client = new QueryClient(URI.create("http://127.0.0.1:" + warm.queryAddress().getPort()));
             for (S3Setting setting : options.warm() ? options.settings() : List.<S3Setting>of()) {
+                List<S3Probe> asked = options.probes(probes, setting);
                 int done = 0;
-                for (S3Probe probe : probes) {
+                for (S3Probe probe : asked) {
                     measure(proxy, client, probe, setting, false);
                     for (int i = 0; i < options.warmRuns(); i++) {
                         costs.add(measure(proxy, client, probe, setting, false));
                     }
-                    step(at + ", warm, " + setting.label(), ++done, probes.size());
+                    step(at + ", warm, " + setting.label(), ++done, asked.size());
                 }
             }
             polls = polls(proxy, client, probes.get(0));
@@ -150,11 +205,12 @@ final class S3Bench {
         try (FreshEngines fresh = new FreshEngines(location)) {
             QueryClient client = new QueryClient(fresh.endpoint());
             for (S3Setting setting : options.cold() ? options.settings() : List.<S3Setting>of()) {
+                List<S3Probe> asked = options.probes(probes, setting);
                 int done = 0;
-                for (S3Probe probe : probes) {
+                for (S3Probe probe : asked) {
                     fresh.renew();
                     costs.add(measure(proxy, client, probe, setting, true));
-                    step(at + ", cold, " + setting.label(), ++done, probes.size());
+                    step(at + ", cold, " + setting.label(), ++done, asked.size());
                 }
             }
         }

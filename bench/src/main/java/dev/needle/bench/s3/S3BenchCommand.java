@@ -3,15 +3,21 @@ package dev.needle.bench.s3;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.corpus.Manifest;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,8 +31,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench s3", mixinStandardHelpOptions = true, versionProvider = NeedleVersion.class,
         usageHelpAutoWidth = true, sortOptions = false,
         description = {
-            "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the corpus directory is the"
-                    + " bucket, nothing is copied), hold each request to it for a fixed latency (a simulation of S3's"
+            "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the bucket is a temporary"
+                    + " directory of hard links to the corpus's files, nothing is copied or changed), hold each request to it for a fixed latency (a simulation of S3's"
                     + " first-byte latency), and ask a query node every probe of the corpus's manifest over HTTP, cold"
                     + " and warm, under each mechanism setting: latency, requests, bytes and sequential round trips per"
                     + " lookup, and the index reads per poll interval. Writes the markdown and JSON reports.",
@@ -48,6 +54,13 @@ public final class S3BenchCommand implements Callable<Integer> {
             description = "mechanism settings: all, no-sidecars, no-index, neither (default: ${DEFAULT-VALUE})")
     private List<String> settings = List.of("all", "no-sidecars", "no-index", "neither");
 
+    @Option(names = "--only", paramLabel = "SETTING=KINDS",
+            description = "ask only these probes under a setting, '+' between them: trace, span, log (a search of"
+                    + " spans or of logs), trace:FAMILY (the trace ids of one family of the manifest, e.g. trace:random);"
+                    + " e.g. --only neither=trace:random+log, for a setting whose every probe would take too long; the"
+                    + " report says which were asked. Repeatable")
+    private Map<String, String> only = new LinkedHashMap<>();
+
     @Option(names = "--caches", paramLabel = "LIST", split = ",",
             description = "cold (every cache empty), warm, or both (default: ${DEFAULT-VALUE})")
     private List<String> caches = List.of("cold", "warm");
@@ -63,6 +76,10 @@ public final class S3BenchCommand implements Callable<Integer> {
     @Option(names = "--busy", paramLabel = "DURATION", description = "how long it answers lookups back to back while its"
             + " index reads are counted (default: ${DEFAULT-VALUE})")
     private String busy = "5s";
+
+    @Option(names = "--tag", paramLabel = "WORD",
+            description = "added to the reports' names, s3-<date>-<corpus>-WORD, so that runs of one day are kept apart")
+    private String tag;
 
     @Option(names = "--note", paramLabel = "TEXT", description = "a sentence for the report on the conditions of the run")
     private String note;
@@ -96,8 +113,12 @@ public final class S3BenchCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--caches: expected cold, warm or both, got '" + c + "'");
                 }
             }
-            options = new S3Bench.Options(corpus, parsed, settings.stream().map(S3Setting::of).distinct().toList(),
-                    caches.contains("warm"), caches.contains("cold"), warmRuns, duration(idle), duration(busy));
+            if (tag != null && !tag.matches("[a-z0-9][a-z0-9-]*")) {
+                throw new IllegalArgumentException("--tag: lowercase letters, digits and '-', got '" + tag + "'");
+            }
+            List<S3Setting> run = settings.stream().map(S3Setting::of).distinct().toList();
+            options = new S3Bench.Options(corpus, parsed, run, kinds(run, Manifest.readFrom(corpus)), caches.contains("warm"),
+                    caches.contains("cold"), warmRuns, duration(idle), duration(busy));
         } catch (IllegalArgumentException e) {
             err.println("needle bench s3: " + e.getMessage());
             return CommandLine.ExitCode.USAGE;
@@ -109,7 +130,7 @@ public final class S3BenchCommand implements Callable<Integer> {
         S3BenchResult result = bench.run();
         Path results = Path.of(System.getProperty("needle.results", "bench/results"));
         Files.createDirectories(results);
-        String base = "s3-" + result.date() + "-" + result.corpus();
+        String base = "s3-" + result.date() + "-" + result.corpus() + (tag == null ? "" : "-" + tag);
         Path md = results.resolve(base + ".md");
         Files.writeString(md, S3BenchReport.markdown(result, setup(options)));
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -128,15 +149,44 @@ public final class S3BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** {@link #only} read: for each setting it names, one of {@code run}, the words that name the probes asked. */
+    private Map<S3Setting, List<String>> kinds(List<S3Setting> run, Manifest manifest) {
+        Map<S3Setting, List<String>> out = new EnumMap<>(S3Setting.class);
+        for (Map.Entry<String, String> e : only.entrySet()) {
+            S3Setting setting = S3Setting.of(e.getKey());
+            if (!run.contains(setting)) {
+                throw new IllegalArgumentException("--only " + e.getKey() + ": that setting is not run (--settings "
+                        + String.join(",", settings) + ")");
+            }
+            List<String> words = new ArrayList<>();
+            for (String word : e.getValue().split("\\+")) {
+                String w = word.trim();
+                boolean known = w.startsWith("trace:") ? manifest.presentTraceIds().containsKey(w.substring(6))
+                        : Arrays.stream(S3Probe.Kind.values()).anyMatch(k -> k.word().equals(w));
+                if (!known) {
+                    throw new IllegalArgumentException("--only " + e.getKey() + "=" + e.getValue() + ": '" + w
+                            + "' names no probes; expected trace, span, log or trace:FAMILY with a family of the"
+                            + " manifest (" + String.join(", ", manifest.presentTraceIds().keySet()) + ")");
+                }
+                words.add(w);
+            }
+            out.put(setting, List.copyOf(words));
+        }
+        return out;
+    }
+
     /** How the run was made, for the report. */
     private String setup(S3Bench.Options options) {
         Runtime rt = Runtime.getRuntime();
         return "`needle bench s3 --corpus " + options.corpus().getFileName() + " --latency " + String.join(",", latencies)
-                + " --settings " + String.join(",", settings) + " --caches " + String.join(",", caches)
+                + " --settings " + String.join(",", settings)
+                + only.entrySet().stream().map(e -> " --only " + e.getKey() + "=" + e.getValue()).collect(Collectors.joining())
+                + " --caches " + String.join(",", caches)
                 + " --warm-runs " + options.warmRuns() + "`, on "
                 + rt.availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
                 + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ". "
-                + "S3Proxy 4.1.0 serves the corpus directory through its filesystem store (each file an object); a proxy"
+                + "S3Proxy 4.1.0 serves the corpus directory through its filesystem store (each file an object, hard"
+                + " links in a temporary directory, where the bench writes the index objects); a proxy"
                 + " in front of it (FaultProxy) holds every request for the latency of the run before forwarding it, a"
                 + " simulation of S3's first-byte latency, and logs when each request arrived and when its answer was"
                 + " sent. Every lookup goes over HTTP to the query API, with `explain=true`, and its answer is checked"

@@ -88,9 +88,9 @@ final class S3BenchReport {
                 .append(result.date()).append("\n\n");
         md.append(setup).append("\n\n");
         md.append(String.format(Locale.ROOT, "Corpus: %,d spans and %,d log records in %d + %d blocks, %,d bytes of"
-                        + " data.arrow (%.1f per record), %,d bytes of sidecars; %d probes in its manifest, every one"
-                        + " asked in every setting below.%n%n", f.spans(), f.logs(), f.spanBlocks(), f.logBlocks(),
-                f.dataBytes(), (double) f.dataBytes() / Math.max(1, f.spans() + f.logs()), f.sidecarBytes(), f.probes()));
+                        + " data.arrow (%.1f per record), %,d bytes of sidecars; %d probes in its manifest, %s.%n%n",
+                f.spans(), f.logs(), f.spanBlocks(), f.logBlocks(), f.dataBytes(),
+                (double) f.dataBytes() / Math.max(1, f.spans() + f.logs()), f.sidecarBytes(), f.probes(), asked(result)));
         md.append("## Goals\n\n| goal | measured | met |\n|---|---|---|\n");
         for (Goal g : goals(result)) {
             md.append("| ").append(g.goal()).append(" | ").append(g.measured()).append(" | ")
@@ -140,6 +140,29 @@ final class S3BenchReport {
                     + " EXPLAIN counts over the blocks in %d of %d lookups.%n", agree, all.size()));
         }
         return md.toString();
+    }
+
+    /** Which probes were asked: every one, or under some settings only some kinds, as {@code --only} bounded them. */
+    private static String asked(S3BenchResult result) {
+        if (result.only().isEmpty()) {
+            return "every one asked in every setting below";
+        }
+        List<String> bounded = new ArrayList<>();
+        result.only().forEach((setting, words) -> bounded.add("with " + setting.label() + " only "
+                + words.stream().map(S3BenchReport::probes).collect(Collectors.joining(" and ")) + " ("
+                + result.asked().get(setting) + " probes)"));
+        return "every one asked in every setting below but these, bounded by `--only` so that the run ends in time: "
+                + String.join("; ", bounded);
+    }
+
+    /** The probes a word of {@code --only} names, in words. */
+    private static String probes(String word) {
+        return switch (word) {
+            case "trace" -> "trace lookups";
+            case "span" -> "span searches";
+            case "log" -> "log searches";
+            default -> "trace lookups of the " + word.substring(word.indexOf(':') + 1) + " family (present and absent)";
+        };
     }
 
     static List<LookupCost> select(LatencyRun run, Predicate<LookupCost> which) {

@@ -1,6 +1,7 @@
 package dev.needle.bench.s3;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one {@code needle bench s3} run measured.
@@ -8,9 +9,12 @@ import java.util.List;
  * @param corpus the corpus directory's name
  * @param date   the day of the run, UTC
  * @param facts  the corpus
+ * @param only   the settings under which only some probes were asked, and the words of {@code --only} that named them
+ * @param asked  the probes asked under each setting run, at every latency and in every cache state run
  * @param runs   one per latency injected
  */
-record S3BenchResult(String corpus, String date, CorpusFacts facts, List<LatencyRun> runs) {
+record S3BenchResult(String corpus, String date, CorpusFacts facts, Map<S3Setting, List<String>> only,
+                     Map<S3Setting, Integer> asked, List<LatencyRun> runs) {
 
     /**
      * The corpus as the manifest and the files say.

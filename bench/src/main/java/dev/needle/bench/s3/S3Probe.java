@@ -17,10 +17,11 @@ import java.util.Map;
  * @param name     the probe, for messages
  * @param path     the path and query asked for, without {@code explain} and {@code disable}
  * @param kind     what the reply lists
+ * @param family   the trace-id family of a trace lookup's id, such as {@code random}; null for a search
  * @param minFound the fewest spans, traces or log records the reply must hold
  * @param maxFound the most
  */
-public record S3Probe(String group, String name, String path, Kind kind, long minFound, long maxFound) {
+public record S3Probe(String group, String name, String path, Kind kind, String family, long minFound, long maxFound) {
 
     /** The records a search asks for at most, as {@code ./needle bench} asks. */
     public static final int LIMIT = 20;
@@ -28,11 +29,22 @@ public record S3Probe(String group, String name, String path, Kind kind, long mi
     /** What a reply lists. */
     public enum Kind {
         /** The spans of one trace. */
-        TRACE,
+        TRACE("trace"),
         /** Traces that hold a matching span. */
-        SPAN_SEARCH,
+        SPAN_SEARCH("span"),
         /** Matching log records. */
-        LOG_SEARCH
+        LOG_SEARCH("log");
+
+        private final String word;
+
+        Kind(String word) {
+            this.word = word;
+        }
+
+        /** The word the command line takes: {@code trace}, {@code span}, {@code log}. */
+        String word() {
+            return word;
+        }
     }
 
     /** The report's rows, in order. */
@@ -45,13 +57,13 @@ public record S3Probe(String group, String name, String path, Kind kind, long mi
         for (Map.Entry<String, List<Manifest.PresentTrace>> family : manifest.presentTraceIds().entrySet()) {
             for (Manifest.PresentTrace t : family.getValue()) {
                 out.add(new S3Probe("trace, present", "trace " + t.id() + " (" + family.getKey() + ")",
-                        "/api/v2/traces/" + t.id(), Kind.TRACE, t.spans(), t.spans()));
+                        "/api/v2/traces/" + t.id(), Kind.TRACE, family.getKey(), t.spans(), t.spans()));
             }
         }
         for (Map.Entry<String, List<String>> family : manifest.absentTraceIds().entrySet()) {
             for (String id : family.getValue()) {
                 out.add(new S3Probe("trace, absent", "trace " + id + " (" + family.getKey() + ", absent)",
-                        "/api/v2/traces/" + id, Kind.TRACE, 0, 0));
+                        "/api/v2/traces/" + id, Kind.TRACE, family.getKey(), 0, 0));
             }
         }
         for (List<Manifest.AttributeProbe> probes : List.of(manifest.presentAttributes(), manifest.absentAttributes())) {
@@ -64,11 +76,19 @@ public record S3Probe(String group, String name, String path, Kind kind, long mi
                 long most = Math.min(p.count(), LIMIT);
                 // A span search lists traces: at least one when a span matches, never more than the matching spans.
                 out.add(new S3Probe((logs ? "log" : "span") + " attribute, " + (present ? "present" : "absent"),
-                        p.signal() + ": " + condition, path, logs ? Kind.LOG_SEARCH : Kind.SPAN_SEARCH,
+                        p.signal() + ": " + condition, path, logs ? Kind.LOG_SEARCH : Kind.SPAN_SEARCH, null,
                         logs ? most : Math.min(1, most), most));
             }
         }
         return out;
+    }
+
+    /**
+     * Whether {@code word} of {@code --only} names this probe: its kind ({@code trace}, {@code span},
+     * {@code log}), or {@code trace:FAMILY} for a trace lookup of that family.
+     */
+    boolean namedBy(String word) {
+        return word.equals(kind.word()) || (kind == Kind.TRACE && word.equals("trace:" + family));
     }
 
     /** The spans, traces or log records {@code reply} holds, as this probe's kind lists them. */

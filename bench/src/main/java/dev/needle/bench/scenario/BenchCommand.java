@@ -67,6 +67,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "three runs at least (default ${DEFAULT-VALUE})")
     long warmBudgetMillis = 3000;
 
+    @Option(names = "--settings", paramLabel = "LIST", split = ",", description = "the mechanism settings of the warm"
+            + " runs: all, none, time, trace-idx, attr-idx, zone-maps (default: every one); the report's command says"
+            + " which ran")
+    List<String> settingWords = List.of();
+
     @Option(names = "--threads", description = "the engine's scanning threads (default: available processors)")
     int threads = Runtime.getRuntime().availableProcessors();
 
@@ -122,6 +127,13 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--corpus must be smoke or seed, got '" + corpus + "'");
         }
+        List<Setting> settings;
+        try {
+            settings = settingWords.isEmpty() ? Arrays.asList(Setting.values())
+                    : settingWords.stream().map(Setting::of).distinct().toList();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--settings: " + e.getMessage());
+        }
         Path dir = data != null ? data : Path.of(System.getProperty("java.io.tmpdir"), "needle-corpus-" + chosen.label());
         DataDirectory.createWritable(dir);
         Manifest manifest;
@@ -135,7 +147,6 @@ public final class BenchCommand implements Callable<Integer> {
             peerRunner.ensureExported(step -> System.err.println("peer: " + step));
         }
         List<Scenario> scenarios = Scenarios.of(manifest);
-        List<Setting> settings = Arrays.asList(Setting.values());
         ScenarioRunner runner = new ScenarioRunner(dir, TenantId.DEFAULT,
                 new ScenarioRunner.Options(warmRuns, warmBudgetMillis, threads));
         List<Measurement> warm;

@@ -1,6 +1,8 @@
 package dev.needle.bench.scenario;
 
 import dev.needle.query.engine.Mechanisms;
+import java.util.Arrays;
+import java.util.Locale;
 
 /** A mechanism setting a scenario runs under: all of them, none, or each alone. */
 public enum Setting {
@@ -27,5 +29,17 @@ public enum Setting {
     /** The setting's name in tables and charts. */
     public String label() {
         return label;
+    }
+
+    /** The word the command line takes: {@code all}, {@code none}, {@code time}, {@code trace-idx}, … */
+    public String word() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The setting {@code word} names. */
+    public static Setting of(String word) {
+        return Arrays.stream(values()).filter(s -> s.word().equals(word.trim())).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown setting '" + word.trim() + "'; expected one of "
+                        + String.join(", ", Arrays.stream(values()).map(Setting::word).toList())));
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needle.blocks.store.BlockStore;
 import dev.needle.corpus.Manifest;
 import dev.needle.corpus.cli.GenCommand;
 import java.io.PrintWriter;
@@ -50,7 +51,8 @@ class S3BenchCommandTest {
         try {
             code = new CommandLine(new S3BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
                     .execute("--corpus", corpus.toString(), "--latency", "20ms", "--settings", "all,no-index",
-                            "--warm-runs", "1", "--idle", "1s", "--busy", "1s", "--json");
+                            "--only", "no-index=trace:random+log", "--warm-runs", "1", "--idle", "1s", "--busy", "1s",
+                            "--tag", "small", "--json");
         } finally {
             if (before == null) {
                 System.clearProperty("needle.results");
@@ -64,7 +66,12 @@ class S3BenchCommandTest {
             written = files.sorted().toList();
         }
         assertEquals(2, written.size(), written::toString);
-        assertTrue(written.get(1).getFileName().toString().matches("s3-\\d{4}-\\d\\d-\\d\\d-tiny-corpus\\.md"), written::toString);
+        assertTrue(written.get(1).getFileName().toString().matches("s3-\\d{4}-\\d\\d-\\d\\d-tiny-corpus-small\\.md"),
+                written::toString);
+        try (Stream<Path> files = Files.walk(corpus)) {
+            assertEquals(List.of(), files.filter(f -> f.getFileName().toString().equals(BlockStore.INDEX_OBJECT)).toList(),
+                    "the bench writes its index objects beside the corpus, not into it");
+        }
         JsonNode result = JSON.readTree(out.toString());
         assertEquals(JSON.readTree(written.get(0).toFile()), result, "--json prints what the .json file holds");
         assertEquals(1, result.path("runs").size());
@@ -100,14 +107,20 @@ class S3BenchCommandTest {
                 }
             }
             assertEquals(4, measured.size(), measured::toString);
+            Set<String> noSpanSearch = new TreeSet<>(probes);
+            noSpanSearch.removeIf(p -> p.startsWith("spans: ") || (p.startsWith("trace ") && !p.contains("(random")));
             for (Map.Entry<String, Set<String>> e : measured.entrySet()) {
-                assertEquals(probes, e.getValue(), e.getKey());
+                assertEquals(e.getKey().contains("NO_INDEX") ? noSpanSearch : probes, e.getValue(), e.getKey());
             }
-            assertEquals(4 * probes.size(), lookups);
+            assertEquals(2 * probes.size() + 2 * noSpanSearch.size(), lookups);
         }
         String md = Files.readString(written.get(1));
-        assertTrue(md.contains("in " + 4 * probes.size() + " of " + 4 * probes.size() + " lookups"), md);
+        int lookups = 2 * probes.size() + 2 * (probes.size() - 8);
+        assertTrue(md.contains("in " + lookups + " of " + lookups + " lookups"), md);
         assertTrue(md.contains("| trace, absent | all mechanisms | cold | " + 4 + " |"), md);
+        assertTrue(md.contains("with no index only trace lookups of the random family (present and absent) and log searches ("
+                + (probes.size() - 8) + " probes)"), md);
+        assertTrue(md.contains("--only no-index=trace:random+log"), md);
     }
 
     /**

@@ -60,6 +60,14 @@ public interface BlockStore {
         return CallerRuns.INSTANCE;
     }
 
+    /**
+     * How many blocks a query engine given {@code threads} reads at once: locally those threads, each
+     * busy decoding; on an object store at least a few more, as each mostly waits for its GETs.
+     */
+    default int blocksReadAtOnce(int threads) {
+        return threads;
+    }
+
     /** Starts a block: its files are written into a private staging area, never visible to readers. */
     PendingBlock create(TenantId tenant, Signal signal) throws IOException;
 

@@ -464,6 +464,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return base + tenant.value() + "/" + signal.dirName() + "/" + INDEX_OBJECT;
     }
 
+    /** At least {@value #READ_THREADS}: a block read here waits 20–100 ms for each GET's first byte. */
+    @Override
+    public int blocksReadAtOnce(int threads) {
+        return Math.max(threads, READ_THREADS);
+    }
+
     /** A pool of {@value #READ_THREADS} threads for a block's GETs that do not wait for each other. */
     @Override
     public ExecutorService readPool() {

@@ -10,7 +10,8 @@ import dev.needle.ingest.http.DecodeBudget;
  *
  * @param heapBytes         the JVM's maximum heap
  * @param headBytes         the head's bound (429 past it)
- * @param sidecarCacheBytes the query engine's decoded-sidecar cache
+ * @param sidecarCacheBytes the query engine's decoded sidecars and the filters it holds of the stores'
+ *                          indexes, which count under the cache's bound (the cache keeps what they leave)
  * @param decodeBytes       the heap requests being decoded may hold together (503 past it)
  */
 record MemoryPlan(long heapBytes, long headBytes, long sidecarCacheBytes, long decodeBytes) {
@@ -41,7 +42,7 @@ record MemoryPlan(long heapBytes, long headBytes, long sidecarCacheBytes, long d
 
     /** One line for the log. */
     String describe() {
-        return String.format("memory: heap %s; head bound %s, sidecar cache %s, decoding %s",
+        return String.format("memory: heap %s; head bound %s, sidecar cache and index filters %s, decoding %s",
                 Units.formatBytes(heapBytes), Units.formatBytes(headBytes), Units.formatBytes(sidecarCacheBytes),
                 Units.formatBytes(decodeBytes));
     }

@@ -19,7 +19,7 @@ class MemoryPlanTest {
 
         assertEquals(819 - 256 - 64, plan.decodeBytes() / MIB, "80% of 1 GiB, less head and cache, in whole MiB");
         assertEquals(0, plan.decodeBytes() % MIB);
-        assertEquals("memory: heap 1GiB; head bound 256MiB, sidecar cache 64MiB, decoding 499MiB", plan.describe());
+        assertEquals("memory: heap 1GiB; head bound 256MiB, sidecar cache and index filters 64MiB, decoding 499MiB", plan.describe());
     }
 
     @Test

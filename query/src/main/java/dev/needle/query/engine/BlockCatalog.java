@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -151,6 +152,8 @@ final class BlockCatalog {
         Positions positions;
         /** The ids of {@link #blocks} and {@link #replaced}; built with them. */
         Set<String> ids;
+        /** What {@link #entries} and {@link #filters} hold, in bytes, as last counted. */
+        long bytes;
     }
 
     private final BlockStore store;
@@ -158,6 +161,8 @@ final class BlockCatalog {
     private final long listNanos;
     private final Map<Key, State> states = new ConcurrentHashMap<>();
     private final LiveBlocks live;
+    /** The sum of every state's {@code bytes}. */
+    private final AtomicLong held = new AtomicLong();
 
     BlockCatalog(BlockStore store, long pollNanos, long listNanos) {
         this.store = store;
@@ -183,6 +188,9 @@ final class BlockCatalog {
                     listing = store.readPool().submit(() -> store.list(tenant, signal));
                 }
                 read = refresh(state, tenant, signal, now);
+                if (read > 0 || state.entries == null) {
+                    count(state);
+                }
             }
             if (state.entries == null) {
                 return listing(tenant, signal, listing != null ? listed(listing) : store.list(tenant, signal),
@@ -226,20 +234,22 @@ final class BlockCatalog {
         }
     }
 
-    /** The decoded filters held, in bytes, over every tenant and signal. */
+    /** The decoded filters held, in bytes, over every tenant and signal, as counted when each index was last read. */
     long bytes() {
+        return held.get();
+    }
+
+    /** Counts what {@code state} holds now, after its index was read (or found unchanged, or lost). */
+    private void count(State state) {
         long bytes = 0;
-        for (State state : states.values()) {
-            synchronized (state) {
-                if (state.entries != null) {
-                    for (Indexed i : state.entries.values()) {
-                        bytes += i.sizeInBytes();
-                    }
-                    bytes += state.filters.sizeInBytes();
-                }
+        if (state.entries != null) {
+            for (Indexed i : state.entries.values()) {
+                bytes += i.sizeInBytes();
             }
+            bytes += state.filters.sizeInBytes();
         }
-        return bytes;
+        held.addAndGet(bytes - state.bytes);
+        state.bytes = bytes;
     }
 
     private Known listing(TenantId tenant, Signal signal, List<BlockRef> listed, String source) throws IOException {

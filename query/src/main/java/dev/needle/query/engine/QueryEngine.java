@@ -23,6 +23,7 @@ import java.nio.channels.SeekableByteChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -75,11 +76,17 @@ public final class QueryEngine implements AutoCloseable {
     private final BufferAllocator allocator = new RootAllocator();
     private final BlockScan scan;
     private final ExecutorService pool;
+    /**
+     * Runs a trace search's whole-trace lookups at once. Each waits for its block reads in
+     * {@link #pool}, so they run here, never in that pool, whose threads would then wait on each other.
+     */
+    private final ExecutorService lookups;
     private final int threads;
 
     /**
      * An engine over {@code store} and {@code head}, caching up to {@code sidecarCacheBytes} of
-     * decoded sidecars and reading up to {@code threads} blocks at once.
+     * decoded sidecars and reading up to {@code threads} blocks at once, more on an object store
+     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks {@code threads} at a time.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
         this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
@@ -97,8 +104,14 @@ public final class QueryEngine implements AutoCloseable {
         this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
         this.threads = threads;
-        this.pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "needle-query");
+        int readers = store.blocksReadAtOnce(threads);
+        this.pool = daemonPool(readers, "needle-query");
+        this.lookups = daemonPool(readers, "needle-trace-lookup");
+    }
+
+    private static ExecutorService daemonPool(int threads, String name) {
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
@@ -131,6 +144,7 @@ public final class QueryEngine implements AutoCloseable {
                 known.blocks().stream().filter(b -> known.indexed().containsKey(b.name())).forEach(indexed::add);
             }
         }
+        cache.reserve(catalog.bytes());
         blocks.sort(Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
         int held = 2 * indexed.size();
         for (List<String> files : List.of(List.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX),
@@ -269,6 +283,36 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
+     * Looks up, at once in {@link #lookups}, each of {@code traceIds} by id over all time that
+     * {@code looked} does not hold yet, and adds it there.
+     */
+    private void lookUpAll(TenantId tenant, Collection<Bytes> traceIds, Mechanisms mechanisms,
+                           Map<Bytes, TraceResult> looked) throws IOException {
+        List<Bytes> missing = traceIds.stream().filter(id -> !looked.containsKey(id)).distinct().toList();
+        List<Future<TraceResult>> futures = new ArrayList<>(missing.size());
+        try {
+            for (Bytes id : missing) {
+                futures.add(lookups.submit(() -> {
+                    try {
+                        return trace(tenant, id, TimeRange.ALL, mechanisms, false);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }));
+            }
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("the query engine is closed", e);
+        }
+        try {
+            for (int i = 0; i < missing.size(); i++) {
+                looked.put(missing.get(i), await(futures.get(i)));
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
+    /**
      * Every span of a looked-up trace by start time, with {@code found}, the spans a search already
      * has (a block the lookup could not read still answered the search).
      */
@@ -290,7 +334,8 @@ public final class QueryEngine implements AutoCloseable {
      * fall into fewer traces and more spans may match, it is asked again for four times as many, so
      * that {@code limit} counts traces. Each trace is then looked up by id over all time (TRACE_IDX
      * picks its blocks), so that its root, start and duration are the whole trace's, not the
-     * matching spans'.
+     * matching spans'. Those lookups run at once, as many as the engine reads blocks at once: on an
+     * object store each waits for its GETs.
      */
     public TraceSearchResult searchTraces(TenantId tenant, Expr expr, TimeRange range, int limit,
                                           Mechanisms mechanisms) throws IOException {
@@ -315,8 +360,9 @@ public final class QueryEngine implements AutoCloseable {
         List<Explain> plans = new ArrayList<>();
         plans.add(spans.plan());
         List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
+        lookUpAll(tenant, byTrace.keySet(), mechanisms, looked);
         for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
-            TraceResult whole = lookUpWhole(tenant, e.getKey(), mechanisms, looked);
+            TraceResult whole = looked.get(e.getKey());
             problems.addAll(whole.problems());
             plans.add(whole.spanPlan());
             List<SpanRecord> sorted = withFound(whole, e.getValue());
@@ -696,6 +742,7 @@ public final class QueryEngine implements AutoCloseable {
     private <R> Plan<R> plan(TenantId tenant, Signal signal, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
                              List<String> problems) throws IOException {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
+        cache.reserve(catalog.bytes());
         // A replaced block's records are read from the block that replaces it, so neither the head's
         // part of it nor the block itself is read again: known.ids() holds both.
         Set<String> namedIds = new HashSet<>();
@@ -744,30 +791,40 @@ public final class QueryEngine implements AutoCloseable {
         }
         List<T> results = new ArrayList<>(futures.size());
         for (Future<T> f : futures) {
-            try {
-                results.add(f.get());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while reading blocks", e);
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof UncheckedIOException u ? u : new IllegalStateException(e.getCause());
-            }
+            results.add(await(f));
         }
         return results;
     }
 
-    /** Waits (up to a minute) for the block reads in flight, then frees the engine's memory; later queries fail. */
+    private static <T> T await(Future<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading blocks", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof UncheckedIOException u ? u : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Waits (up to a minute each) for the trace lookups and block reads in flight, then frees the engine's memory; later queries fail. */
     @Override
     public void close() {
-        pool.shutdown();
+        // The trace lookups first: those in flight still hand block reads to the pool.
+        finish(lookups);
+        finish(pool);
+        allocator.close();
+    }
+
+    private static void finish(ExecutorService executor) {
+        executor.shutdown();
         try {
-            if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
-                pool.shutdownNow();
+            if (!executor.awaitTermination(1, TimeUnit.MINUTES)) {
+                executor.shutdownNow();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            pool.shutdownNow();
+            executor.shutdownNow();
         }
-        allocator.close();
     }
 }

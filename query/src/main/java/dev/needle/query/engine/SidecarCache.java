@@ -12,7 +12,9 @@ import java.util.function.Supplier;
  * Decoded sidecars kept in memory, least recently used first out, bounded by bytes; beside them,
  * under the same bound, the {@link BlockFacts} of opened blocks (meta.json and the Arrow footer),
  * so that a block the sidecars cannot rule out is opened without reading either again. Keys name
- * the block (whose id is unique) and the file, so a deleted block's entries just age out.
+ * the block (whose id is unique) and the file, so a deleted block's entries just age out. The filters
+ * the engine holds of the stores' indexes count under the same bound ({@link #reserve}) without being
+ * evicted, as they spare a GET per block: the cache keeps what they leave.
  */
 public final class SidecarCache {
 
@@ -25,6 +27,7 @@ public final class SidecarCache {
     private final long maxBytes;
     private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
     private long bytes;
+    private long reserved;
     private long hits;
     private long misses;
 
@@ -67,13 +70,29 @@ public final class SidecarCache {
     }
 
     private synchronized void put(Key key, Object value, long size) {
-        if (size > maxBytes) {
+        if (size > maxBytes - reserved) {
             return;
         }
         Entry previous = entries.put(key, new Entry(value, size));
         bytes += size - (previous == null ? 0 : previous.bytes());
+        evict();
+    }
+
+    /**
+     * Counts {@code indexBytes}, the filters held of the stores' indexes, under the bound, and evicts
+     * the least recently used entries until both fit; the indexes are held whole even when they alone
+     * pass it.
+     */
+    synchronized void reserve(long indexBytes) {
+        if (indexBytes != reserved) {
+            reserved = indexBytes;
+            evict();
+        }
+    }
+
+    private void evict() {
         var it = entries.entrySet().iterator();
-        while (bytes > maxBytes && it.hasNext()) {
+        while (bytes + reserved > maxBytes && it.hasNext()) {
             Map.Entry<Key, Entry> eldest = it.next();
             bytes -= eldest.getValue().bytes();
             it.remove();
@@ -90,7 +109,7 @@ public final class SidecarCache {
             if (entries.containsKey(key)) {
                 return true;
             }
-            if (bytes >= maxBytes) {
+            if (bytes + reserved >= maxBytes) {
                 return false;
             }
         }
@@ -100,7 +119,7 @@ public final class SidecarCache {
             return true;
         }
         synchronized (this) {
-            if (bytes + loaded.sizeInBytes() > maxBytes) {
+            if (bytes + reserved + loaded.sizeInBytes() > maxBytes) {
                 return false;
             }
             if (entries.putIfAbsent(key, new Entry(loaded, loaded.sizeInBytes())) == null) {
@@ -110,7 +129,7 @@ public final class SidecarCache {
         }
     }
 
-    /** Bytes held now. */
+    /** Bytes held now, the indexes' filters not included. */
     public synchronized long bytes() {
         return bytes;
     }

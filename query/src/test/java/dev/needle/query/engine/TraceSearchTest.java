@@ -17,9 +17,12 @@ import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParser;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -92,6 +95,61 @@ class TraceSearchTest {
             assertEquals(Map.of(BUSY, 1, OLDEST, 1),
                     found(engine, "{ trace:duration > 1m || name = \"edge work\" || traceDuration = 1s }", 5));
         }
+    }
+
+    /**
+     * On blocks whose traces cross blocks, with the whole-trace lookups running at once: the traces
+     * whose newest matching span is newest, in that order, each with exactly its spans and its
+     * matches, as a scan of every span in memory finds them; the search's plan, then each trace's.
+     */
+    @Test
+    void searchTraces_lookingTracesUpAtOnce_answersAsAScanOfEverySpan() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator()) {
+            FsBlockStore store = new FsBlockStore(dir);
+            Corpus corpus = Corpus.write(store, allocator, TenantId.DEFAULT, 7, 6, 200);
+            try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 4)) {
+                for (String query : List.of("{ resource.service.name = \"cart\" }",
+                        "{ span.http.response.status_code = 500 }", "{ name = \"op-3\" && span.cache.hit = true }")) {
+                    Expr expr = QueryParser.parse(query, Signal.SPANS);
+                    for (int limit : List.of(3, 25)) {
+                        TraceSearchResult result = engine.searchTraces(TenantId.DEFAULT, expr, TimeRange.ALL, limit,
+                                Mechanisms.ALL);
+                        assertEquals(scanned(corpus.spans, expr, limit), described(result.traces()),
+                                query + ", limit " + limit);
+                        assertEquals(1 + result.traces().size(), result.plans().size(), query);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Each trace a scan of {@code spans} finds for {@code expr}: its id, its spans' ids and its matches' ids, by start time. */
+    private static List<String> scanned(List<SpanRecord> spans, Expr expr, int limit) {
+        List<SpanRecord> newestFirst = new ArrayList<>(spans.stream()
+                .filter(s -> Values.matches(expr, Values.of(s))).toList());
+        newestFirst.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano).reversed());
+        Set<Bytes> traces = new LinkedHashSet<>();
+        newestFirst.forEach(s -> {
+            if (traces.size() < limit) {
+                traces.add(s.traceId());
+            }
+        });
+        List<String> out = new ArrayList<>();
+        for (Bytes id : traces) {
+            List<SpanRecord> whole = new ArrayList<>(spans.stream().filter(s -> s.traceId().equals(id)).toList());
+            whole.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
+            out.add(described(id, whole, whole.stream().filter(s -> Values.matches(expr, Values.of(s))).toList()));
+        }
+        return out;
+    }
+
+    private static List<String> described(List<TraceSearchResult.Match> traces) {
+        return traces.stream().map(m -> described(m.traceId(), m.spans(), m.matched())).toList();
+    }
+
+    private static String described(Bytes traceId, List<SpanRecord> spans, List<SpanRecord> matched) {
+        return traceId.hex() + " spans " + spans.stream().map(s -> s.spanId().hex()).toList()
+                + " matched " + matched.stream().map(s -> s.spanId().hex()).toList();
     }
 
     /** The traces a search answers, with how many spans of each matched. */
