@@ -294,8 +294,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
         long held = head.heapBytes();
         // An empty head takes any request, or one larger than the bound would be refused for ever.
         if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
-            // A publish frees the head within a second or two at the cut sizes: a longer wait leaves the server idle.
-            throw new IngestRefusedException(429, 1, "the head holds " + held
+            // 5 s, not less: each refused request costs a whole decode, and a client that retries sooner
+            // spends its attempts while the head is still full (the ingest bench's sender gave up at 1 s).
+            throw new IngestRefusedException(429, 5, "the head holds " + held
                     + " bytes of unpublished records in memory, at its bound of " + limits.maxHeadBytes());
         }
         try {
