@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true, sortOptions = false,
         description = {
             "Serve a corpus made by `needle gen` from a local S3-compatible server (S3Proxy; the bucket is a temporary"
-                    + " directory of hard links to the corpus's files, nothing is copied or changed), hold each request to it for a fixed latency (a simulation of S3's"
+                    + " directory of hard links to the corpus's files, nothing is copied or changed), hold each request"
+                    + " to it for a fixed latency (a simulation of S3's"
                     + " first-byte latency), and ask a query node every probe of the corpus's manifest over HTTP, cold"
                     + " and warm, under each mechanism setting: latency, requests, bytes and sequential round trips per"
                     + " lookup, and the index reads per poll interval. Writes the markdown and JSON reports.",
@@ -117,7 +118,7 @@ public final class S3BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--tag: lowercase letters, digits and '-', got '" + tag + "'");
             }
             List<S3Setting> run = settings.stream().map(S3Setting::of).distinct().toList();
-            options = new S3Bench.Options(corpus, parsed, run, kinds(run, Manifest.readFrom(corpus)), caches.contains("warm"),
+            options = new S3Bench.Options(corpus, parsed, run, asked(run, Manifest.readFrom(corpus)), caches.contains("warm"),
                     caches.contains("cold"), warmRuns, duration(idle), duration(busy));
         } catch (IllegalArgumentException e) {
             err.println("needle bench s3: " + e.getMessage());
@@ -150,7 +151,7 @@ public final class S3BenchCommand implements Callable<Integer> {
     }
 
     /** {@link #only} read: for each setting it names, one of {@code run}, the words that name the probes asked. */
-    private Map<S3Setting, List<String>> kinds(List<S3Setting> run, Manifest manifest) {
+    private Map<S3Setting, List<String>> asked(List<S3Setting> run, Manifest manifest) {
         Map<S3Setting, List<String>> out = new EnumMap<>(S3Setting.class);
         for (Map.Entry<String, String> e : only.entrySet()) {
             S3Setting setting = S3Setting.of(e.getKey());
