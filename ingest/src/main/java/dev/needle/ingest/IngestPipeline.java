@@ -377,8 +377,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
 
     /** Whether the active part is large enough to cut; half the head's bound too, so that publishing frees memory before ingest must refuse data. */
     private boolean dueBySize() {
-        return head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
-                || head.activeHeapBytes() >= limits.maxHeadBytes() / 2;
+        // Never an empty part: with a head bound of 1 byte half of it is 0, and the publisher would cut for ever.
+        return head.activeRows() > 0 && (head.activeRows() >= limits.cutRows() || head.activeBytes() >= limits.cutBytes()
+                || head.activeHeapBytes() >= limits.maxHeadBytes() / 2);
     }
 
     /** Counts a failed attempt and sets when the next may be made; returns the wait, as the log says it. */

@@ -1,18 +1,13 @@
 package dev.needle.bench.s3;
 
+import dev.needle.bench.server.SwappedEngines;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3Location;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
-import dev.needle.query.http.QueryApi;
-import dev.needle.query.http.QueryMetrics;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * A query node whose every cache can be emptied between two lookups: the query API on a port of
@@ -25,62 +20,28 @@ import org.eclipse.jetty.server.ServerConnector;
 final class FreshEngines implements Closeable {
 
     private final S3Location location;
-    private final Server server = new Server();
-    // Dynamic: its handler is replaced while it serves.
-    private final Handler.Wrapper api = new Handler.Wrapper(true);
-    private final URI endpoint;
-    private S3BlockStore store;
-    private QueryEngine engine;
+    private final SwappedEngines engines;
 
     /** Starts serving; the first {@link #renew} makes the first engine. */
     FreshEngines(S3Location location) throws IOException {
         this.location = location;
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        server.setHandler(api);
-        try {
-            server.start();
-        } catch (Exception e) {
-            throw new IOException("cannot start the query API of the fresh engines: " + e.getMessage(), e);
-        }
-        endpoint = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+        this.engines = new SwappedEngines("the fresh engines");
     }
 
     /** The query API's address. */
     URI endpoint() {
-        return endpoint;
+        return engines.endpoint();
     }
 
     /** Closes the engine and store in use, and serves a new engine over a new store. */
     void renew() throws IOException {
-        closeEngine();
-        store = S3BlockStore.openReadOnly(location);
-        engine = new QueryEngine(store, HeadSource.EMPTY, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
-        api.setHandler(new QueryApi(engine, new QueryMetrics(new PrometheusRegistry(), engine.sidecarCache())));
-    }
-
-    private void closeEngine() {
-        if (engine != null) {
-            engine.close();
-            engine = null;
-        }
-        if (store != null) {
-            store.close();
-            store = null;
-        }
+        S3BlockStore store = S3BlockStore.openReadOnly(location);
+        engines.serve(new QueryEngine(store, HeadSource.EMPTY, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
+                Math.max(2, Runtime.getRuntime().availableProcessors())), store::close);
     }
 
     @Override
     public void close() throws IOException {
-        try {
-            server.stop();
-        } catch (Exception e) {
-            throw new IOException("stopping the query API of the fresh engines: " + e.getMessage(), e);
-        } finally {
-            closeEngine();
-        }
+        engines.close();
     }
 }
