@@ -2,6 +2,7 @@ package dev.needle.bench.compaction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needle.bench.CorpusBytes;
 import dev.needle.bench.compaction.CompactionBenchResult.Blocks;
 import dev.needle.bench.compaction.CompactionBenchResult.Compaction;
 import dev.needle.bench.compaction.CompactionBenchResult.Lookup;
@@ -14,7 +15,6 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Manifest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Lookups over a corpus of many small blocks before and after {@code needle compact}: every trace
@@ -180,18 +179,7 @@ final class CompactionBench {
         for (TenantId tenant : store.tenants()) {
             blocks += store.list(tenant, Signal.SPANS).size();
         }
-        long data = 0;
-        long sidecars = 0;
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                String name = f.getFileName().toString();
-                if (name.equals("data.arrow")) {
-                    data += Files.size(f);
-                } else if (name.endsWith("_IDX")) {
-                    sidecars += Files.size(f);
-                }
-            }
-        }
-        return new Blocks(blocks, data, sidecars);
+        CorpusBytes bytes = CorpusBytes.of(dir);
+        return new Blocks(blocks, bytes.data(), bytes.sidecars());
     }
 }

@@ -2,6 +2,7 @@ package dev.needle.bench.s3;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.needle.bench.CorpusBytes;
 import dev.needle.bench.s3.S3BenchResult.CorpusFacts;
 import dev.needle.bench.s3.S3BenchResult.LatencyRun;
 import dev.needle.bench.s3.S3BenchResult.LookupCost;
@@ -298,19 +299,8 @@ final class S3Bench {
     }
 
     private static CorpusFacts facts(Path dir, Manifest manifest, int probes) throws IOException {
-        long data = 0;
-        long sidecars = 0;
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                String name = f.getFileName().toString();
-                if (name.equals("data.arrow")) {
-                    data += Files.size(f);
-                } else if (name.endsWith("_IDX")) {
-                    sidecars += Files.size(f);
-                }
-            }
-        }
+        CorpusBytes bytes = CorpusBytes.of(dir);
         Manifest.Counts c = manifest.counts();
-        return new CorpusFacts(c.spans(), c.logs(), c.spanBlocks(), c.logBlocks(), data, sidecars, probes);
+        return new CorpusFacts(c.spans(), c.logs(), c.spanBlocks(), c.logBlocks(), bytes.data(), bytes.sidecars(), probes);
     }
 }
