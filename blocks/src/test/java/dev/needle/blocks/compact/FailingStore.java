@@ -4,29 +4,25 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
-import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.ForwardingBlockStore;
 import dev.needle.blocks.store.PendingBlock;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * A store that fails one step of a compaction as a crash there would leave it: the publish of a block,
  * the write of an index, or the delete of a block. Everything else goes to the real store.
  */
-final class FailingStore implements BlockStore {
+final class FailingStore extends ForwardingBlockStore {
 
     /** The step that fails. */
     enum Step { PUBLISH, WRITE_INDEX, DELETE }
 
-    private final BlockStore store;
     private final Step failing;
 
     FailingStore(BlockStore store, Step failing) {
-        this.store = store;
+        super(store);
         this.failing = failing;
     }
 
@@ -34,21 +30,6 @@ final class FailingStore implements BlockStore {
         if (step == failing) {
             throw new IOException("injected failure at " + step);
         }
-    }
-
-    @Override
-    public List<TenantId> tenants() throws IOException {
-        return store.tenants();
-    }
-
-    @Override
-    public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
-        return store.list(tenant, signal);
-    }
-
-    @Override
-    public SeekableByteChannel open(BlockRef block, String file) throws IOException {
-        return store.open(block, file);
     }
 
     @Override
@@ -80,18 +61,8 @@ final class FailingStore implements BlockStore {
     }
 
     @Override
-    public Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
-        return store.readIndex(tenant, signal, knownToken);
-    }
-
-    @Override
     public String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
         check(Step.WRITE_INDEX);
         return store.writeIndex(tenant, signal, bytes, expectedToken);
-    }
-
-    @Override
-    public boolean keepsIndex() {
-        return store.keepsIndex();
     }
 }

@@ -11,16 +11,15 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.ForwardingBlockStore;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.IndexObject;
-import dev.needle.blocks.store.PendingBlock;
 import dev.needle.blocks.store.Retention;
 import dev.needle.blocks.store.S3BlockStore;
 import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.QueryParser;
 import java.io.IOException;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -261,53 +260,17 @@ class IndexQueryTest {
     }
 
     /** A store that counts the reads of its index. */
-    private static final class CountingStore implements BlockStore {
-        final BlockStore store;
+    private static final class CountingStore extends ForwardingBlockStore {
         final AtomicInteger indexReads = new AtomicInteger();
 
         CountingStore(BlockStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public List<TenantId> tenants() throws IOException {
-            return store.tenants();
-        }
-
-        @Override
-        public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
-            return store.list(tenant, signal);
-        }
-
-        @Override
-        public SeekableByteChannel open(BlockRef block, String file) throws IOException {
-            return store.open(block, file);
-        }
-
-        @Override
-        public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
-            return store.create(tenant, signal);
-        }
-
-        @Override
-        public void delete(BlockRef block) throws IOException {
-            store.delete(block);
+            super(store);
         }
 
         @Override
         public Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
             indexReads.incrementAndGet();
             return store.readIndex(tenant, signal, knownToken);
-        }
-
-        @Override
-        public String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
-            return store.writeIndex(tenant, signal, bytes, expectedToken);
-        }
-
-        @Override
-        public boolean keepsIndex() {
-            return store.keepsIndex();
         }
     }
 }

@@ -10,8 +10,9 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.ForwardingBlockStore;
 import dev.needle.blocks.store.FsBlockStore;
-import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.RequestCounter;
 import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
@@ -33,27 +34,27 @@ class QueryEngineCloseTest {
     Path dir;
 
     /** The real store, whose first block read waits until the test lets it go on. */
-    private static final class HeldStore implements BlockStore {
-        final BlockStore store;
+    private static final class HeldStore extends ForwardingBlockStore {
         final CountDownLatch reading = new CountDownLatch(1);
         final CountDownLatch goOn = new CountDownLatch(1);
 
         HeldStore(BlockStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public List<TenantId> tenants() throws IOException {
-            return store.tenants();
-        }
-
-        @Override
-        public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
-            return store.list(tenant, signal);
+            super(store);
         }
 
         @Override
         public SeekableByteChannel open(BlockRef block, String file) throws IOException {
+            hold();
+            return store.open(block, file);
+        }
+
+        @Override
+        public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
+            hold();
+            return store.open(block, file, counter);
+        }
+
+        private void hold() throws IOException {
             reading.countDown();
             try {
                 goOn.await();
@@ -61,17 +62,6 @@ class QueryEngineCloseTest {
                 Thread.currentThread().interrupt();
                 throw new IOException(e);
             }
-            return store.open(block, file);
-        }
-
-        @Override
-        public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
-            return store.create(tenant, signal);
-        }
-
-        @Override
-        public void delete(BlockRef block) throws IOException {
-            store.delete(block);
         }
     }
 
