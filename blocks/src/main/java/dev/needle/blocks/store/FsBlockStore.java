@@ -362,37 +362,25 @@ public final class FsBlockStore implements BlockStore {
     }
 
     /** Files staged in {@code .tmp-<id>/} until {@link #publish} renames the directory. */
-    private final class FsPendingBlock implements PendingBlock {
-
-        private final TenantId tenant;
-        private final Signal signal;
-        private final Path staging;
-        private boolean published;
-        private boolean closed;
+    private final class FsPendingBlock extends StagedBlock {
 
         FsPendingBlock(TenantId tenant, Signal signal, Path staging) {
-            this.tenant = tenant;
-            this.signal = signal;
-            this.staging = staging;
+            super(tenant, signal, staging);
         }
 
         @Override
-        public OutputStream create(String file) throws IOException {
-            checkOpen();
-            return ops.newOutputStream(staging.resolve(BlockRef.checkFileName(file)));
+        protected OutputStream newFile(Path file) throws IOException {
+            return ops.newOutputStream(file);
         }
 
         /**
-         * Syncs every staged file and the staging directory, renames it to {@code name}, then syncs
+         * Syncs every staged file and the staging directory, renames it to the block's name, then syncs
          * the signal, tenant and root directories (the latter two matter for a tenant's first block).
          * A failure before the rename leaves nothing visible, and publish may be retried. A failure
          * after it leaves the whole block visible, as a crash at that point would.
          */
         @Override
-        public BlockRef publish(BlockName name) throws IOException {
-            Objects.requireNonNull(name, "name");
-            checkOpen();
-            BlockRef ref = new BlockRef(tenant, signal, name);
+        protected void publish(BlockRef ref) throws IOException {
             Path target = blockDir(ref);
             // Linux's rename replaces an empty directory, so an existing name must be refused first.
             if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -411,7 +399,7 @@ public final class FsBlockStore implements BlockStore {
             } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
                 throw alreadyPublished(ref, e);
             }
-            published = true;
+            madeVisible();
             try {
                 for (Path dir = target.getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
                     ops.fsyncDir(dir);
@@ -420,34 +408,17 @@ public final class FsBlockStore implements BlockStore {
                 throw new IOException("block " + ref + " is visible but syncing its directory failed,"
                         + " so it may not survive a crash", e);
             }
-            return ref;
         }
 
         @Override
-        public void close() throws IOException {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        protected void discard(boolean published) throws IOException {
             if (!published) {
                 ops.deleteRecursively(staging);
             }
         }
 
-        private void checkOpen() {
-            if (published || closed) {
-                throw new IllegalStateException("block staged in " + staging + " is already "
-                        + (published ? "published" : "closed"));
-            }
-        }
-
         private FileAlreadyExistsException alreadyPublished(BlockRef ref, Exception cause) {
-            FileAlreadyExistsException e = new FileAlreadyExistsException(blockDir(ref).toString(), null,
-                    "a block named " + ref.name() + " is already published; nothing was changed");
-            if (cause != null) {
-                e.initCause(cause);
-            }
-            return e;
+            return StagedBlock.alreadyPublished(ref, blockDir(ref).toString(), "nothing was changed", cause);
         }
     }
 }

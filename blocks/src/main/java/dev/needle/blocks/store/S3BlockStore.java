@@ -574,25 +574,15 @@ public final class S3BlockStore implements BlockStore, Closeable {
     }
 
     /** Files staged in a local directory until {@link #publish} uploads them, meta.json last. */
-    private final class S3PendingBlock implements PendingBlock {
+    private final class S3PendingBlock extends StagedBlock {
 
-        private final TenantId tenant;
-        private final Signal signal;
-        private final Path dir;
-        private boolean published;
-        private boolean closed;
-
-        S3PendingBlock(TenantId tenant, Signal signal, Path dir) {
-            this.tenant = tenant;
-            this.signal = signal;
-            this.dir = dir;
+        S3PendingBlock(TenantId tenant, Signal signal, Path staging) {
+            super(tenant, signal, staging);
         }
 
         @Override
-        public OutputStream create(String file) throws IOException {
-            checkOpen();
-            return Files.newOutputStream(dir.resolve(BlockRef.checkFileName(file)),
-                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        protected OutputStream newFile(Path file) throws IOException {
+            return Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         }
 
         /**
@@ -600,11 +590,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
          * one. A failure before meta.json leaves nothing visible, and publish may be retried.
          */
         @Override
-        public BlockRef publish(BlockName name) throws IOException {
-            Objects.requireNonNull(name, "name");
-            checkOpen();
-            BlockRef ref = new BlockRef(tenant, signal, name);
-            Path meta = dir.resolve(BlockLayout.META);
+        protected void publish(BlockRef ref) throws IOException {
+            Path meta = staging.resolve(BlockLayout.META);
             if (!Files.exists(meta)) {
                 throw new IllegalStateException("a block is published on S3 by its " + BlockLayout.META + ", and "
                         + ref + " has none");
@@ -614,7 +601,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
                 throw alreadyPublished(ref, null);
             }
             List<Path> files;
-            try (Stream<Path> entries = Files.list(dir)) {
+            try (Stream<Path> entries = Files.list(staging)) {
                 files = entries.filter(f -> !f.equals(meta)).sorted().toList();
             }
             Instant started = clock.instant();
@@ -643,33 +630,17 @@ public final class S3BlockStore implements BlockStore, Closeable {
             } catch (SdkException e) {
                 throw failed("PUT " + uri(metaKey), e);
             }
-            published = true;
-            return ref;
+            madeVisible();
         }
 
+        /** The staged copies go either way: once uploaded they are the bucket's. */
         @Override
-        public void close() throws IOException {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            deleteStaged(dir);
-        }
-
-        private void checkOpen() {
-            if (published || closed) {
-                throw new IllegalStateException("block staged in " + dir + " is already "
-                        + (published ? "published" : "closed"));
-            }
+        protected void discard(boolean published) throws IOException {
+            deleteStaged(staging);
         }
 
         private FileAlreadyExistsException alreadyPublished(BlockRef ref, Exception cause) {
-            FileAlreadyExistsException e = new FileAlreadyExistsException(uri(key(ref, BlockLayout.META)), null,
-                    "a block named " + ref.name() + " is already published; nothing was made visible");
-            if (cause != null) {
-                e.initCause(cause);
-            }
-            return e;
+            return StagedBlock.alreadyPublished(ref, uri(key(ref, BlockLayout.META)), "nothing was made visible", cause);
         }
     }
 }
