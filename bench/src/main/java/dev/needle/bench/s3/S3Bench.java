@@ -108,6 +108,15 @@ final class S3Bench {
         System.setProperty("aws.secretAccessKey", SECRET_KEY);
         System.setProperty("aws.region", "us-east-1");
         Path buckets = Files.createTempDirectory("needle-bench-s3-buckets-");
+        // A bench stopped by a signal leaves no bucket of links behind either.
+        Thread removeBuckets = new Thread(() -> {
+            try {
+                deleteTree(buckets);
+            } catch (IOException e) {
+                System.err.println("needle bench s3: could not remove " + buckets + ": " + e);
+            }
+        }, "needle-bench-s3-cleanup");
+        Runtime.getRuntime().addShutdownHook(removeBuckets);
         try {
             linkFiles(dir, buckets.resolve(bucket));
             S3Proxy s3 = LocalS3Command.start(buckets, "127.0.0.1", 0, bucket, ACCESS_KEY, SECRET_KEY);
@@ -127,6 +136,7 @@ final class S3Bench {
                 s3.stop();
             }
         } finally {
+            Runtime.getRuntime().removeShutdownHook(removeBuckets);
             deleteTree(buckets);
         }
     }
