@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
@@ -123,7 +124,7 @@ class IndexQueryTest {
         Corpus corpus = Corpus.write(store, allocator, TENANT, 5, 3, 120);
         Corpus.writeIndex(store, TENANT);
         List<UnaryOperator<byte[]>> damages = List.of(
-                b -> flip(b, b.length / 2), b -> Arrays.copyOf(b, b.length - 7), b -> version(b, 2), b -> new byte[0]);
+                b -> flip(b, b.length / 2), b -> Arrays.copyOf(b, b.length - 7), b -> version(b, BlockIndex.VERSION_CURRENT + 1), b -> new byte[0]);
         for (UnaryOperator<byte[]> damage : damages) {
             for (Signal signal : Signal.values()) {
                 IndexObject index = store.readIndex(TENANT, signal, null).orElseThrow();
