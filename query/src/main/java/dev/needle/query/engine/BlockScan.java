@@ -215,6 +215,7 @@ final class BlockScan {
         } catch (IOException e) {
             if (fromIndex != null) {
                 // The index's copy of the footer may be what is wrong: the block's own files decide.
+                cache.forgetFacts(ref);
                 return run(ref, target, range, mechanisms, limit, indexed, held, false, tally);
             }
             String problem = e instanceof CorruptBlockException ? e.getMessage()
