@@ -241,7 +241,8 @@ public final class BlockIndex {
                     throw new CorruptIndexException("entry " + entries.size() + " (" + name + ") is not after "
                             + entries.get(entries.size() - 1).name());
                 }
-                entries.add(new Entry(name, bytes(in), bytes(in), bytes(in), version == VERSION_1 ? new byte[0] : bytes(in)));
+                entries.add(new Entry(name, bytes(in), bytes(in), bytes(in),
+                        version == VERSION_1 ? new byte[0] : bytes(in)));
             }
             if (in.hasRemaining()) {
                 throw new CorruptIndexException(in.remaining() + " bytes follow the last entry");

@@ -178,9 +178,9 @@ public final class BlockIndexWriter {
     }
 
     /**
-     * {@code index}, or when its body would pass {@code maxBodyBytes} ({@link BlockIndex#MAX_BODY_BYTES}), with the oldest blocks'
-     * filters (then meta.json copies and data.arrow footers) left out until it fits: readers scan those blocks, which is
-     * slower but never wrong, instead of the index falling behind the blocks.
+     * {@code index}, or when its body would pass {@code maxBodyBytes} ({@link BlockIndex#MAX_BODY_BYTES}), with the
+     * oldest blocks' filters (then meta.json copies and data.arrow footers) left out until it fits: readers scan
+     * those blocks, which is slower but never wrong, instead of the index falling behind the blocks.
      */
     static BlockIndex fitted(BlockIndex index, long maxBodyBytes) {
         long over = index.bodyBytes() - maxBodyBytes;

@@ -60,7 +60,8 @@ public final class DataFooter {
         data.position(from);
         while (buffer.hasRemaining()) {
             if (data.read(buffer) < 0) {
-                throw new EOFException("data.arrow ended at byte " + data.position() + ", before byte " + (from + length));
+                throw new EOFException("data.arrow ended at byte " + data.position() + ", before byte "
+                        + (from + length));
             }
         }
         return buffer;
@@ -86,7 +87,8 @@ public final class DataFooter {
             List<ArrowBlock> batches = parsed.getRecordBatches();
             long batchesEnd = meta.dataBytes() - footer.length;
             boolean inside = batches.stream().allMatch(b -> b.getOffset() >= START_BYTES && b.getMetadataLength() > 0
-                    && b.getBodyLength() >= 0 && b.getOffset() + b.getMetadataLength() + b.getBodyLength() <= batchesEnd);
+                    && b.getBodyLength() >= 0
+                    && b.getOffset() + b.getMetadataLength() + b.getBodyLength() <= batchesEnd);
             if (!parsed.getSchema().equals(BlockReader.schemaOf(block)) || !parsed.getDictionaries().isEmpty()
                     || batches.size() != meta.batches().size() || !inside) {
                 return Optional.empty();
