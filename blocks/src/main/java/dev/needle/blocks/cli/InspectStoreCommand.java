@@ -199,6 +199,10 @@ final class InspectStoreCommand implements Callable<Integer> {
                 if (!Arrays.equals(own.attrIdx(), entry.attrIdx())) {
                     differ.add(BloomSidecar.ATTR_IDX);
                 }
+                // A footer not recorded (an index of version 1) is no copy, so it cannot differ.
+                if (entry.dataFooter().length > 0 && !Arrays.equals(own.dataFooter(), entry.dataFooter())) {
+                    differ.add(BlockLayout.DATA + "'s footer");
+                }
                 if (!differ.isEmpty()) {
                     damaged++;
                     Map<String, Object> row = new LinkedHashMap<>();

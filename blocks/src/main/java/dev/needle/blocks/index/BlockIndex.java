@@ -19,19 +19,20 @@ import java.util.zip.CRC32C;
 
 /**
  * The index object of one tenant and signal ({@code <tenant>/<signal>/INDEX}, see
- * {@link dev.needle.blocks.store.BlockStore#readIndex}): every published block with its meta.json and its
- * TRACE_IDX and ATTR_IDX, verbatim, so that a reader learns the blocks, their time ranges, counts,
- * zone maps and filters from one read instead of a listing and a read per block. Derived data: a
- * reader that finds it missing, damaged or of another version lists the blocks and reads their
- * files instead (see {@code BlockIndexUpdater} for the writers).
+ * {@link dev.needle.blocks.store.BlockStore#readIndex}): every published block with its meta.json, its
+ * TRACE_IDX and ATTR_IDX and its data.arrow's footer, verbatim, so that a reader learns the blocks, their
+ * time ranges, counts, zone maps, filters and where each record batch lies from one read instead of a
+ * listing and a read per block (and then reads a batch it needs without first reading data.arrow's
+ * tail). Derived data: a reader that finds it missing, damaged or of another version lists the blocks
+ * and reads their files instead (see {@link BlockIndexWriter} for the writers).
  *
  * <p>Little-endian. One object = 16-byte header + body.
  *
  * <table>
- * <caption>Layout (version 1)</caption>
+ * <caption>Layout (version 2; version 1 is the same without each entry's last field)</caption>
  * <tr><th>offset</th><th>size</th><th>field</th></tr>
  * <tr><td>0</td><td>4</td><td>magic, ASCII {@code NIDX}</td></tr>
- * <tr><td>4</td><td>1</td><td>version ({@link #VERSION_1})</td></tr>
+ * <tr><td>4</td><td>1</td><td>version ({@link #VERSION_1} or {@link #VERSION_2})</td></tr>
  * <tr><td>5</td><td>1</td><td>signal: 1 = spans, 2 = logs</td></tr>
  * <tr><td>6</td><td>2</td><td>pad (0)</td></tr>
  * <tr><td>8</td><td>4</td><td>body length n, at most {@link #MAX_BODY_BYTES}</td></tr>
@@ -39,7 +40,10 @@ import java.util.zip.CRC32C;
  * <tr><td>16</td><td>n</td><td>body: u16 length + the tenant id (ASCII); u32 entry count; per entry, in
  *     ascending order of block name, no name twice: u16 length + the block name (ASCII, a {@link BlockName});
  *     u32 length + meta.json's bytes (0 = not recorded: read the block's own); u32 length + TRACE_IDX's
- *     bytes (0 = no filter: the block may hold any trace); u32 length + ATTR_IDX's bytes (0 = no filter)</td></tr>
+ *     bytes (0 = no filter: the block may hold any trace); u32 length + ATTR_IDX's bytes (0 = no filter);
+ *     version 2 only: u32 length + data.arrow's footer, the file's last bytes from its Arrow footer on
+ *     (the footer's flatbuffer, its i32 length and the magic {@code ARROW1}; 0 = not recorded: read
+ *     data.arrow's own)</td></tr>
  * </table>
  *
  * <p>The files inside keep their own formats (a sidecar its header and CRC-32C), so a reader decodes
@@ -51,16 +55,20 @@ public final class BlockIndex {
 
     /** The first version. */
     public static final int VERSION_1 = 1;
+    /** Version 2: each entry also records data.arrow's footer. */
+    public static final int VERSION_2 = 2;
     /** The version writers write. */
-    public static final int VERSION_CURRENT = VERSION_1;
+    public static final int VERSION_CURRENT = VERSION_2;
     /** The largest body a reader accepts and a writer writes. */
     public static final int MAX_BODY_BYTES = 1 << 30;
     /** Header bytes before the body. */
     public static final int HEADER_BYTES = 16;
 
     private static final byte[] MAGIC = {'N', 'I', 'D', 'X'};
-    /** The smallest entry: a one-character name and three empty files. */
-    private static final int MIN_ENTRY_BYTES = 2 + 1 + 3 * 4;
+    /** The smallest entry of version 2: a one-character name and four empty files. */
+    private static final int MIN_ENTRY_BYTES = 2 + 1 + 4 * 4;
+    /** The smallest entry of version 1: a one-character name and three empty files. */
+    private static final int MIN_ENTRY_BYTES_V1 = 2 + 1 + 3 * 4;
 
     private final TenantId tenant;
     private final Signal signal;
@@ -70,22 +78,30 @@ public final class BlockIndex {
      * One block as the index records it. The arrays are the files' bytes, empty when not recorded;
      * they are not copied, and nobody changes them.
      *
-     * @param name     the block
-     * @param meta     its meta.json, or empty
-     * @param traceIdx its TRACE_IDX, or empty: no filter
-     * @param attrIdx  its ATTR_IDX, or empty: no filter
+     * @param name       the block
+     * @param meta       its meta.json, or empty
+     * @param traceIdx   its TRACE_IDX, or empty: no filter
+     * @param attrIdx    its ATTR_IDX, or empty: no filter
+     * @param dataFooter data.arrow's last bytes from its Arrow footer on, or empty
      */
-    public record Entry(BlockName name, byte[] meta, byte[] traceIdx, byte[] attrIdx) {
+    public record Entry(BlockName name, byte[] meta, byte[] traceIdx, byte[] attrIdx, byte[] dataFooter) {
         public Entry {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(meta, "meta");
             Objects.requireNonNull(traceIdx, "traceIdx");
             Objects.requireNonNull(attrIdx, "attrIdx");
+            Objects.requireNonNull(dataFooter, "dataFooter");
+        }
+
+        /** An entry that records no footer of data.arrow. */
+        public Entry(BlockName name, byte[] meta, byte[] traceIdx, byte[] attrIdx) {
+            this(name, meta, traceIdx, attrIdx, new byte[0]);
         }
 
         /** The bytes this entry takes in the body. */
         long encodedBytes() {
-            return MIN_ENTRY_BYTES - 1 + name.toString().length() + meta.length + traceIdx.length + attrIdx.length;
+            return MIN_ENTRY_BYTES - 1 + name.toString().length() + meta.length + traceIdx.length + attrIdx.length
+                    + dataFooter.length;
         }
     }
 
@@ -159,6 +175,7 @@ public final class BlockIndex {
             out.putInt(e.meta().length).put(e.meta());
             out.putInt(e.traceIdx().length).put(e.traceIdx());
             out.putInt(e.attrIdx().length).put(e.attrIdx());
+            out.putInt(e.dataFooter().length).put(e.dataFooter());
         }
         byte[] object = out.array();
         ByteBuffer.wrap(object, 12, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(crc(object));
@@ -181,8 +198,9 @@ public final class BlockIndex {
             }
         }
         int version = in.get() & 0xFF;
-        if (version != VERSION_1) {
-            throw new CorruptIndexException("unknown version " + version + ", expected " + VERSION_1);
+        if (version != VERSION_1 && version != VERSION_2) {
+            throw new CorruptIndexException("unknown version " + version + ", expected " + VERSION_1 + " or "
+                    + VERSION_2);
         }
         int signalId = in.get() & 0xFF;
         if (signalId != signalId(signal)) {
@@ -210,7 +228,7 @@ public final class BlockIndex {
                         + tenant.value());
             }
             long count = in.getInt() & 0xFFFFFFFFL;
-            if (count * MIN_ENTRY_BYTES > in.remaining()) {
+            if (count * (version == VERSION_1 ? MIN_ENTRY_BYTES_V1 : MIN_ENTRY_BYTES) > in.remaining()) {
                 throw new CorruptIndexException("it counts " + count + " blocks, more than its " + in.remaining()
                         + " bytes can hold");
             }
@@ -223,7 +241,8 @@ public final class BlockIndex {
                     throw new CorruptIndexException("entry " + entries.size() + " (" + name + ") is not after "
                             + entries.get(entries.size() - 1).name());
                 }
-                entries.add(new Entry(name, bytes(in), bytes(in), bytes(in)));
+                entries.add(new Entry(name, bytes(in), bytes(in), bytes(in),
+                        version == VERSION_1 ? new byte[0] : bytes(in)));
             }
             if (in.hasRemaining()) {
                 throw new CorruptIndexException(in.remaining() + " bytes follow the last entry");

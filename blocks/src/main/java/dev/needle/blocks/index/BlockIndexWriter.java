@@ -2,6 +2,7 @@ package dev.needle.blocks.index;
 
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.DataFooter;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
@@ -11,6 +12,7 @@ import dev.needle.sidecar.BloomSidecar;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -176,9 +178,9 @@ public final class BlockIndexWriter {
     }
 
     /**
-     * {@code index}, or when its body would pass {@code maxBodyBytes} ({@link BlockIndex#MAX_BODY_BYTES}), with the oldest blocks'
-     * filters (then meta.json copies) left out until it fits: readers scan those blocks, which is
-     * slower but never wrong, instead of the index falling behind the blocks.
+     * {@code index}, or when its body would pass {@code maxBodyBytes} ({@link BlockIndex#MAX_BODY_BYTES}), with the
+     * oldest blocks' filters (then meta.json copies and data.arrow footers) left out until it fits: readers scan
+     * those blocks, which is slower but never wrong, instead of the index falling behind the blocks.
      */
     static BlockIndex fitted(BlockIndex index, long maxBodyBytes) {
         long over = index.bodyBytes() - maxBodyBytes;
@@ -190,9 +192,11 @@ public final class BlockIndexWriter {
         for (boolean metaToo : new boolean[] {false, true}) {
             for (int i = 0; i < entries.size() && over > 0; i++) {
                 BlockIndex.Entry e = entries.get(i);
-                long freed = e.traceIdx().length + e.attrIdx().length + (metaToo ? e.meta().length : 0);
+                long freed = e.traceIdx().length + e.attrIdx().length
+                        + (metaToo ? e.meta().length + e.dataFooter().length : 0);
                 if (freed > 0) {
-                    entries.set(i, new BlockIndex.Entry(e.name(), metaToo ? new byte[0] : e.meta(), new byte[0], new byte[0]));
+                    entries.set(i, metaToo ? new BlockIndex.Entry(e.name(), new byte[0], new byte[0], new byte[0])
+                            : new BlockIndex.Entry(e.name(), e.meta(), new byte[0], new byte[0], e.dataFooter()));
                     over -= freed;
                     shed++;
                 }
@@ -219,14 +223,22 @@ public final class BlockIndexWriter {
     }
 
     /**
-     * The entry of a published block: its meta.json, TRACE_IDX and ATTR_IDX as they are; a file that
-     * is missing or larger than its format allows is left out (empty), so readers read the block's
-     * own meta.json or scan it.
+     * The entry of a published block: its meta.json, TRACE_IDX and ATTR_IDX as they are, and
+     * data.arrow's footer ({@link DataFooter}); a file that is missing or larger than its format allows
+     * is left out (empty), so readers read the block's own meta.json or data.arrow, or scan it.
      */
     public static BlockIndex.Entry entry(BlockStore store, BlockRef block) throws IOException {
         return new BlockIndex.Entry(block.name(), file(store, block, BlockLayout.META, BlockLayout.MAX_META_BYTES),
                 file(store, block, BloomSidecar.TRACE_IDX, MAX_SIDECAR_BYTES),
-                file(store, block, BloomSidecar.ATTR_IDX, MAX_SIDECAR_BYTES));
+                file(store, block, BloomSidecar.ATTR_IDX, MAX_SIDECAR_BYTES), dataFooter(store, block));
+    }
+
+    private static byte[] dataFooter(BlockStore store, BlockRef block) throws IOException {
+        try (SeekableByteChannel data = store.open(block, BlockLayout.DATA)) {
+            return DataFooter.read(data);
+        } catch (NoSuchFileException e) {
+            return new byte[0];
+        }
     }
 
     private static byte[] file(BlockStore store, BlockRef block, String name, long max) throws IOException {

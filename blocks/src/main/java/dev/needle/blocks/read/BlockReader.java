@@ -145,6 +145,32 @@ public final class BlockReader implements AutoCloseable {
         return withFooter(block, store, allocator, openData(store, block, counter), meta, null, 0);
     }
 
+    /**
+     * Opens a block whose meta.json and footer an index holds ({@link DataFooter#facts}), reading
+     * neither, nor data.arrow's tail on a store that can open a file of known size without a request:
+     * the first read then checks the size. {@code counter} as in
+     * {@link #open(BlockStore, BlockRef, BufferAllocator, BlockFacts, RequestCounter)}.
+     *
+     * @throws CorruptBlockException when data.arrow cannot be opened, or has another size than meta.json says
+     */
+    public static BlockReader openKnown(BlockStore store, BlockRef block, BufferAllocator allocator, BlockFacts known,
+                                        RequestCounter counter) throws CorruptBlockException {
+        long size = known.meta().dataBytes();
+        CountedChannel data = openData(store, block, counter, size);
+        String problem;
+        try {
+            problem = data.size() == size ? null : "data.arrow has " + data.size() + " bytes, meta.json says " + size;
+        } catch (IOException e) {
+            problem = "cannot open data.arrow: " + e.getMessage();
+        }
+        if (problem != null) {
+            closeQuietly(data);
+            throw new CorruptBlockException(block, problem, null);
+        }
+        return new BlockReader(block, store, allocator, data, null, known.batches(), schemaOf(block), known.meta(), null,
+                0);
+    }
+
     /** Reads the footer of {@code data} and checks {@code meta} (null with {@code metaProblem} saying why) against it. */
     private static BlockReader withFooter(BlockRef block, BlockStore store, BufferAllocator allocator,
                                           CountedChannel data, BlockMeta meta, String metaProblem, long metaBytes)
@@ -189,8 +215,15 @@ public final class BlockReader implements AutoCloseable {
 
     private static CountedChannel openData(BlockStore store, BlockRef block, RequestCounter counter)
             throws CorruptBlockException {
+        return openData(store, block, counter, -1);
+    }
+
+    /** Opens data.arrow, of {@code knownSize} bytes ({@link BlockStore#openKnown}) unless that is negative: unknown. */
+    private static CountedChannel openData(BlockStore store, BlockRef block, RequestCounter counter, long knownSize)
+            throws CorruptBlockException {
         try {
-            return new CountedChannel(store.open(block, BlockLayout.DATA, counter), RequestCounter.NONE);
+            return new CountedChannel(knownSize < 0 ? store.open(block, BlockLayout.DATA, counter)
+                    : store.openKnown(block, BlockLayout.DATA, knownSize, counter), RequestCounter.NONE);
         } catch (NoSuchFileException e) {
             throw new CorruptBlockException(block, "data.arrow is missing", e);
         } catch (IOException e) {
@@ -198,7 +231,8 @@ public final class BlockReader implements AutoCloseable {
         }
     }
 
-    private static Schema schemaOf(BlockRef block) {
+    /** The schema of {@code block}'s signal, which its data.arrow must have. */
+    static Schema schemaOf(BlockRef block) {
         return block.signal() == Signal.SPANS ? SpanColumns.SCHEMA : LogColumns.SCHEMA;
     }
 

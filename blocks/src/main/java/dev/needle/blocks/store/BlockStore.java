@@ -43,6 +43,20 @@ public interface BlockStore {
     }
 
     /**
+     * Opens one file of a published block whose size the caller knows (an index recorded it) as
+     * {@link #open(BlockRef, String, RequestCounter)} does, but where the store can without a request
+     * of its own: its first read then checks that the file has {@code size} bytes and fails if not.
+     * Here, as {@link #open(BlockRef, String, RequestCounter)}: opening a local file costs no request.
+     *
+     * @throws java.nio.file.NoSuchFileException when the block or the file does not exist (here; a store
+     *         that makes no request fails the first read instead)
+     */
+    default SeekableByteChannel openKnown(BlockRef block, String file, long size, RequestCounter counter)
+            throws IOException {
+        return open(block, file, counter);
+    }
+
+    /**
      * Bytes between two ranges of one file that cost less to read through than a second read: a
      * reader fetches ranges closer than this as one. Local files: a few KiB (a read call costs
      * about as much as copying them); an object store: far more, a request costs 20–100 ms.

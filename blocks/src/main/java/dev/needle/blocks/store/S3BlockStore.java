@@ -338,6 +338,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter, ranges);
     }
 
+    /** No request: the first read's GET checks the size and learns the ETag that the later ones name. */
+    @Override
+    public SeekableByteChannel openKnown(BlockRef block, String file, long size, RequestCounter counter) {
+        return S3ReadChannel.openKnown(s3, bucket, key(block, BlockRef.checkFileName(file)), size, counter, ranges);
+    }
+
     /**
      * Ranges of one object closer than this are fetched by one GET: a request costs 20–100 ms, in
      * which S3 sends several megabytes. {@value #COALESCE_GAP_PROPERTY} sets it in bytes.

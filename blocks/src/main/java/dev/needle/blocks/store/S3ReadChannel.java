@@ -1,7 +1,6 @@
 package dev.needle.blocks.store;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NonWritableChannelException;
@@ -24,8 +23,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * {@link #READ_AHEAD} bytes, not a HEAD: its answer gives the size and ETag like a HEAD, and the
  * bytes that are read first anyway — a whole sidecar or meta.json, data.arrow's footer. Every later
  * GET names that ETag, so an object replaced meanwhile fails the read instead of mixing two
- * versions. Each request is told to a {@link RequestCounter}; the ranges fetched after opening are
- * kept in the store's {@link RangeCache}. Not thread-safe, like a reader's use of it.
+ * versions. An object whose size the caller knows ({@link #openKnown}) is opened without a request:
+ * its first GET names no ETag, learns it, and checks the size. Each request is told to a
+ * {@link RequestCounter}; the ranges fetched after opening are kept in the store's {@link RangeCache}.
+ * Not thread-safe, like a reader's use of it.
  */
 final class S3ReadChannel implements SeekableByteChannel {
 
@@ -37,7 +38,8 @@ final class S3ReadChannel implements SeekableByteChannel {
     private final S3Client s3;
     private final String bucket;
     private final String key;
-    private final String etag;
+    /** The version every GET names; null until the first GET of a channel opened by {@link #openKnown}. */
+    private String etag;
     private final long size;
     private final RequestCounter counter;
     private final RangeCache cache;
@@ -105,6 +107,18 @@ final class S3ReadChannel implements SeekableByteChannel {
                 throw new IOException(what + " failed: " + problem + ", " + BODY_ATTEMPTS + " times");
             }
         }
+    }
+
+    /**
+     * Opens an object the caller says has {@code size} bytes, with no request: the first read's GET
+     * learns its ETag and fails when the object has another size (or is missing).
+     */
+    static S3ReadChannel openKnown(S3Client s3, String bucket, String key, long size, RequestCounter counter,
+                                   RangeCache cache) {
+        if (size < 0) {
+            throw new IllegalArgumentException("size (" + size + ") must not be negative");
+        }
+        return new S3ReadChannel(s3, bucket, key, null, size, counter, cache, new byte[0], 0);
     }
 
     private static S3ReadChannel openEmpty(S3Client s3, String bucket, String key, RequestCounter counter,
@@ -192,7 +206,10 @@ final class S3ReadChannel implements SeekableByteChannel {
                 .range("bytes=" + from + "-" + (from + length - 1)).build();
         for (int attempt = 1; ; attempt++) {
             String problem;
-            try (InputStream in = request(request, what)) {
+            try (ResponseInputStream<GetObjectResponse> in = request(request, what)) {
+                if (etag == null) {
+                    learnVersion(in.response(), what);
+                }
                 byte[] bytes = in.readNBytes(length);
                 counter.request(bytes.length);
                 if (bytes.length == length) {
@@ -211,8 +228,23 @@ final class S3ReadChannel implements SeekableByteChannel {
         }
     }
 
+    /**
+     * Takes the ETag of the first GET of a channel opened with a known size, after checking that size
+     * against the answer's Content-Range: an object of another size is not the one the caller knows.
+     */
+    private void learnVersion(GetObjectResponse response, String what) throws RequestFailed {
+        String header = response.contentRange();
+        Matcher m = header == null ? null : CONTENT_RANGE.matcher(header.trim());
+        if (m == null || !m.matches() || Long.parseLong(m.group(3)) != size) {
+            counter.request(0);
+            throw new RequestFailed(what + ": the object is not the one of " + size + " bytes that was expected"
+                    + " (Content-Range " + header + ")", null);
+        }
+        etag = response.eTag();
+    }
+
     /** The response's body, once the SDK has its head; a request that failed (after the SDK's retries) is a {@link RequestFailed}. */
-    private InputStream request(GetObjectRequest request, String what) throws RequestFailed {
+    private ResponseInputStream<GetObjectResponse> request(GetObjectRequest request, String what) throws RequestFailed {
         try {
             return s3.getObject(request);
         } catch (SdkException e) {

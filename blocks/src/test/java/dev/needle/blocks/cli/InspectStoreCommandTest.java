@@ -83,14 +83,20 @@ class InspectStoreCommandTest {
         assertEquals(0, run("store", data.toString(), "--json", "--verify"), err.toString());
         assertTrue(out.toString().contains("\"index\":\"agrees\",\"index_blocks\":2,"), out.toString());
 
-        // An index naming a block that is gone, and holding a copy of a TRACE_IDX that is not the block's.
+        // An index naming a block that is gone, holding a copy of a TRACE_IDX that is not the block's, and
+        // one of data.arrow's footer that is not either.
         BlockIndex index = BlockIndex.decode(store.readIndex(ACME, Signal.SPANS, null).orElseThrow().bytes(), ACME,
                 Signal.SPANS);
         BlockIndex.Entry first = index.entries().get(0);
         BlockIndex.Entry forged = new BlockIndex.Entry(first.name(), first.meta(), new byte[] {1}, first.attrIdx());
+        BlockIndex.Entry second = index.entries().get(1);
+        byte[] footer = second.dataFooter().clone();
+        footer[0] ^= 1;
+        BlockIndex.Entry otherFooter = new BlockIndex.Entry(second.name(), second.meta(), second.traceIdx(),
+                second.attrIdx(), footer);
         BlockIndex.Entry gone = new BlockIndex.Entry(BlockName.forRange(0, 1, "gone"), new byte[0], new byte[0],
                 new byte[0]);
-        store.writeIndex(ACME, Signal.SPANS, index.with(List.of(forged, gone)).encode(),
+        store.writeIndex(ACME, Signal.SPANS, index.with(List.of(forged, otherFooter, gone)).encode(),
                 store.readIndex(ACME, Signal.SPANS, null).orElseThrow().token());
         out.getBuffer().setLength(0);
         assertEquals(1, run("store", data.toString(), "--verify"), err.toString());
@@ -98,6 +104,7 @@ class InspectStoreCommandTest {
         assertTrue(text.contains("disagrees"), text);
         assertTrue(text.contains("acme/spans/INDEX: names 1 blocks that are not listed"), text);
         assertTrue(text.contains("the index's copy of TRACE_IDX is not the block's"), text);
+        assertTrue(text.contains("the index's copy of data.arrow's footer is not the block's"), text);
     }
 
     @Test

@@ -18,35 +18,48 @@ import java.util.Set;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
-/** The index format: golden bytes of version 1, and every truncation, bit flip and misplaced object refused. */
+/**
+ * The index format: golden bytes of versions 1 and 2, and every truncation, bit flip and misplaced
+ * object refused.
+ */
 class BlockIndexTest {
 
-    /** Written once by version 1 from {@link #sample()}; never regenerated. */
-    private static final String GOLDEN = "/golden/index_v1";
+    /** Written once by version 1 from {@link #sample()} without its footer; never regenerated. */
+    private static final String GOLDEN_V1 = "/golden/index_v1";
+    /** Written once by version 2 from {@link #sample()}; never regenerated. */
+    private static final String GOLDEN_V2 = "/golden/index_v2";
     private static final TenantId TENANT = TenantId.of("acme");
 
     static final BlockName FIRST = BlockName.parse("20261129T201500.123Z_20261129T202000.457Z_a1").orElseThrow();
     static final BlockName SECOND = BlockName.parse("20261129T202000.000Z_20261129T202500.000Z_b2").orElseThrow();
 
-    /** Two blocks, out of order: one with every file, one with only its meta.json (no filters). */
+    /**
+     * Two blocks, out of order: one with every file (a 2-byte data.arrow footer), one with only its
+     * meta.json (no filters, no footer).
+     */
     static BlockIndex sample() {
         return BlockIndex.of(TENANT, Signal.SPANS, List.of(
                 new BlockIndex.Entry(SECOND, ascii("{\"rows\":2}"), new byte[0], new byte[0]),
-                new BlockIndex.Entry(FIRST, ascii("{\"rows\":1}"), new byte[] {1, 2, 3}, new byte[] {4, 5})));
+                new BlockIndex.Entry(FIRST, ascii("{\"rows\":1}"), new byte[] {1, 2, 3}, new byte[] {4, 5},
+                        new byte[] {6, 7})));
     }
 
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static byte[] golden() throws Exception {
-        try (InputStream in = BlockIndexTest.class.getResourceAsStream(GOLDEN)) {
+    private static byte[] golden(String resource) throws Exception {
+        try (InputStream in = BlockIndexTest.class.getResourceAsStream(resource)) {
             return in.readAllBytes();
         }
     }
 
+    private static byte[] golden() throws Exception {
+        return golden(GOLDEN_V2);
+    }
+
     @Test
-    void encode_sample_isTheGoldenBytes() throws Exception {
+    void encode_sample_isTheGoldenBytesOfVersion2() throws Exception {
         assertArrayEquals(golden(), sample().encode());
     }
 
@@ -58,7 +71,25 @@ class BlockIndexTest {
         assertArrayEquals(ascii("{\"rows\":1}"), first.meta());
         assertArrayEquals(new byte[] {1, 2, 3}, first.traceIdx());
         assertArrayEquals(new byte[] {4, 5}, first.attrIdx());
+        assertArrayEquals(new byte[] {6, 7}, first.dataFooter());
         assertEquals(0, index.entries().get(1).traceIdx().length, "no filter");
+        assertEquals(0, index.entries().get(1).dataFooter().length, "no footer");
+    }
+
+    @Test
+    void decode_goldenOfVersion1_givesTheSameEntriesWithoutFooters() throws Exception {
+        BlockIndex index = BlockIndex.decode(golden(GOLDEN_V1), TENANT, Signal.SPANS);
+        List<BlockIndex.Entry> expected = sample().entries();
+        assertEquals(expected.size(), index.entries().size());
+        for (int i = 0; i < expected.size(); i++) {
+            BlockIndex.Entry e = expected.get(i);
+            BlockIndex.Entry read = index.entries().get(i);
+            assertEquals(e.name(), read.name());
+            assertArrayEquals(e.meta(), read.meta());
+            assertArrayEquals(e.traceIdx(), read.traceIdx());
+            assertArrayEquals(e.attrIdx(), read.attrIdx());
+            assertEquals(0, read.dataFooter().length, "version 1 records no footer");
+        }
     }
 
     @Test
@@ -79,32 +110,36 @@ class BlockIndexTest {
     }
 
     @Test
-    void decode_anotherVersion_isCorrupt() throws Exception {
+    void decode_anUnknownVersion_isCorrupt() throws Exception {
         byte[] object = golden();
-        object[4] = 2;
+        object[4] = 3;
         BlockIndex.CorruptIndexException e = assertThrows(BlockIndex.CorruptIndexException.class,
                 () -> BlockIndex.decode(object, TENANT, Signal.SPANS));
-        assertTrue(e.getMessage().contains("unknown version 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("unknown version 3"), e.getMessage());
     }
 
     @Test
-    void decode_everyTruncation_isCorrupt() throws Exception {
-        byte[] object = golden();
-        for (int n = 0; n < object.length; n++) {
-            byte[] cut = Arrays.copyOf(object, n);
-            assertThrows(BlockIndex.CorruptIndexException.class, () -> BlockIndex.decode(cut, TENANT, Signal.SPANS),
-                    "length " + n);
+    void decode_everyTruncationOfEitherVersion_isCorrupt() throws Exception {
+        for (String resource : List.of(GOLDEN_V1, GOLDEN_V2)) {
+            byte[] object = golden(resource);
+            for (int n = 0; n < object.length; n++) {
+                byte[] cut = Arrays.copyOf(object, n);
+                assertThrows(BlockIndex.CorruptIndexException.class, () -> BlockIndex.decode(cut, TENANT, Signal.SPANS),
+                        resource + " cut to length " + n);
+            }
         }
     }
 
     @Test
-    void decode_everyBitFlip_isCorrupt() throws Exception {
-        byte[] object = golden();
-        for (int bit = 0; bit < object.length * 8; bit++) {
-            byte[] flipped = object.clone();
-            flipped[bit / 8] ^= (byte) (1 << (bit % 8));
-            assertThrows(BlockIndex.CorruptIndexException.class, () -> BlockIndex.decode(flipped, TENANT, Signal.SPANS),
-                    "bit " + bit);
+    void decode_everyBitFlipOfEitherVersion_isCorrupt() throws Exception {
+        for (String resource : List.of(GOLDEN_V1, GOLDEN_V2)) {
+            byte[] object = golden(resource);
+            for (int bit = 0; bit < object.length * 8; bit++) {
+                byte[] flipped = object.clone();
+                flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+                assertThrows(BlockIndex.CorruptIndexException.class,
+                        () -> BlockIndex.decode(flipped, TENANT, Signal.SPANS), resource + " bit " + bit);
+            }
         }
     }
 
@@ -126,7 +161,7 @@ class BlockIndexTest {
 
     private static byte[] withHeader(byte[] body) {
         byte[] object = ByteBuffer.allocate(BlockIndex.HEADER_BYTES + body.length).order(ByteOrder.LITTLE_ENDIAN)
-                .put(new byte[] {'N', 'I', 'D', 'X', 1, 1, 0, 0}).putInt(body.length).putInt(0).put(body).array();
+                .put(new byte[] {'N', 'I', 'D', 'X', 2, 1, 0, 0}).putInt(body.length).putInt(0).put(body).array();
         CRC32C crc = new CRC32C();
         crc.update(object, 0, 12);
         crc.update(object, BlockIndex.HEADER_BYTES, body.length);

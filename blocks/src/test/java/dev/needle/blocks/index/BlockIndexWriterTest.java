@@ -83,6 +83,7 @@ class BlockIndexWriterTest {
             assertArrayEquals("meta.json of old".getBytes(UTF_8), entry.meta());
             assertArrayEquals("TRACE_IDX of old".getBytes(UTF_8), entry.traceIdx());
             assertEquals(0, entry.attrIdx().length, "no ATTR_IDX: no filter");
+            assertEquals(0, entry.dataFooter().length, "no data.arrow: no footer");
         }
     }
 
@@ -179,7 +180,7 @@ class BlockIndexWriterTest {
         List<BlockIndex.Entry> entries = new ArrayList<>();
         for (int minute = 1; minute <= 4; minute++) {
             entries.add(new BlockIndex.Entry(BlockName.forRange(minute * MINUTE_NANOS, minute * MINUTE_NANOS + 1, "b" + minute),
-                    new byte[10], new byte[100], new byte[100]));
+                    new byte[10], new byte[100], new byte[100], new byte[5]));
         }
         BlockIndex index = BlockIndex.of(ACME, Signal.SPANS, entries);
         assertEquals(index, BlockIndexWriter.fitted(index, index.bodyBytes()), "it fits: unchanged");
@@ -187,11 +188,11 @@ class BlockIndexWriterTest {
         BlockIndex fitted = BlockIndexWriter.fitted(index, index.bodyBytes() - 250);
         assertEquals(List.of(0, 0, 200, 200), fitted.entries().stream()
                 .map(e -> e.traceIdx().length + e.attrIdx().length).toList(), "the two oldest lose their filters");
-        assertTrue(fitted.entries().stream().allMatch(e -> e.meta().length == 10));
+        assertTrue(fitted.entries().stream().allMatch(e -> e.meta().length == 10 && e.dataFooter().length == 5));
 
         BlockIndex bare = BlockIndexWriter.fitted(index, index.bodyBytes() - 810);
-        assertEquals(List.of(0, 10, 10, 10), bare.entries().stream().map(e -> e.meta().length).toList(),
-                "past every filter, the oldest meta.json copies go");
+        assertEquals(List.of(0, 15, 15, 15), bare.entries().stream().map(e -> e.meta().length + e.dataFooter().length)
+                .toList(), "past every filter, the oldest meta.json copies go, and their footers with them");
         assertEquals(names(index), names(bare), "never a block");
     }
 }

@@ -148,6 +148,47 @@ class S3BlockStoreTest {
         }
     }
 
+    /** A size the caller knows opens with no request; the first read's GET checks it, the later ones name its ETag. */
+    @Test
+    void openKnown_noRequestUntilTheFirstRead_thenReadsAsOpen() throws IOException {
+        try (S3BlockStore store = store()) {
+            BlockRef ref = publish(store, name("b1"), FILES);
+            byte[] data = FILES.get("data.arrow");
+            List<Long> requests = new ArrayList<>();
+            try (SeekableByteChannel ch = store.openKnown(ref, "data.arrow", data.length, requests::add)) {
+                assertEquals(data.length, ch.size());
+                assertEquals(List.of(), requests, "opening made no request");
+                ByteBuffer buffer = ByteBuffer.allocate(100);
+                ch.position(S3ReadChannel.READ_AHEAD + 5);
+                assertEquals(100, ch.read(buffer));
+                assertArrayEquals(Arrays.copyOfRange(data, S3ReadChannel.READ_AHEAD + 5, S3ReadChannel.READ_AHEAD + 105),
+                        buffer.array());
+                assertEquals(1, requests.size());
+                raw.putObject(b -> b.bucket(bucket).key("needle/acme/spans/" + ref.name() + "/data.arrow"),
+                        RequestBody.fromBytes(new byte[data.length]));
+                ch.position(0);
+                assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(8)),
+                        "a later GET names the ETag the first one learnt");
+            }
+        }
+    }
+
+    @Test
+    void openKnown_anotherSizeOrAMissingObject_failsTheFirstRead() throws IOException {
+        try (S3BlockStore store = store()) {
+            BlockRef ref = publish(store, name("b1"), FILES);
+            int size = FILES.get("data.arrow").length;
+            try (SeekableByteChannel ch = store.openKnown(ref, "data.arrow", size + 1, RequestCounter.NONE)) {
+                IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(8)));
+                assertTrue(e.getMessage().contains("not the one of " + (size + 1) + " bytes"), e.getMessage());
+            }
+            BlockRef missing = new BlockRef(ACME, Signal.SPANS, name("nope"));
+            try (SeekableByteChannel ch = store.openKnown(missing, "data.arrow", size, RequestCounter.NONE)) {
+                assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(8)));
+            }
+        }
+    }
+
     @Test
     void open_missingFileOrBlock_throwsNoSuchFile() throws IOException {
         try (S3BlockStore store = store()) {

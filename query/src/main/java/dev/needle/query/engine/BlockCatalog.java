@@ -4,6 +4,8 @@ import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.BlockFacts;
+import dev.needle.blocks.read.DataFooter;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
@@ -38,16 +40,35 @@ import java.util.stream.IntStream;
 final class BlockCatalog {
 
     /**
-     * A block as the index records it: its meta.json, decoded when the block is first opened (most
-     * blocks are ruled out by their filter, held in {@link IndexedFilters}, and never are).
+     * A block as the index records it: its meta.json and data.arrow's footer, decoded when the block is
+     * first opened (most blocks are ruled out by their filter, held in {@link IndexedFilters}, and never are).
      */
     static final class Indexed {
         private final byte[] metaJson;
+        private final byte[] dataFooter;
         private BlockMeta meta;
         private boolean metaDecoded;
+        private BlockFacts facts;
+        private boolean factsDecoded;
 
-        Indexed(byte[] metaJson) {
+        Indexed(byte[] metaJson, byte[] dataFooter) {
             this.metaJson = metaJson;
+            this.dataFooter = dataFooter;
+        }
+
+        /**
+         * What opening block {@code ref} would learn, from its meta.json and data.arrow's footer: a
+         * block opened with these reads no file but the batches it needs. Null when the index holds
+         * either not, or they cannot be read or do not agree ({@link DataFooter#facts}).
+         */
+        synchronized BlockFacts facts(BlockRef ref) {
+            if (!factsDecoded) {
+                factsDecoded = true;
+                BlockMeta decoded = meta();
+                facts = decoded == null || dataFooter.length == 0 ? null
+                        : DataFooter.facts(ref, decoded, dataFooter).orElse(null);
+            }
+            return facts;
         }
 
         /** The block's meta.json; null when the index holds none or it cannot be read (the block's own is read then). */
@@ -65,9 +86,9 @@ final class BlockCatalog {
             return meta;
         }
 
-        /** Heap held, roughly: meta.json's bytes. */
+        /** Heap held, roughly: meta.json's and the footer's bytes. */
         long sizeInBytes() {
-            return metaJson.length;
+            return metaJson.length + dataFooter.length;
         }
     }
 
@@ -325,6 +346,6 @@ final class BlockCatalog {
     }
 
     private static Indexed decode(BlockIndex.Entry e) {
-        return new Indexed(e.meta());
+        return new Indexed(e.meta(), e.dataFooter());
     }
 }

@@ -89,8 +89,19 @@ final class BlockScan {
         if (unread != null) {
             return unread;
         }
+        return run(ref, target, range, mechanisms, limit, indexed, held, true, new ReadTally());
+    }
+
+    /**
+     * {@link #run(BlockRef, Target, TimeRange, Mechanisms, int, BlockCatalog.Indexed, IndexedFilters.Held)} on
+     * a block that must be read, opening it with what the index holds of data.arrow when {@code indexFacts}
+     * allows and nothing better is cached; a read that fails that way is made again from the block's own
+     * files, counting every request in {@code tally}.
+     */
+    private <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
+                               BlockCatalog.Indexed indexed, IndexedFilters.Held held, boolean indexFacts,
+                               ReadTally tally) {
         String name = ref.name().toString();
-        ReadTally tally = new ReadTally();
         String failedOpen = null;
         long sidecarBytes = 0;
         if (usesSidecar(target, mechanisms)) {
@@ -124,6 +135,7 @@ final class BlockScan {
         }
 
         BlockFacts known = cache.facts(ref);
+        BlockFacts fromIndex = known == null && indexFacts && indexed != null ? indexed.facts(ref) : null;
         BlockMeta meta = known != null ? known.meta() : indexed != null ? indexed.meta() : null;
         if (batchIdx != null && meta != null) {
             // Its batches known without data.arrow: a block whose every batch is ruled out is not opened at all.
@@ -132,7 +144,8 @@ final class BlockScan {
                 return everyBatchRuledOut(name, batchRuledOut, failedOpen, sidecarBytes, tally);
             }
         }
-        try (BlockReader reader = known == null && indexed != null && indexed.meta() != null
+        try (BlockReader reader = fromIndex != null ? BlockReader.openKnown(store, ref, allocator, fromIndex, tally)
+                : known == null && indexed != null && indexed.meta() != null
                 ? BlockReader.openWithMeta(store, ref, allocator, indexed.meta(), tally)
                 : BlockReader.open(store, ref, allocator, known, tally)) {
             if (known == null) {
@@ -180,7 +193,7 @@ final class BlockScan {
                 if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
                     // The limit counted rows, and two of them are one record (a span sent twice): the
                     // newest rows are not the newest records. Rare enough to answer by reading every match.
-                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed, held);
+                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed, held, indexFacts, tally);
                 }
                 long bytes = sidecarBytes + reader.bytesRead();
                 if (batchesRead == 0 && reader.batchCount() > 0) {
@@ -199,12 +212,15 @@ final class BlockScan {
                 return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
                         batchesSkipped, rows, records.size(), decideBytes, bytes, tally.requests()), records, null);
             }
-        } catch (CorruptBlockException e) {
-            return failed(name, failedOpen, sidecarBytes, e.getMessage(), tally);
-        } catch (CorruptValueException e) {
-            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e.getMessage(), tally);
         } catch (IOException e) {
-            return failed(name, failedOpen, sidecarBytes, "block " + ref + ": " + e, tally);
+            if (fromIndex != null) {
+                // The index's copy of the footer may be what is wrong: the block's own files decide.
+                cache.forgetFacts(ref);
+                return run(ref, target, range, mechanisms, limit, indexed, held, false, tally);
+            }
+            String problem = e instanceof CorruptBlockException ? e.getMessage()
+                    : "block " + ref + ": " + (e instanceof CorruptValueException ? e.getMessage() : e.toString());
+            return failed(name, failedOpen, sidecarBytes, problem, tally);
         }
     }
 

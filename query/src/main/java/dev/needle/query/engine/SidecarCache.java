@@ -69,6 +69,12 @@ public final class SidecarCache {
         put(new Key(block, BlockLayout.DATA), facts, facts.sizeInBytes());
     }
 
+    /** Drops the facts of {@code block} kept by {@link #keep}: they did not read it. */
+    synchronized void forgetFacts(BlockRef block) {
+        Entry removed = entries.remove(new Key(block, BlockLayout.DATA));
+        bytes -= removed == null ? 0 : removed.bytes();
+    }
+
     private synchronized void put(Key key, Object value, long size) {
         if (size > maxBytes - reserved) {
             return;

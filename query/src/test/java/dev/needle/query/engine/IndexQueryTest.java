@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
@@ -122,7 +123,7 @@ class IndexQueryTest {
         Corpus corpus = Corpus.write(store, allocator, TENANT, 5, 3, 120);
         Corpus.writeIndex(store, TENANT);
         List<UnaryOperator<byte[]>> damages = List.of(
-                b -> flip(b, b.length / 2), b -> Arrays.copyOf(b, b.length - 7), b -> version(b, 2), b -> new byte[0]);
+                b -> flip(b, b.length / 2), b -> Arrays.copyOf(b, b.length - 7), b -> version(b, BlockIndex.VERSION_CURRENT + 1), b -> new byte[0]);
         for (UnaryOperator<byte[]> damage : damages) {
             for (Signal signal : Signal.values()) {
                 IndexObject index = store.readIndex(TENANT, signal, null).orElseThrow();
@@ -144,6 +145,83 @@ class IndexQueryTest {
                     TimeRange.ALL, 100_000, Mechanisms.NONE).records()), new HashSet<>(found.records()));
             Corpus.writeIndex(store, TENANT);
         }
+    }
+
+    /**
+     * A new engine (every cache empty) opens a block that may hold the trace with what the index holds
+     * of it, data.arrow's footer included: on a bucket it makes one GET per batch it reads and none of
+     * data.arrow's tail, and finds what a listing and the blocks' own files find.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fs", "s3"})
+    void coldTraceLookup_readsOnlyTheBatches_andAnswersAsAListing(String kind) throws Exception {
+        BlockStore store = store(kind);
+        Corpus corpus = Corpus.write(store, allocator, TENANT, 15, 4, 150);
+        Corpus.writeIndex(store, TENANT);
+        List<Bytes> ids = new ArrayList<>(corpus.traceIds.subList(0, 30));
+        ids.add(corpus.absentTraceId());
+        for (Bytes id : ids) {
+            TraceResult cold = engine(store, HeadSource.EMPTY, NEVER).trace(TENANT, id, TimeRange.ALL, Mechanisms.ALL,
+                    true);
+            TraceResult listed = engine(store, HeadSource.EMPTY, NEVER).trace(TENANT, id, TimeRange.ALL,
+                    Mechanisms.ALL.withIndex(false), true);
+            assertFalse(cold.partial(), cold.problems().toString());
+            assertEquals(listed.spans(), cold.spans(), id.toString());
+            assertEquals(listed.logs(), cold.logs(), id.toString());
+            if (kind.equals("s3")) {
+                for (BlockDecision d : cold.spanPlan().blocks()) {
+                    assertEquals(d.batchesRead(), d.requests(), "one GET per batch read: " + d);
+                }
+            }
+        }
+    }
+
+    /**
+     * An index whose copies of data.arrow's footer are wrong — another block's, cut, with a bit
+     * flipped, or noise — answers as the blocks' own files do, and never partially: a footer that
+     * does not fit its block is not used, and one that fits but places the batches wrongly fails the
+     * batches' checksums, after which the block's own footer is read.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fs", "s3"})
+    void wrongFootersInTheIndex_answerAsTheBlocksOwnFiles(String kind) throws Exception {
+        BlockStore store = store(kind);
+        Corpus corpus = Corpus.write(store, allocator, TENANT, 16, 4, 150);
+        Corpus.writeIndex(store, TENANT);
+        IndexObject original = store.readIndex(TENANT, Signal.SPANS, null).orElseThrow();
+        List<BlockIndex.Entry> entries = BlockIndex.decode(original.bytes(), TENANT, Signal.SPANS).entries();
+        List<UnaryOperator<List<byte[]>>> damages = List.of(
+                footers -> rotated(footers),
+                footers -> footers.stream().map(f -> Arrays.copyOf(f, f.length - 1)).toList(),
+                footers -> footers.stream().map(f -> flip(f, f.length / 3)).toList(),
+                footers -> footers.stream().map(f -> flip(f, f.length - 12)).toList(),
+                footers -> footers.stream().map(f -> new byte[f.length]).toList());
+        String token = original.token();
+        for (UnaryOperator<List<byte[]>> damage : damages) {
+            List<byte[]> footers = damage.apply(entries.stream().map(BlockIndex.Entry::dataFooter).toList());
+            List<BlockIndex.Entry> forged = new ArrayList<>();
+            for (int i = 0; i < entries.size(); i++) {
+                BlockIndex.Entry e = entries.get(i);
+                forged.add(new BlockIndex.Entry(e.name(), e.meta(), e.traceIdx(), e.attrIdx(), footers.get(i)));
+            }
+            token = store.writeIndex(TENANT, Signal.SPANS, BlockIndex.of(TENANT, Signal.SPANS, forged).encode(), token);
+            for (Bytes id : List.of(corpus.traceIds.get(3), corpus.traceIds.get(90), corpus.absentTraceId())) {
+                TraceResult damaged = engine(store, HeadSource.EMPTY, NEVER).trace(TENANT, id, TimeRange.ALL,
+                        Mechanisms.ALL, false);
+                TraceResult listed = engine(store, HeadSource.EMPTY, NEVER).trace(TENANT, id, TimeRange.ALL,
+                        Mechanisms.ALL.withIndex(false), false);
+                assertFalse(damaged.partial(), damaged.problems().toString());
+                assertEquals(listed.spans(), damaged.spans(), id.toString());
+                assertTrue(damaged.spanPlan().source().startsWith("the index ("), damaged.spanPlan().source());
+            }
+        }
+    }
+
+    /** Each block's footer given to the next block. */
+    private static List<byte[]> rotated(List<byte[]> footers) {
+        List<byte[]> out = new ArrayList<>(footers.subList(1, footers.size()));
+        out.add(footers.get(0));
+        return out;
     }
 
     @ParameterizedTest
