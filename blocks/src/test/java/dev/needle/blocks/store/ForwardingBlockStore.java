@@ -40,6 +40,12 @@ public class ForwardingBlockStore implements BlockStore {
     }
 
     @Override
+    public SeekableByteChannel openKnown(BlockRef block, String file, long size, RequestCounter counter)
+            throws IOException {
+        return store.openKnown(block, file, size, counter);
+    }
+
+    @Override
     public long coalesceGap() {
         return store.coalesceGap();
     }

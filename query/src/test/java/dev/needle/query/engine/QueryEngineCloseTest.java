@@ -54,6 +54,13 @@ class QueryEngineCloseTest {
             return store.open(block, file, counter);
         }
 
+        @Override
+        public SeekableByteChannel openKnown(BlockRef block, String file, long size, RequestCounter counter)
+                throws IOException {
+            hold();
+            return store.openKnown(block, file, size, counter);
+        }
+
         private void hold() throws IOException {
             reading.countDown();
             try {
