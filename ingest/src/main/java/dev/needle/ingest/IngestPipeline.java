@@ -88,6 +88,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private int failuresInARow;
     /** Until when ingest counts as busy ({@link System#nanoTime}): {@link #BUSY_FOR} after the head was last above half its bound. */
     private volatile long busyUntilNanos = System.nanoTime();
+    /** Heap bytes of the last request the head took: what the next is expected to add, before it is decoded. */
+    private volatile long lastRequestHeapBytes;
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
@@ -293,6 +295,29 @@ public final class IngestPipeline implements Ingestor, Closeable {
         accept(tenant, Records.Logs.of(logs), protobuf);
     }
 
+    /**
+     * Refuses while the head and a request as large as the last one taken would pass the bound: most
+     * requests {@link #accept} would refuse once decoded are so refused before. One larger than the last
+     * may still pass here and be refused once decoded; one smaller may be refused here though it would fit,
+     * and is taken when retried. An empty head admits every request.
+     */
+    @Override
+    public void admit() throws IngestRefusedException {
+        long held = head.heapBytes();
+        if (held > 0 && held + lastRequestHeapBytes > limits.maxHeadBytes()) {
+            throw headFull(held);
+        }
+    }
+
+    /** The refusal of a request the head has no room for; ingest counts as busy. */
+    private IngestRefusedException headFull(long held) {
+        busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
+        // 5 s, not less: a client that retries sooner spends its attempts while the head is still full
+        // (the ingest bench's sender gave up at 1 s).
+        return new IngestRefusedException(429, 5, "the head holds " + held
+                + " bytes of unpublished records in memory, within a request of its bound of " + limits.maxHeadBytes());
+    }
+
     private void accept(TenantId tenant, Records records, byte[] protobuf) throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
@@ -303,11 +328,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
         }
         // An empty head takes any request, or one larger than the bound would be refused for ever.
         if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
-            // 5 s, not less: each refused request costs a whole decode, and a client that retries sooner
-            // spends its attempts while the head is still full (the ingest bench's sender gave up at 1 s).
-            throw new IngestRefusedException(429, 5, "the head holds " + held
-                    + " bytes of unpublished records in memory, at its bound of " + limits.maxHeadBytes());
+            throw headFull(held);
         }
+        lastRequestHeapBytes = records.heapBytes();
         byte[] payload = protobuf != null ? protobuf : records.encode();
         try {
             wal.append(records.signal(), tenant, payload, records).get();
