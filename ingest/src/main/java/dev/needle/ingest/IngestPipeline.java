@@ -51,6 +51,11 @@ import org.slf4j.LoggerFactory;
 public final class IngestPipeline implements Ingestor, Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestPipeline.class);
+    /**
+     * How long ingest counts as busy after its head was last above half its bound: under load the head
+     * swings between empty and its bound as cuts are published, and a moment's low must not count as quiet.
+     */
+    private static final Duration BUSY_FOR = Duration.ofSeconds(10);
 
     private final BlockStore store;
     private final IngestLimits limits;
@@ -81,6 +86,10 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private long nextAttemptNanos;
     /** Attempts failed since the last that succeeded; the publisher's thread only. */
     private int failuresInARow;
+    /** Until when ingest counts as busy ({@link System#nanoTime}): {@link #BUSY_FOR} after the head was last above half its bound. */
+    private volatile long busyUntilNanos = System.nanoTime();
+    /** Heap bytes of the last request the head took: what the next is expected to add, before it is decoded. */
+    private volatile long lastRequestHeapBytes;
     private WriteAheadLog<Records> wal;
     private List<String> recoveryProblems = List.of();
 
@@ -286,19 +295,43 @@ public final class IngestPipeline implements Ingestor, Closeable {
         accept(tenant, Records.Logs.of(logs), protobuf);
     }
 
+    /**
+     * Refuses while the head and a request as large as the last one taken would pass the bound: most
+     * requests {@link #accept} would refuse once decoded are so refused before. One larger than the last
+     * may still pass here and be refused once decoded; one smaller may be refused here though it would fit,
+     * and is taken when retried. An empty head admits every request.
+     */
+    @Override
+    public void admit() throws IngestRefusedException {
+        long held = head.heapBytes();
+        if (held > 0 && held + lastRequestHeapBytes > limits.maxHeadBytes()) {
+            throw headFull(held);
+        }
+    }
+
+    /** The refusal of a request the head has no room for; ingest counts as busy. */
+    private IngestRefusedException headFull(long held) {
+        busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
+        // 5 s, not less: a client that retries sooner spends its attempts while the head is still full
+        // (the ingest bench's sender gave up at 1 s).
+        return new IngestRefusedException(429, 5, "the head holds " + held
+                + " bytes of unpublished records in memory, within a request of its bound of " + limits.maxHeadBytes());
+    }
+
     private void accept(TenantId tenant, Records records, byte[] protobuf) throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
         }
-        byte[] payload = protobuf != null ? protobuf : records.encode();
         long held = head.heapBytes();
+        if (held + records.heapBytes() > limits.maxHeadBytes() / 2) {
+            busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
+        }
         // An empty head takes any request, or one larger than the bound would be refused for ever.
         if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
-            // 5 s, not less: each refused request costs a whole decode, and a client that retries sooner
-            // spends its attempts while the head is still full (the ingest bench's sender gave up at 1 s).
-            throw new IngestRefusedException(429, 5, "the head holds " + held
-                    + " bytes of unpublished records in memory, at its bound of " + limits.maxHeadBytes());
+            throw headFull(held);
         }
+        lastRequestHeapBytes = records.heapBytes();
+        byte[] payload = protobuf != null ? protobuf : records.encode();
         try {
             wal.append(records.signal(), tenant, payload, records).get();
         } catch (WalFullException e) {
@@ -309,6 +342,14 @@ public final class IngestPipeline implements Ingestor, Closeable {
         } catch (ExecutionException e) {
             throw new IngestRefusedException(503, 10, "the write-ahead log could not be written: " + e.getCause().getMessage());
         }
+    }
+
+    /**
+     * Whether ingest is busy: a request in the last {@link #BUSY_FOR} found the head above half its bound
+     * (or over it). Background work that competes with the publisher for the cores waits while it is.
+     */
+    public boolean busy() {
+        return System.nanoTime() - busyUntilNanos < 0;
     }
 
     /** The head, which queries scan. */

@@ -10,6 +10,12 @@ import java.util.List;
 public interface Ingestor {
 
     /**
+     * Refuses a request before it is decoded when it would be refused once decoded (the head within a
+     * request of its bound), so that a refusal costs no decode; returns when the request may go on.
+     */
+    void admit() throws IngestRefusedException;
+
+    /**
      * Accepts spans: returns once they are durable and in the head. {@code protobuf} is an
      * ExportTraceServiceRequest that holds exactly these spans, which the write-ahead log then takes
      * as it is, or null: the log encodes them.

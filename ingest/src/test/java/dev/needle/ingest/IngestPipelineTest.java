@@ -244,6 +244,23 @@ class IngestPipelineTest {
         }
     }
 
+    @Test
+    void busy_onceARequestTakesTheHeadOverHalfItsBound() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        IngestLimits bounded = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 64 << 10, 1L << 28, 1 << 16);
+        try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), bounded, nanos -> { })) {
+            int sent = 0;
+            while (!pipeline.busy()) {
+                assertTrue(pipeline.head().heapBytes() <= bounded.maxHeadBytes() / 2,
+                        "not busy at " + pipeline.head().heapBytes() + " bytes, over half the bound");
+                pipeline.acceptSpans(TENANT, spans(sent, 5), null);
+                sent += 5;
+            }
+            assertTrue(sent > 5, "a request that leaves the head under half its bound does not count");
+            assertTrue(pipeline.head().heapBytes() > bounded.maxHeadBytes() / 2);
+        }
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path p : paths.toList()) {

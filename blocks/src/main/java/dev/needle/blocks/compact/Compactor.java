@@ -72,6 +72,9 @@ import org.slf4j.LoggerFactory;
  *       the grace.</li>
  * </ol>
  *
+ * <p>A {@link Deferral} may leave a signal's merges to a later pass (a server's, while ingest is busy and the
+ * backlog short): what a pass leaves stays as it is, answering queries, and is merged by the next one.
+ *
  * <p><b>Why a grace before deleting, locally too.</b> Query nodes read the index at most once per poll
  * interval (1 s) and list blocks at most once a minute, each time the index lacks a block. A node whose
  * index is from before the swap names the old blocks and not the new one: were those deleted at once,
@@ -167,6 +170,7 @@ public final class Compactor implements AutoCloseable {
     private final AtomicLong blocksRewritten = new AtomicLong();
     private final AtomicLong rowsRewritten = new AtomicLong();
     private final AtomicLong bytesRewritten = new AtomicLong();
+    private final AtomicLong mergesDeferred = new AtomicLong();
     private volatile List<SignalState> lastSignals = List.of();
 
     /** A compactor of {@code store}. */
@@ -198,6 +202,11 @@ public final class Compactor implements AutoCloseable {
         return bytesRewritten.get();
     }
 
+    /** Merges a pass left to a later one since start, as its {@link Deferral} asked; each counted at every pass that left it. */
+    public long mergesDeferred() {
+        return mergesDeferred.get();
+    }
+
     /** Every tenant's signal as the last pass left it. */
     public List<SignalState> signals() {
         return lastSignals;
@@ -209,10 +218,30 @@ public final class Compactor implements AutoCloseable {
     }
 
     /**
-     * One pass: deletes the replaced blocks whose grace has passed ({@link #deleteDue}), then finishes and
-     * merges over every tenant and signal; with {@code dryRun} it only plans (and neither finishes nor deletes).
+     * Whether a pass leaves a tenant's signal's remaining merges to a later pass: asked before each merge with
+     * that signal's {@code backlog}, the small blocks in runs still to merge.
      */
+    @FunctionalInterface
+    public interface Deferral {
+        /** Never defers. */
+        Deferral NEVER = backlog -> false;
+
+        /** True to leave the merges still to do for this tenant's signal to a later pass. */
+        boolean defer(int backlog);
+    }
+
+    /** {@link #run(boolean, Deferral)} deferring nothing. */
     public Pass run(boolean dryRun) throws IOException {
+        return run(dryRun, Deferral.NEVER);
+    }
+
+    /**
+     * One pass: deletes the replaced blocks whose grace has passed ({@link #deleteDue}), then finishes and
+     * merges over every tenant and signal, leaving what {@code deferral} defers (finishing and deleting are
+     * never deferred: they write little and bring the store back to one answer per record); with
+     * {@code dryRun} it only plans (and neither finishes nor deletes).
+     */
+    public Pass run(boolean dryRun, Deferral deferral) throws IOException {
         List<Merge> merges = new ArrayList<>();
         List<BlockRef> deleted = dryRun ? List.of() : deleteDue();
         List<SignalState> signals = new ArrayList<>();
@@ -222,7 +251,7 @@ public final class Compactor implements AutoCloseable {
                 ReentrantLock lock = StoreLocks.of(tenant, signal);
                 lock.lock();
                 try {
-                    finished += pass(tenant, signal, dryRun, merges, signals);
+                    finished += pass(tenant, signal, dryRun, deferral, merges, signals);
                 } finally {
                     lock.unlock();
                 }
@@ -234,8 +263,8 @@ public final class Compactor implements AutoCloseable {
         return new Pass(merges, finished, deleted, signals);
     }
 
-    private int pass(TenantId tenant, Signal signal, boolean dryRun, List<Merge> merges, List<SignalState> signals)
-            throws IOException {
+    private int pass(TenantId tenant, Signal signal, boolean dryRun, Deferral deferral, List<Merge> merges,
+                     List<SignalState> signals) throws IOException {
         List<BlockRef> listed = store.list(tenant, signal);
         if (listed.isEmpty()) {
             return 0;
@@ -257,7 +286,12 @@ public final class Compactor implements AutoCloseable {
         List<List<BlockRef>> runs = runs(listed, replaced, replacements.keySet(), known);
         int backlog = runs.stream().mapToInt(List::size).sum();
         int blocks = listed.size() - replaced.size();
-        for (List<BlockRef> run : runs) {
+        for (int i = 0; i < runs.size(); i++) {
+            if (!dryRun && deferral.defer(backlog)) {
+                mergesDeferred.addAndGet(runs.size() - i);
+                break;
+            }
+            List<BlockRef> run = runs.get(i);
             Optional<Merge> merge = dryRun ? Optional.of(plan(run, known)) : merge(run, known);
             if (merge.isPresent()) {
                 merges.add(merge.get());

@@ -9,7 +9,6 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +63,7 @@ public final class IndexedPairs {
     private static final int MAX_REMEMBERED_KEYS = 10_000;
 
     private final Sink sink;
-    private final Set<Pair> seen = new HashSet<>();
+    private final SeenPairs seen = new SeenPairs(MAX_REMEMBERED);
     /**
      * The resource and scope instances whose pairs this batch passed on. Records of one request
      * share instances, and a batch sorted by trace id interleaves requests, so the previous
@@ -74,10 +73,6 @@ public final class IndexedPairs {
     private final Set<Object> seenInstances = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Indexed keys by namespace and key instance: records of one request share key strings, so the joined one is shared too. */
     private final Map<String, Map<String, String>> indexedKeys = new HashMap<>();
-
-    /** One pair as the record holds it, before the namespaced key is built and hashed; doubles as Dbl, which compares bits. */
-    private record Pair(String namespace, String key, Object value) {
-    }
 
     /**
      * Feeds the pairs of the records given to {@link #span} or {@link #log} into {@code sink}, each
@@ -135,16 +130,27 @@ public final class IndexedPairs {
         }
     }
 
-    /** Passes a scalar value on; bytes, arrays, maps and empty values are not indexed. */
+    /**
+     * Passes a scalar value on unless this batch passed the same pair on before: then building and
+     * hashing its key again is skipped. Bytes, arrays, maps and empty values are not indexed.
+     */
     private void value(String namespace, String key, AnyValue v) {
         if (v instanceof AnyValue.Str s) {
-            pair(namespace, key, s.value());
+            if (seen.firstSeen(namespace, key, SeenPairs.STRING, s.value(), 0)) {
+                sink.string(indexedKey(namespace, key), s.value());
+            }
         } else if (v instanceof AnyValue.Int i) {
-            pair(namespace, key, i.value());
+            if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, i.value())) {
+                sink.integer(indexedKey(namespace, key), i.value());
+            }
         } else if (v instanceof AnyValue.Dbl d) {
-            pair(namespace, key, d);
+            if (seen.firstSeen(namespace, key, SeenPairs.DOUBLE, null, Double.doubleToLongBits(d.value()))) {
+                sink.dbl(indexedKey(namespace, key), d.value());
+            }
         } else if (v instanceof AnyValue.Bool b) {
-            pair(namespace, key, b.value());
+            if (seen.firstSeen(namespace, key, SeenPairs.BOOL, null, b.value() ? 1 : 0)) {
+                sink.bool(indexedKey(namespace, key), b.value());
+            }
         }
     }
 
@@ -160,23 +166,5 @@ public final class IndexedPairs {
             keys.put(key, indexed);
         }
         return indexed;
-    }
-
-    /** Passes one pair on, unless it was passed on before: then building and hashing its key again is skipped. */
-    private void pair(String namespace, String key, Object value) {
-        Pair pair = new Pair(namespace, key, value);
-        if (seen.size() < MAX_REMEMBERED ? !seen.add(pair) : seen.contains(pair)) {
-            return;
-        }
-        String indexedKey = indexedKey(namespace, key);
-        if (value instanceof String s) {
-            sink.string(indexedKey, s);
-        } else if (value instanceof Long l) {
-            sink.integer(indexedKey, l);
-        } else if (value instanceof AnyValue.Dbl d) {
-            sink.dbl(indexedKey, d.value());
-        } else {
-            sink.bool(indexedKey, (Boolean) value);
-        }
     }
 }

@@ -226,6 +226,32 @@ class CompactorTest {
         assertEquals(spans, names(store, Signal.SPANS));
     }
 
+    @Test
+    void run_deferred_leavesItsMergesToTheNextPass_askedWithTheBacklogLeft() throws IOException {
+        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        List<String> records = fill(store);
+        List<Integer> asked = new ArrayList<>();
+        // Runs of at most 100 rows: spans in two runs of two blocks, logs in one of two.
+        try (Compactor compactor = new Compactor(store, options(100, b -> true))) {
+            Compactor.Pass deferred = compactor.run(false, backlog -> {
+                asked.add(backlog);
+                return backlog < 4;
+            });
+
+            assertEquals(List.of(4, 2, 2), asked, "spans before each run, logs before its one");
+            assertEquals(1, deferred.merges().size());
+            assertEquals(2, compactor.mergesDeferred());
+            assertEquals(new Compactor.SignalState(ACME, Signal.SPANS, 4, 2), deferred.signals().get(0));
+            assertEquals(new Compactor.SignalState(ACME, Signal.LOGS, 3, 2), deferred.signals().get(1));
+            assertEquals(records, answered(store));
+
+            Compactor.Pass next = compactor.run(false);
+
+            assertEquals(2, next.merges().size(), "what was deferred");
+            assertEquals(records, answered(store));
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"PUBLISH", "WRITE_INDEX", "DELETE"})
     void run_cutShortAtAStep_answersEachRecordOnce_andTheNextCompactorFinishes(String step) throws IOException {

@@ -49,6 +49,8 @@ import org.slf4j.LoggerFactory;
  * (a refused body's rest is read and dropped, up to 256 MiB past the limit, so that a client
  *  still writing it reads the 413 instead of a reset connection)
  * body that is not an OTLP request (or not gzip)            400
+ * the head within a request of its bound                    429, Retry-After, before decoding (the body is read and
+ *                                                           dropped after the reply when its Content-Length is known)
  * ingest refuses (head or write-ahead log over its bound)   429 or 503, Retry-After
  * ingest fails (interrupted)                                503, Retry-After
  * anything unexpected                                       500, logged
@@ -147,14 +149,16 @@ public final class OtlpReceiver extends Handler.Abstract {
     }
 
     /**
-     * Whether a refused body was announced by its Content-Length and not read at all: its bytes are
-     * read and dropped after the reply, so that a client still writing it reads the 413 instead of a
-     * reset. Not with {@code Expect: 100-continue}: that client sends nothing after a final status.
+     * Whether a refused body was announced by its Content-Length and may be unread: its bytes are read
+     * and dropped after the reply, so that a client still writing it reads the 413 instead of a reset,
+     * and one refused with a 429 keeps its connection (a body read already ends at once). Not with
+     * {@code Expect: 100-continue}: that client sends nothing after a final status.
      */
     private boolean unreadBodyToDiscard(Request request, ExportReply reply) {
         long length = request.getLength();
-        return reply.status() == 413 && length > maxBodyBytes && length <= maxBodyBytes + DISCARD_BYTES
-                && !request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString());
+        boolean discard = reply.status() == 413 && length > maxBodyBytes && length <= maxBodyBytes + DISCARD_BYTES
+                || reply.status() == 429 && length >= 0 && length <= maxBodyBytes;
+        return discard && !request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString());
     }
 
     private <T> ExportReply serve(Endpoint<T> endpoint, Request request, Encoding encoding, Encoding replyIn) {
@@ -188,6 +192,13 @@ public final class OtlpReceiver extends Handler.Abstract {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
             return ExportReply.error(413, encoding, "the request body has " + length
                     + " bytes (Content-Length), more than the limit of " + maxBodyBytes);
+        }
+        try {
+            ingestor.admit();
+        } catch (IngestRefusedException e) {
+            // Before the body is read: a refusal then costs no decode, whose CPU the publisher needs.
+            metrics.rejectedRequest(signal, Rejection.REFUSED);
+            return refused(encoding, e);
         }
 
         // Given back once the records are in the head, which bounds them from then on.
@@ -230,8 +241,7 @@ public final class OtlpReceiver extends Handler.Abstract {
         } catch (IngestRefusedException e) {
             metrics.rejectedRequest(signal, Rejection.REFUSED);
             metrics.rejectedRecords(signal, Rejection.REFUSED, decoded.records().size());
-            return ExportReply.error(e.httpStatus(), encoding, e.getMessage())
-                    .with(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
+            return refused(encoding, e);
         } catch (IOException e) {
             // Not acknowledged, so the client must retry, and OTLP exporters retry a 503; if the log
             // took the records after all, the retry duplicates them rather than losing them.
@@ -244,6 +254,11 @@ public final class OtlpReceiver extends Handler.Abstract {
             metrics.rejectedRecords(signal, Rejection.INVALID, decoded.rejected());
         }
         return ExportReply.ok(encoding, encoding.exportResponse(signal, decoded.rejected(), decoded.message()));
+    }
+
+    private static ExportReply refused(Encoding encoding, IngestRefusedException e) {
+        return ExportReply.error(e.httpStatus(), encoding, e.getMessage())
+                .with(HttpHeader.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
     }
 
     /**

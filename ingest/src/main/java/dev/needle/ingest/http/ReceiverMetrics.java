@@ -72,7 +72,7 @@ public final class ReceiverMetrics {
         accepted = counter(registry, "needle_ingest_records_accepted_total",
                 "Spans and log records acknowledged", "signal");
         rejectedRecords = counter(registry, "needle_ingest_records_rejected_total",
-                "Decoded spans and log records not kept: invalid (partial success) or refused (429/503)",
+                "Decoded spans and log records not kept: invalid (partial success) or refused (429/503) once decoded",
                 "signal", "reason");
         rejectedRequests = counter(registry, "needle_ingest_requests_rejected_total",
                 "OTLP requests not taken, by reason", "signal", "reason");

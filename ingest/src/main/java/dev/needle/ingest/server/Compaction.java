@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,15 @@ import org.slf4j.LoggerFactory;
  * the last ended, so one at a time), on a thread of its own at the lowest priority, so that ingest's
  * threads come first where the operating system honours Java priorities. A failed pass is logged and
  * the next one tries again; an interrupted one is finished by the next (see {@link Compactor}).
+ *
+ * <p><b>Ingest first.</b> While ingest is busy (its head was above half its bound in the last seconds)
+ * a pass merges nothing unless a tenant's signal has {@link #MAX_DEFERRED_BACKLOG} small blocks or more
+ * waiting: on two cores a merge took a fifth of the CPU from the publisher, whose pace is what ingest
+ * is bounded by, to rewrite blocks ingest had just published. Once ingest is quiet the next pass merges
+ * the backlog; under load that never ends, merges go on as soon as the backlog reaches the cap, so the
+ * block count stays bounded either way. Deferring whole passes was chosen over writing larger cuts or
+ * raising the size below which blocks are merged: both would change which blocks exist when ingest is
+ * quiet, which a deferral leaves as it was.
  *
  * <table>
  * <caption>Metrics</caption>
@@ -30,15 +40,29 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@code needle_compaction_rows_rewritten_total}</td><td>counter</td><td>rows written again</td></tr>
  * <tr><td>{@code needle_compaction_bytes_rewritten_total}</td><td>counter</td><td>data.arrow bytes written again</td></tr>
  * <tr><td>{@code needle_compaction_failures_total}</td><td>counter</td><td>passes that failed</td></tr>
+ * <tr><td>{@code needle_compaction_deferred_merges_total}</td><td>counter</td><td>merges a pass left to a later one
+ *     while ingest was busy (each counted at every pass that left it)</td></tr>
+ * <tr><td>{@code needle_compaction_paused}</td><td>gauge</td><td>1 when the last pass left merges to a later one
+ *     while ingest was busy, else 0</td></tr>
  * </table>
  */
 final class Compaction implements Closeable {
+
+    /**
+     * Small blocks of one tenant's signal past which a pass merges while ingest is busy: a lookup then
+     * reads at most this many more blocks' sidecars than after a pass, and a pass at the cap merges
+     * only down to it again.
+     */
+    static final int MAX_DEFERRED_BACKLOG = 32;
 
     private static final Logger LOG = LoggerFactory.getLogger(Compaction.class);
 
     private final Compactor compactor;
     private final Duration grace;
+    private final BooleanSupplier ingestBusy;
     private final AtomicLong failures = new AtomicLong();
+    /** Whether the last pass left merges to a later one because ingest was busy. */
+    private volatile boolean paused;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "needle-compactor");
         t.setDaemon(true);
@@ -47,19 +71,24 @@ final class Compaction implements Closeable {
     });
 
     /**
-     * Starts passes of {@code compactor} every {@code every}, the first one after {@code every}; a pass
-     * that leaves replaced blocks waiting deletes them once their {@code grace} has passed.
+     * Starts passes of {@code compactor} every {@code every}, the first one after {@code every}, deferring
+     * merges while {@code ingestBusy} says so (see above); a pass that leaves replaced blocks waiting deletes
+     * them once their {@code grace} has passed.
      */
-    Compaction(Compactor compactor, Duration every, Duration grace, PrometheusRegistry registry) {
+    Compaction(Compactor compactor, Duration every, Duration grace, BooleanSupplier ingestBusy,
+               PrometheusRegistry registry) {
         this.compactor = compactor;
         this.grace = grace;
+        this.ingestBusy = ingestBusy;
         register(registry);
         thread.scheduleWithFixedDelay(this::pass, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void pass() {
         try {
-            compactor.run(false);
+            long deferredBefore = compactor.mergesDeferred();
+            compactor.run(false, backlog -> backlog < MAX_DEFERRED_BACKLOG && ingestBusy.getAsBoolean());
+            paused = compactor.mergesDeferred() > deferredBefore;
             if (compactor.deletionsDue()) {
                 // Deleted then rather than an interval later: replaced blocks only take room meanwhile.
                 thread.schedule(this::deleteDue, grace.toMillis() + 1, TimeUnit.MILLISECONDS);
@@ -98,6 +127,12 @@ final class Compaction implements Closeable {
         CounterWithCallback.builder().name("needle_compaction_bytes_rewritten_total")
                 .help("data.arrow bytes written again by compaction")
                 .callback(cb -> cb.call(compactor.bytesRewritten())).register(registry);
+        CounterWithCallback.builder().name("needle_compaction_deferred_merges_total")
+                .help("Merges a compaction pass left to a later one while ingest was busy")
+                .callback(cb -> cb.call(compactor.mergesDeferred())).register(registry);
+        GaugeWithCallback.builder().name("needle_compaction_paused")
+                .help("1 when the last compaction pass left merges to a later one while ingest was busy, else 0")
+                .callback(cb -> cb.call(paused ? 1 : 0)).register(registry);
         CounterWithCallback.builder().name("needle_compaction_failures_total").help("Compaction passes that failed")
                 .callback(cb -> cb.call(failures.get())).register(registry);
     }

@@ -458,7 +458,7 @@ public final class NeedleServer implements Closeable {
         Compactor compactor = new Compactor(store, new Compactor.Options(config.limits().blockRows(),
                 BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), config.compactGrace(), writerId,
                 eligible));
-        compaction = new Compaction(compactor, config.compactEvery(), config.compactGrace(), registry);
+        compaction = new Compaction(compactor, config.compactEvery(), config.compactGrace(), pipeline::busy, registry);
         LOG.info("compaction: small blocks are merged into blocks of up to {} rows, checked every {}",
                 config.limits().blockRows(), Units.formatDuration(config.compactEvery()));
     }

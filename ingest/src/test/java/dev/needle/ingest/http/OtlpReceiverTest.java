@@ -638,7 +638,7 @@ class OtlpReceiverTest {
     }
 
     @Test
-    void post_headOverItsBound_is429WithRetryAfter() throws Exception {
+    void post_headWithinARequestOfItsBound_is429WithRetryAfter5_beforeTheBodyIsDecoded() throws Exception {
         IngestLimits tinyHead = new IngestLimits(300_000, 100_000_000, 1L << 40, Duration.ofHours(1), 4_000,
                 1L << 30, 64L << 20);
         fx = ReceiverFixture.start(dir, tinyHead, OtlpReceiver.DEFAULT_MAX_BODY_BYTES, n -> { });
@@ -655,8 +655,31 @@ class OtlpReceiverTest {
         assertTrue(refused != null, "the head filled up");
         RpcStatus s = assertError(refused, 429, 8, PROTOBUF);
         assertTrue(s.message().contains("head"), s.message());
-        assertTrue(Integer.parseInt(refused.get(HttpHeader.RETRY_AFTER)) > 0);
-        assertEquals(3, fx.metric("needle_ingest_records_rejected_total", "signal", "spans", "reason", "refused"));
+        assertEquals("5", refused.get(HttpHeader.RETRY_AFTER));
+        // Not a 400: the body is not decoded.
+        HttpTester.Response garbage = fx.post("/v1/traces", PROTOBUF, new byte[] {(byte) 0xff, (byte) 0xff, 1, 2, 3});
+        assertError(garbage, 429, 8, PROTOBUF);
+        assertEquals("5", garbage.get(HttpHeader.RETRY_AFTER));
+        assertEquals(2, fx.metric("needle_ingest_requests_rejected_total", "signal", "spans", "reason", "refused"));
+        assertEquals(0, fx.metric("needle_ingest_records_rejected_total", "signal", "spans", "reason", "refused"),
+                "records never decoded are not counted");
+    }
+
+    @Test
+    void post_largerThanTheLastRequestTaken_passesTheCheckBeforeDecoding_andIsRefusedOnceDecoded() throws Exception {
+        IngestLimits tinyHead = new IngestLimits(300_000, 100_000_000, 1L << 40, Duration.ofHours(1), 8_000,
+                1L << 30, 64L << 20);
+        fx = ReceiverFixture.start(dir, tinyHead, OtlpReceiver.DEFAULT_MAX_BODY_BYTES, n -> { });
+        assertEquals(200, fx.post("/v1/traces", PROTOBUF, Samples.traces("a", 1, 18).toByteArray()).getStatus());
+        long held = fx.pipeline.head().heapBytes();
+        assertTrue(2 * held <= tinyHead.maxHeadBytes(), "one span's " + held + " bytes leave room for another");
+
+        HttpTester.Response r = fx.post("/v1/traces", PROTOBUF, Samples.traces("a", 50, 19).toByteArray());
+
+        assertError(r, 429, 8, PROTOBUF);
+        assertEquals("5", r.get(HttpHeader.RETRY_AFTER));
+        assertEquals(50, fx.metric("needle_ingest_records_rejected_total", "signal", "spans", "reason", "refused"));
+        assertEquals(held, fx.pipeline.head().heapBytes(), "nothing of it taken");
     }
 
     @Test
@@ -701,6 +724,11 @@ class OtlpReceiverTest {
     @Test
     void post_ingestorFailsUnexpectedly_is500WithAStatus() throws Exception {
         Ingestor broken = new Ingestor() {
+            @Override
+            public void admit() {
+                // Admits every request: it fails once decoded.
+            }
+
             @Override
             public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf) {
                 throw new IllegalStateException("disk on fire");
