@@ -237,7 +237,7 @@ public final class BlockReader implements AutoCloseable {
     }
 
     /** Why a meta.json cannot be the one written with this data.arrow, or null when it can. */
-    private static String mismatch(BlockMeta meta, BlockRef block, int batches, long dataBytes) {
+    static String mismatch(BlockMeta meta, BlockRef block, int batches, long dataBytes) {
         if (meta.signal() != block.signal()) {
             return "it is for " + meta.signal().dirName();
         } else if (meta.batches().size() != batches) {

@@ -76,7 +76,7 @@ public final class DataFooter {
      */
     public static Optional<BlockFacts> facts(BlockRef block, BlockMeta meta, byte[] footer) {
         int length = footer.length - END_BYTES;
-        if (length <= 0 || meta.signal() != block.signal() || !meta.hasChecksums()
+        if (length <= 0 || !meta.hasChecksums()
                 || !Arrays.equals(footer, length + 4, footer.length, MAGIC, 0, MAGIC.length)
                 || ByteBuffer.wrap(footer, length, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() != length
                 || footer.length > meta.dataBytes() - START_BYTES) {
@@ -90,7 +90,7 @@ public final class DataFooter {
                     && b.getBodyLength() >= 0
                     && b.getOffset() + b.getMetadataLength() + b.getBodyLength() <= batchesEnd);
             if (!parsed.getSchema().equals(BlockReader.schemaOf(block)) || !parsed.getDictionaries().isEmpty()
-                    || batches.size() != meta.batches().size() || !inside) {
+                    || BlockReader.mismatch(meta, block, batches.size(), meta.dataBytes()) != null || !inside) {
                 return Optional.empty();
             }
             return Optional.of(new BlockFacts(meta, batches));

@@ -380,7 +380,7 @@ public final class FsBlockStore implements BlockStore {
          * after it leaves the whole block visible, as a crash at that point would.
          */
         @Override
-        protected void publish(BlockRef ref) throws IOException {
+        protected void makeVisible(BlockRef ref) throws IOException {
             Path target = blockDir(ref);
             // Linux's rename replaces an empty directory, so an existing name must be refused first.
             if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {

@@ -596,7 +596,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
          * one. A failure before meta.json leaves nothing visible, and publish may be retried.
          */
         @Override
-        protected void publish(BlockRef ref) throws IOException {
+        protected void makeVisible(BlockRef ref) throws IOException {
             Path meta = staging.resolve(BlockLayout.META);
             if (!Files.exists(meta)) {
                 throw new IllegalStateException("a block is published on S3 by its " + BlockLayout.META + ", and "

@@ -32,7 +32,7 @@ abstract class StagedBlock implements PendingBlock {
      * Makes the staged files visible as {@code ref}, calling {@link #madeVisible} the moment readers
      * may see them (a failure after it leaves the block published).
      */
-    protected abstract void publish(BlockRef ref) throws IOException;
+    protected abstract void makeVisible(BlockRef ref) throws IOException;
 
     /** Drops what is left of the staging directory; {@code published} says whether the block was published. */
     protected abstract void discard(boolean published) throws IOException;
@@ -48,7 +48,7 @@ abstract class StagedBlock implements PendingBlock {
         Objects.requireNonNull(name, "name");
         checkOpen();
         BlockRef ref = new BlockRef(tenant, signal, name);
-        publish(ref);
+        makeVisible(ref);
         return ref;
     }
 
