@@ -296,40 +296,58 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /**
-     * Refuses while the head and a request as large as the last one taken would pass the bound: most
-     * requests {@link #accept} would refuse once decoded are so refused before. One larger than the last
-     * may still pass here and be refused once decoded; one smaller may be refused here though it would fit,
-     * and is taken when retried. An empty head admits every request.
+     * Waits, up to {@link IngestLimits#headWait}, while the head and a request as large as the last one
+     * taken would pass the bound, then refuses if they still would: most requests {@link #accept} would
+     * refuse once decoded are so refused before. One larger than the last may still pass here and be
+     * refused once decoded; one smaller may be refused here though it would fit, and is taken when
+     * retried. An empty head admits every request.
      */
     @Override
     public void admit() throws IngestRefusedException {
+        roomFor(lastRequestHeapBytes);
+    }
+
+    /**
+     * Returns once {@code bytes} more fit in the head (or it is empty), waiting up to
+     * {@link IngestLimits#headWait} for a cut to be published: under sustained load a request waits for
+     * the publisher rather than being sent away for the seconds its Retry-After asks. Refuses (429) when
+     * there is no room by then.
+     */
+    private void roomFor(long bytes) throws IngestRefusedException {
+        long bound = limits.maxHeadBytes();
         long held = head.heapBytes();
-        if (held > 0 && held + lastRequestHeapBytes > limits.maxHeadBytes()) {
-            throw headFull(held);
+        if (held > 0 && held + bytes > bound) {
+            busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
+            try {
+                held = head.awaitRoom(bytes, bound, limits.headWait().toNanos());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IngestRefusedException(503, 1, "interrupted while waiting for room in the head: the server is stopping");
+            }
+            if (held > 0 && held + bytes > bound) {
+                throw headFull(held);
+            }
         }
     }
 
-    /** The refusal of a request the head has no room for; ingest counts as busy. */
+    /** The refusal of a request the head has no room for, after waiting for it. */
     private IngestRefusedException headFull(long held) {
-        busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
         // 5 s, not less: a client that retries sooner spends its attempts while the head is still full
         // (the ingest bench's sender gave up at 1 s).
         return new IngestRefusedException(429, 5, "the head holds " + held
-                + " bytes of unpublished records in memory, within a request of its bound of " + limits.maxHeadBytes());
+                + " bytes of unpublished records in memory, within a request of its bound of " + limits.maxHeadBytes()
+                + ", after waiting " + limits.headWait().toMillis() + " ms for the publisher to make room");
     }
 
     private void accept(TenantId tenant, Records records, byte[] protobuf) throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
         }
-        long held = head.heapBytes();
-        if (held + records.heapBytes() > limits.maxHeadBytes() / 2) {
+        if (head.heapBytes() + records.heapBytes() > limits.maxHeadBytes() / 2) {
             busyUntilNanos = System.nanoTime() + BUSY_FOR.toNanos();
         }
         // An empty head takes any request, or one larger than the bound would be refused for ever.
-        if (held > 0 && held + records.heapBytes() > limits.maxHeadBytes()) {
-            throw headFull(held);
-        }
+        roomFor(records.heapBytes());
         lastRequestHeapBytes = records.heapBytes();
         byte[] payload = protobuf != null ? protobuf : records.encode();
         try {

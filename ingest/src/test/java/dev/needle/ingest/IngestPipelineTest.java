@@ -15,6 +15,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.ingest.head.Records;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
@@ -229,9 +230,10 @@ class IngestPipelineTest {
     }
 
     @Test
-    void accept_overTheHeadBound_isRefusedWith429() throws Exception {
+    void accept_overTheHeadBound_withNoWait_isRefusedWith429() throws Exception {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
-        IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 2_000, 1L << 28, 1 << 16);
+        IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 2_000, Duration.ZERO,
+                1L << 28, 1 << 16);
         try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
             pipeline.acceptSpans(TENANT, spans(0, 5), null);
             IngestRefusedException e = assertThrows(IngestRefusedException.class, () -> {
@@ -242,6 +244,25 @@ class IngestPipelineTest {
             assertEquals(429, e.httpStatus());
             assertTrue(e.retryAfterSeconds() > 0);
         }
+    }
+
+    @Test
+    void accept_overTheHeadBound_waitsForThePublisherToMakeRoom_andIsTaken() throws Exception {
+        FsBlockStore store = new FsBlockStore(dir.resolve("data"));
+        // Each request alone passes the bound: every one after the first waits for the cut before it.
+        IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofMillis(200), 2_000,
+                Duration.ofMinutes(1), 1L << 28, 1 << 16);
+        List<SpanRecord> sent = new ArrayList<>();
+        try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
+            for (int i = 0; i < 10; i++) {
+                List<SpanRecord> request = spans(i * 5, 5);
+                assertTrue(Records.Spans.of(request).heapBytes() > tiny.maxHeadBytes());
+                pipeline.acceptSpans(TENANT, request, null);
+                sent.addAll(request);
+                assertTrue(pipeline.head().rows() <= 5, "the head held only this request when it was taken");
+            }
+        }
+        assertEquals(sent.size(), RowsOnDisk.spans(store, TENANT));
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -115,6 +116,26 @@ public final class Head implements HeadSource {
         published.removeIf(p -> now - p.untilNanos() > 0);
         long until = now + NAMES_PUBLISHED_FOR.toNanos();
         blocks.forEach(b -> published.add(new Published(b, until)));
+        notifyAll();
+    }
+
+    /**
+     * Waits until {@code bytes} more fit under {@code bound} (or the head is empty: it takes any
+     * request), at most {@code nanos}; returns the heap bytes then held, as {@link #heapBytes}.
+     * Room is made only by {@link #release}, which wakes the waiting.
+     */
+    public synchronized long awaitRoom(long bytes, long bound, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        long held = heapBytes();
+        while (held > 0 && held + bytes > bound) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+            held = heapBytes();
+        }
+        return held;
     }
 
     /** Records in the active part. */

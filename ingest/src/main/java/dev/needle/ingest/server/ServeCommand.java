@@ -93,6 +93,10 @@ public final class ServeCommand implements Callable<Integer> {
             description = "answer 429 while the head holds more than this (default: ${DEFAULT-VALUE})")
     private long maxHeadBytes;
 
+    @Option(names = "--max-head-wait", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "... after a request has waited this long for the publisher to make room (default: ${DEFAULT-VALUE})")
+    private Duration maxHeadWait;
+
     @Option(names = "--max-wal-pending-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
             description = "answer 503 while more than this waits for fsync (default: ${DEFAULT-VALUE})")
     private long maxWalPendingBytes;
@@ -176,7 +180,7 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             checkRoleOptions();
             config = new NeedleServer.Config(data, bind, otlpPort, queryPort,
-                    new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxWalPendingBytes,
+                    new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxHeadWait, maxWalPendingBytes,
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
                     store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
@@ -219,7 +223,7 @@ public final class ServeCommand implements Callable<Integer> {
     private void checkRoleOptions() {
         List<String> unused = new ArrayList<>();
         List<String> forIngest = List.of("--otlp-port", "--block-rows", "--cut-rows", "--cut-bytes", "--cut-age",
-                "--max-head-bytes", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression",
+                "--max-head-bytes", "--max-head-wait", "--max-wal-pending-bytes", "--max-request-bytes", "--retention", "--compression",
                 "--compact-every", "--compact-grace", "--no-compact");
         CommandLine.ParseResult given = spec.commandLine().getParseResult();
         if (role == Role.QUERY) {
@@ -274,6 +278,7 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--cut-bytes" -> Units.formatBytes(l.cutBytes());
                 case "--cut-age" -> Units.formatDuration(l.cutAge());
                 case "--max-head-bytes" -> Units.formatBytes(l.maxHeadBytes());
+                case "--max-head-wait" -> Units.formatDuration(l.headWait());
                 case "--max-wal-pending-bytes" -> Units.formatBytes(l.maxWalPendingBytes());
                 case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
                 case "--compact-every" -> Units.formatDuration(d.compactEvery());

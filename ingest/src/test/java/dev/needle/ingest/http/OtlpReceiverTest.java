@@ -639,8 +639,9 @@ class OtlpReceiverTest {
 
     @Test
     void post_headWithinARequestOfItsBound_is429WithRetryAfter5_beforeTheBodyIsDecoded() throws Exception {
+        // No wait for room: the publisher would make it (it cuts at half the bound).
         IngestLimits tinyHead = new IngestLimits(300_000, 100_000_000, 1L << 40, Duration.ofHours(1), 4_000,
-                1L << 30, 64L << 20);
+                Duration.ZERO, 1L << 30, 64L << 20);
         fx = ReceiverFixture.start(dir, tinyHead, OtlpReceiver.DEFAULT_MAX_BODY_BYTES, n -> { });
         byte[] body = Samples.traces("a", 3, 18).toByteArray();
 
@@ -668,7 +669,7 @@ class OtlpReceiverTest {
     @Test
     void post_largerThanTheLastRequestTaken_passesTheCheckBeforeDecoding_andIsRefusedOnceDecoded() throws Exception {
         IngestLimits tinyHead = new IngestLimits(300_000, 100_000_000, 1L << 40, Duration.ofHours(1), 8_000,
-                1L << 30, 64L << 20);
+                Duration.ZERO, 1L << 30, 64L << 20);
         fx = ReceiverFixture.start(dir, tinyHead, OtlpReceiver.DEFAULT_MAX_BODY_BYTES, n -> { });
         assertEquals(200, fx.post("/v1/traces", PROTOBUF, Samples.traces("a", 1, 18).toByteArray()).getStatus());
         long held = fx.pipeline.head().heapBytes();

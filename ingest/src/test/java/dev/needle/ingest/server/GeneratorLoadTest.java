@@ -190,7 +190,8 @@ class GeneratorLoadTest {
 
     @Test
     void sendSpans_serverAtItsHeadBound_its429CountsFailedOnceNoAttemptIsLeft() throws Exception {
-        IngestLimits full = new IngestLimits(300_000, 300_000, 256L << 20, Duration.ofHours(1), 1, 256L << 20, 64L << 20);
+        IngestLimits full = new IngestLimits(300_000, 300_000, 256L << 20, Duration.ofHours(1), 1, Duration.ZERO,
+                256L << 20, 64L << 20);
         try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(full))) {
             // An empty head takes one request whatever its size; from then on the head is at its bound.

@@ -51,7 +51,9 @@ class OverloadSoakTest {
         AtomicLong peakWhileLoaded = new AtomicLong();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         try (ChildServer child = ChildServer.start(data, log, HEAP,
-                List.of("--max-head-bytes", "24MiB", "--max-request-bytes", "4MiB"))) {
+                // Hardly a wait for room: with the default 2 s the publisher keeps up with 16 connections, which
+                // then wait instead of being refused, and the refusals are what this test is about.
+                List.of("--max-head-bytes", "24MiB", "--max-head-wait", "1ms", "--max-request-bytes", "4MiB"))) {
             sampler.scheduleAtFixedRate(() -> peakWhileLoaded.accumulateAndGet(child.peakRssBytes(), Math::max),
                     0, 200, TimeUnit.MILLISECONDS);
             StringWriter stdout = new StringWriter();
