@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true, sortOptions = false,
         description = "Send spans and logs over OTLP/HTTP (protobuf, JSON, each plain and gzipped) to a fresh `needle serve`"
                 + " per workload: accepted records/s beside the sender's own ceiling, request latency, the server's CPU and GC"
-                + " time per million records and its head over time, and the latency of a run paced at 80% of the goal."
+                + " time per million records and its head over time, and the latency of a run paced at 80%% of the goal."
                 + " Writes the markdown and JSON reports.")
 public final class IngestBenchCommand implements Callable<Integer> {
 
