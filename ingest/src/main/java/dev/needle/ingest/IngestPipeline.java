@@ -31,9 +31,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -80,6 +82,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private final AtomicLong blocksPublished = new AtomicLong();
     private final AtomicLong sidecarBytesPublished = new AtomicLong();
     private final AtomicLong failedPublishes = new AtomicLong();
+    /** Whether a publish is queued on the publisher beside its tick, because the head became due by size. */
+    private final AtomicBoolean publishQueued = new AtomicBoolean();
     /** The wait after the last failed attempt; zero while publishing succeeds. */
     private volatile Duration publishWait = Duration.ZERO;
     /** When the publisher may try again after a failure ({@link System#nanoTime}); the publisher's thread only. */
@@ -280,6 +284,18 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private void durable(List<WalEntry> entries, List<Records> records) {
         for (int i = 0; i < entries.size(); i++) {
             head.add(entries.get(i), records.get(i));
+        }
+        if (dueBySize() && publishQueued.compareAndSet(false, true)) {
+            // Now, not at the next tick: under load requests wait for room that only a cut makes.
+            try {
+                publisher.execute(() -> {
+                    publishQueued.set(false);
+                    publishDue();
+                });
+            } catch (RejectedExecutionException e) {
+                // Closing: close() publishes the whole head.
+                publishQueued.set(false);
+            }
         }
     }
 
