@@ -56,8 +56,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class BlockReader implements AutoCloseable {
 
     /**
-     * The most bytes {@link #fetchAhead} has a reader hold: with a few blocks read at once on an
-     * object store, a few tens of batches each.
+     * The most bytes {@link #fetchAhead} has a reader hold: a few tens of batches' chosen columns, with
+     * a few blocks read at once on an object store.
      */
     public static final long MAX_AHEAD_BYTES = 16 << 20;
 
@@ -331,11 +331,12 @@ public final class BlockReader implements AutoCloseable {
      * cost one round trip instead of n. The reads check every byte against its checksum as ever.
      * Takes {@code batches} in order while what this reader holds stays within
      * {@link #MAX_AHEAD_BYTES} (the first batch whatever its size) and returns how many it took; the
-     * caller fetches the others later. A batch whose ranges cannot be known (corrupt, or placed only
-     * by its header: no checksums) ends the batches taken, and its read reports it.
+     * caller fetches the others later. A batch whose place the footer gets wrong ends the batches
+     * taken, and its read reports it.
      *
      * <p>Locally this fetches nothing and takes every batch: a read call there costs about as much as
-     * holding its bytes would, and reads stay as they are.
+     * holding its bytes would, and reads stay as they are. So it does for a block without checksums
+     * (writer version 1), whose columns only each batch's header places.
      *
      * @throws CorruptBlockException naming the block when a request fails; nothing is then held for
      *         the batches taken that it did not bring
