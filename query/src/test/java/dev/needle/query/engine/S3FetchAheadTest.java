@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
@@ -98,25 +97,27 @@ class S3FetchAheadTest {
     void searches_answerAsAFullScanOnDisk_withBoundedGetsPerBlock() throws Exception {
         try (QueryEngine onDisk = new QueryEngine(local, HeadSource.EMPTY, 1 << 20, 1)) {
             for (int limit : List.of(ALL, 7)) {
-                SearchResult<SpanRecord> scannedSpans = onDisk.searchSpans(TENANT,
-                        QueryParser.parse(SPAN_QUERY, Signal.SPANS), TimeRange.ALL, limit, Mechanisms.NONE);
-                SearchResult<SpanRecord> spans = cold(engine -> engine.searchSpans(TENANT,
-                        QueryParser.parse(SPAN_QUERY, Signal.SPANS), TimeRange.ALL, limit, Mechanisms.ALL));
-                assertFalse(spans.partial(), spans.problems().toString());
-                assertFalse(scannedSpans.records().isEmpty());
-                assertEquals(scannedSpans.records(), spans.records(), SPAN_QUERY + ", limit " + limit);
-                checkGets(spans.plan(), limit, SPAN_QUERY);
-
-                SearchResult<LogRecord> scannedLogs = onDisk.searchLogs(TENANT,
-                        QueryParser.parse(LOG_QUERY, Signal.LOGS), TimeRange.ALL, limit, Mechanisms.NONE);
-                SearchResult<LogRecord> logs = cold(engine -> engine.searchLogs(TENANT,
-                        QueryParser.parse(LOG_QUERY, Signal.LOGS), TimeRange.ALL, limit, Mechanisms.ALL));
-                assertFalse(logs.partial(), logs.problems().toString());
-                assertFalse(scannedLogs.records().isEmpty());
-                assertEquals(scannedLogs.records(), logs.records(), LOG_QUERY + ", limit " + limit);
-                checkGets(logs.plan(), limit, LOG_QUERY);
+                compare(onDisk, SPAN_QUERY, limit, (engine, mechanisms) -> engine.searchSpans(TENANT,
+                        QueryParser.parse(SPAN_QUERY, Signal.SPANS), TimeRange.ALL, limit, mechanisms));
+                compare(onDisk, LOG_QUERY, limit, (engine, mechanisms) -> engine.searchLogs(TENANT,
+                        QueryParser.parse(LOG_QUERY, Signal.LOGS), TimeRange.ALL, limit, mechanisms));
             }
         }
+    }
+
+    /** A search asked of an engine with some mechanisms. */
+    private interface Search<R> {
+        SearchResult<R> ask(QueryEngine engine, Mechanisms mechanisms) throws Exception;
+    }
+
+    /** {@code search} cold on the bucket with every mechanism answers as a full scan on disk, and its GETs are bounded. */
+    private <R> void compare(QueryEngine onDisk, String q, int limit, Search<R> search) throws Exception {
+        SearchResult<R> scanned = search.ask(onDisk, Mechanisms.NONE);
+        SearchResult<R> cold = cold(engine -> search.ask(engine, Mechanisms.ALL));
+        assertFalse(cold.partial(), cold.problems().toString());
+        assertFalse(scanned.records().isEmpty(), q);
+        assertEquals(scanned.records(), cold.records(), q + ", limit " + limit);
+        checkGets(cold.plan(), limit, q);
     }
 
     /** One lookup on a new store and engine; the proxy's log holds its requests alone. */
