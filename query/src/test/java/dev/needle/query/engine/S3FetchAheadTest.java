@@ -47,7 +47,9 @@ import software.amazon.awssdk.regions.Region;
 class S3FetchAheadTest {
 
     private static final TenantId TENANT = TenantId.DEFAULT;
-    private static final String SPAN_QUERY = "{ resource.service.name = \"payment\" && span.code = \"404\" }";
+    /** About one span in 40: a limit of 7 reads several batches of a block, in waves. */
+    private static final String SPAN_QUERY =
+            "{ resource.service.name = \"payment\" && span.http.response.status_code = 500 }";
     private static final String LOG_QUERY = "{ log.log.source = \"app\" }";
     private static final int ALL = 100_000;
     /** Short, so that failing GETs fail soon. */
@@ -97,8 +99,10 @@ class S3FetchAheadTest {
     void searches_answerAsAFullScanOnDisk_withBoundedGetsPerBlock() throws Exception {
         try (QueryEngine onDisk = new QueryEngine(local, HeadSource.EMPTY, 1 << 20, 1)) {
             for (int limit : List.of(ALL, 7)) {
-                compare(onDisk, SPAN_QUERY, limit, (engine, mechanisms) -> engine.searchSpans(TENANT,
+                Explain spans = compare(onDisk, SPAN_QUERY, limit, (engine, mechanisms) -> engine.searchSpans(TENANT,
                         QueryParser.parse(SPAN_QUERY, Signal.SPANS), TimeRange.ALL, limit, mechanisms));
+                assertTrue(limit == ALL || spans.blocks().stream().anyMatch(d -> d.batchesRead() >= 4),
+                        "under the limit, a block read in waves of 1, 2, 4, ...: " + spans);
                 compare(onDisk, LOG_QUERY, limit, (engine, mechanisms) -> engine.searchLogs(TENANT,
                         QueryParser.parse(LOG_QUERY, Signal.LOGS), TimeRange.ALL, limit, mechanisms));
             }
@@ -110,14 +114,18 @@ class S3FetchAheadTest {
         SearchResult<R> ask(QueryEngine engine, Mechanisms mechanisms) throws Exception;
     }
 
-    /** {@code search} cold on the bucket with every mechanism answers as a full scan on disk, and its GETs are bounded. */
-    private <R> void compare(QueryEngine onDisk, String q, int limit, Search<R> search) throws Exception {
+    /**
+     * {@code search} cold on the bucket with every mechanism answers as a full scan on disk, and its
+     * GETs are bounded; returns its plan.
+     */
+    private <R> Explain compare(QueryEngine onDisk, String q, int limit, Search<R> search) throws Exception {
         SearchResult<R> scanned = search.ask(onDisk, Mechanisms.NONE);
         SearchResult<R> cold = cold(engine -> search.ask(engine, Mechanisms.ALL));
         assertFalse(cold.partial(), cold.problems().toString());
         assertFalse(scanned.records().isEmpty(), q);
         assertEquals(scanned.records(), cold.records(), q + ", limit " + limit);
         checkGets(cold.plan(), limit, q);
+        return cold.plan();
     }
 
     /** One lookup on a new store and engine; the proxy's log holds its requests alone. */
