@@ -4,6 +4,7 @@ import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.ColumnBuffers;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.ByteRange;
 import dev.needle.blocks.store.CountedChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -105,10 +106,7 @@ final class BatchReader implements AutoCloseable {
      * never a wrong-sized allocation.
      */
     VectorSchemaRoot read(int batch, Collection<String> asked) throws CorruptBlockException {
-        Set<String> columns = asked instanceof Set<String> set ? set : new HashSet<>(asked);
-        if (!columnNames.containsAll(columns)) {
-            throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
-        }
+        Set<String> columns = columnSet(asked);
         ArrowBlock arrowBlock = batches.get(batch);
         checkPlace(batch, arrowBlock);
         long bodyStart = arrowBlock.getOffset() + arrowBlock.getMetadataLength();
@@ -176,6 +174,36 @@ final class BatchReader implements AutoCloseable {
             }
             owned.forEach(ArrowBuf::close);
         }
+    }
+
+    /**
+     * The ranges of data.arrow that {@link #read} of {@code asked} columns of batch {@code batch}
+     * reads next, in file order, computed as that read computes them: with checksums per column the
+     * header's and the columns' runs ({@link CheckedPieces}), with one per batch the whole batch
+     * ({@link VerifiedBatch}) unless its checked copy is held already; without checksums none, as
+     * where the columns lie is known only once the batch's header is read.
+     */
+    List<ByteRange> ranges(int batch, Collection<String> asked) throws CorruptBlockException {
+        Set<String> columns = columnSet(asked);
+        ArrowBlock arrowBlock = batches.get(batch);
+        checkPlace(batch, arrowBlock);
+        if (meta != null && meta.hasColumnChecksums()) {
+            return CheckedPieces.ranges(block, batch, arrowBlock, meta.batches().get(batch).columns(),
+                    chosenColumns(columns), columnNames, gap);
+        }
+        if (meta != null && meta.hasChecksums() && (verified == null || verified.batch() != batch)) {
+            return VerifiedBatch.ranges(arrowBlock);
+        }
+        return List.of();
+    }
+
+    /** {@code asked} as a set, every one of them a column of the schema. */
+    private Set<String> columnSet(Collection<String> asked) {
+        Set<String> columns = asked instanceof Set<String> set ? set : new HashSet<>(asked);
+        if (!columnNames.containsAll(columns)) {
+            throw new IllegalArgumentException("unknown column among " + columns + " for " + block.signal());
+        }
+        return columns;
     }
 
     /** The schema positions of {@code columns}, ascending. */

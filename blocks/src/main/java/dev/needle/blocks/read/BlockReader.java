@@ -9,6 +9,7 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.ByteRange;
 import dev.needle.blocks.store.CountedChannel;
 import dev.needle.blocks.store.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
@@ -19,6 +20,7 @@ import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -52,6 +54,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * node needs.
  */
 public final class BlockReader implements AutoCloseable {
+
+    /**
+     * The most bytes {@link #fetchAhead} has a reader hold: a few tens of batches' chosen columns, with
+     * a few blocks read at once on an object store.
+     */
+    public static final long MAX_AHEAD_BYTES = 16 << 20;
 
     private final BlockRef block;
     private final BlockStore store;
@@ -281,9 +289,12 @@ public final class BlockReader implements AutoCloseable {
         return schema;
     }
 
-    /** Bytes read so far: meta.json, the footer, sidecars, batch headers and column ranges. */
+    /**
+     * Bytes read so far: meta.json, the footer, sidecars, batch headers and column ranges, and what
+     * {@link #fetchAhead} fetched for reads not made (yet).
+     */
     public long bytesRead() {
-        return data.bytesRead() + sideBytesRead;
+        return data.bytesRead() + data.heldBytes() + sideBytesRead;
     }
 
     /** Reads the TRACE_IDX or ATTR_IDX sidecar of this block; never throws, fails open. */
@@ -310,6 +321,55 @@ public final class BlockReader implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return Sidecar.failedOpen(FailOpenReason.IO, "cannot read " + block + "/" + name + ": " + e, 0);
         }
+    }
+
+    /**
+     * On a store where each read is a request (an object store's ranged GET), fetches the bytes that
+     * reading {@code columns} (null: every column) of each of {@code batches} will take, computed as
+     * those reads compute them, by requests made at once on the store's {@linkplain BlockStore#readPool
+     * read pool}, and holds them until the reads take them or this reader is closed: n batches then
+     * cost one round trip instead of n. The reads check every byte against its checksum as ever.
+     * Takes {@code batches} in order while what this reader holds stays within
+     * {@link #MAX_AHEAD_BYTES} (the first batch whatever its size) and returns how many it took; the
+     * caller fetches the others later. A batch whose place the footer gets wrong ends the batches
+     * taken, and its read reports it.
+     *
+     * <p>Locally this fetches nothing and takes every batch: a read call there costs about as much as
+     * holding its bytes would, and reads stay as they are. So it does for a block without checksums
+     * (writer version 1), whose columns only each batch's header places.
+     *
+     * @throws CorruptBlockException naming the block when a request fails; nothing is then held for
+     *         the batches taken that it did not bring
+     */
+    public int fetchAhead(List<Integer> batches, Collection<String> columns) throws CorruptBlockException {
+        if (!data.fetchesAhead() || meta == null || !meta.hasChecksums() || batches.isEmpty()) {
+            return batches.size();
+        }
+        Collection<String> asked = columns == null ? batchReader.columnNames() : columns;
+        List<ByteRange> ranges = new ArrayList<>();
+        long bytes = data.heldBytes();
+        int taken = 0;
+        for (int b : batches) {
+            List<ByteRange> batchRanges;
+            try {
+                batchRanges = batchReader.ranges(b, asked);
+            } catch (CorruptBlockException e) {
+                break;
+            }
+            long batchBytes = batchRanges.stream().mapToLong(ByteRange::length).sum();
+            if (taken > 0 && bytes + batchBytes > MAX_AHEAD_BYTES) {
+                break;
+            }
+            ranges.addAll(batchRanges);
+            bytes += batchBytes;
+            taken++;
+        }
+        try {
+            data.fetchAhead(ranges, store.readPool());
+        } catch (IOException e) {
+            throw new CorruptBlockException(block, "cannot read data.arrow: " + e.getMessage(), e);
+        }
+        return Math.max(1, taken);
     }
 
     /** Reads every column of batch {@code batch}; the caller closes the root. */

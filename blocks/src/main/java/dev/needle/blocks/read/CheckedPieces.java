@@ -2,6 +2,7 @@ package dev.needle.blocks.read;
 
 import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.ByteRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -42,6 +43,20 @@ final class CheckedPieces {
         this.columnNames = columnNames;
     }
 
+    /** Pieces {@code from..to} of a read's list, fetched by one read: bytes {@code [start, end)} of data.arrow. */
+    private record Run(int from, int to, long start, long end) {
+    }
+
+    /**
+     * The ranges of data.arrow that {@link #read} reads for the same arguments, one per run of
+     * pieces, in file order: what may be fetched ahead of it.
+     */
+    static List<ByteRange> ranges(BlockRef block, int batch, ArrowBlock place, ColumnChecksums checks,
+                                  List<Integer> chosen, List<String> columnNames, long gap) throws CorruptBlockException {
+        return runs(block, batch, wanted(block, batch, place, checks, chosen, columnNames), gap).stream()
+                .map(r -> new ByteRange(r.start(), r.end())).toList();
+    }
+
     /**
      * Reads and checks the header of batch {@code batch}, which the footer places at {@code place}
      * (already checked to lie in the file), and the ranges of columns {@code chosen} (schema
@@ -51,6 +66,35 @@ final class CheckedPieces {
     static CheckedPieces read(BlockRef block, int batch, ArrowBlock place, ColumnChecksums checks, List<Integer> chosen,
                               List<String> columnNames, SeekableByteChannel data, long gap, BufferAllocator allocator,
                               List<ArrowBuf> owned) throws IOException {
+        List<Piece> wanted = wanted(block, batch, place, checks, chosen, columnNames);
+        List<Piece> pieces = new ArrayList<>(wanted.size());
+        for (Run r : runs(block, batch, wanted, gap)) {
+            long length = r.end() - r.start();
+            ArrowBuf run = allocator.buffer(Math.max(1, length));
+            owned.add(run);
+            ByteBuffer target = run.nioBuffer(0, (int) length);
+            data.position(r.start());
+            while (target.hasRemaining()) {
+                if (data.read(target) < 0) {
+                    throw new IOException("data.arrow ends inside batch " + batch);
+                }
+            }
+            for (Piece p : wanted.subList(r.from(), r.to())) {
+                ArrowBuf bytes = run.slice(p.start() - r.start(), p.end() - p.start());
+                check(block, batch, p, bytes, columnNames);
+                pieces.add(new Piece(p.column(), p.start(), p.end(), p.crc32c(), bytes));
+            }
+        }
+        Piece[] byColumn = new Piece[columnNames.size()];
+        for (Piece p : pieces.subList(1, pieces.size())) {
+            byColumn[p.column()] = p;
+        }
+        return new CheckedPieces(block, batch, pieces.get(0), byColumn, columnNames);
+    }
+
+    /** The header's piece, then the chosen columns', where meta.json places them; none holds bytes yet. */
+    private static List<Piece> wanted(BlockRef block, int batch, ArrowBlock place, ColumnChecksums checks,
+                                      List<Integer> chosen, List<String> columnNames) throws CorruptBlockException {
         if (checks.columnCount() != columnNames.size()) {
             throw CorruptBlockException.inBatch(block, batch, "checksum failed: meta.json has checksums for "
                     + checks.columnCount() + " columns, the schema has " + columnNames.size());
@@ -69,7 +113,13 @@ final class CheckedPieces {
             }
             wanted.add(new Piece(c, bodyStart + from, bodyStart + to, checks.crc32c().get(c), null));
         }
-        List<Piece> pieces = new ArrayList<>(wanted.size());
+        return wanted;
+    }
+
+    /** {@code wanted} in runs of pieces less than {@code gap} bytes apart: one read each. */
+    private static List<Run> runs(BlockRef block, int batch, List<Piece> wanted, long gap)
+            throws CorruptBlockException {
+        List<Run> runs = new ArrayList<>();
         int i = 0;
         while (i < wanted.size()) {
             int j = i;
@@ -77,32 +127,14 @@ final class CheckedPieces {
                 j++;
             }
             long start = wanted.get(i).start();
-            long length = wanted.get(j).end() - start;
-            if (length > Integer.MAX_VALUE) {
-                throw CorruptBlockException.inBatch(block, batch, "a read of " + length + " bytes is too large");
+            long end = wanted.get(j).end();
+            if (end - start > Integer.MAX_VALUE) {
+                throw CorruptBlockException.inBatch(block, batch, "a read of " + (end - start) + " bytes is too large");
             }
-            ArrowBuf run = allocator.buffer(Math.max(1, length));
-            owned.add(run);
-            ByteBuffer target = run.nioBuffer(0, (int) length);
-            data.position(start);
-            while (target.hasRemaining()) {
-                if (data.read(target) < 0) {
-                    throw new IOException("data.arrow ends inside batch " + batch);
-                }
-            }
-            for (int k = i; k <= j; k++) {
-                Piece p = wanted.get(k);
-                ArrowBuf bytes = run.slice(p.start() - start, p.end() - p.start());
-                check(block, batch, p, bytes, columnNames);
-                pieces.add(new Piece(p.column(), p.start(), p.end(), p.crc32c(), bytes));
-            }
+            runs.add(new Run(i, j + 1, start, end));
             i = j + 1;
         }
-        Piece[] byColumn = new Piece[columnNames.size()];
-        for (Piece p : pieces.subList(1, pieces.size())) {
-            byColumn[p.column()] = p;
-        }
-        return new CheckedPieces(block, batch, pieces.get(0), byColumn, columnNames);
+        return runs;
     }
 
     private static void check(BlockRef block, int batch, Piece piece, ArrowBuf bytes, List<String> columnNames)

@@ -1,10 +1,13 @@
 package dev.needle.blocks.read;
 
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.ByteRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -36,6 +39,20 @@ final class VerifiedBatch implements SeekableByteChannel {
     }
 
     /**
+     * The ranges of data.arrow that {@link #read} reads for a batch the footer places at
+     * {@code place}, in file order: the whole batch, in pieces of at most {@link #PIECE} bytes.
+     */
+    static List<ByteRange> ranges(ArrowBlock place) {
+        long start = place.getOffset();
+        long end = start + place.getMetadataLength() + place.getBodyLength();
+        List<ByteRange> ranges = new ArrayList<>();
+        for (long at = start; at < end; at += PIECE) {
+            ranges.add(new ByteRange(at, Math.min(end, at + PIECE)));
+        }
+        return ranges;
+    }
+
+    /**
      * Reads batch {@code batch}, which the footer places at {@code place} (already checked to lie in
      * the file), from {@code data} and checks it against {@code expected}; a mismatch is a
      * {@link CorruptBlockException} that names both checksums.
@@ -46,9 +63,9 @@ final class VerifiedBatch implements SeekableByteChannel {
         ArrowBuf bytes = allocator.buffer(length);
         try {
             CRC32C crc = new CRC32C();
-            for (long at = 0; at < length; at += PIECE) {
-                ByteBuffer piece = bytes.nioBuffer(at, (int) Math.min(PIECE, length - at));
-                data.position(place.getOffset() + at);
+            for (ByteRange range : ranges(place)) {
+                ByteBuffer piece = bytes.nioBuffer(range.start() - place.getOffset(), (int) range.length());
+                data.position(range.start());
                 while (piece.hasRemaining()) {
                     if (data.read(piece) < 0) {
                         throw new IOException("data.arrow ends inside batch " + batch);

@@ -86,7 +86,10 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** The system property that sets {@link #coalesceGap} in bytes; 1 MiB when unset. */
     public static final String COALESCE_GAP_PROPERTY = "needle.s3.coalesceGap";
     private static final long COALESCE_GAP = Long.getLong(COALESCE_GAP_PROPERTY, 1 << 20);
-    private static final int READ_THREADS = 8;
+    /** Blocks read at once, at least: each mostly waits for its GETs' first bytes. */
+    private static final int BLOCKS_AT_ONCE = 8;
+    /** GETs made at once: those blocks' batches fetched ahead, a few each. */
+    private static final int READ_THREADS = 32;
     /** The system property that sets the bound of the cache of ranges read, in bytes; 64 MiB when unset, 0 for none. */
     public static final String RANGE_CACHE_PROPERTY = "needle.s3.rangeCacheBytes";
 
@@ -103,7 +106,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
     private final Duration grace;
     private final boolean readOnly;
     private final RangeCache ranges = new RangeCache(Long.getLong(RANGE_CACHE_PROPERTY, 64L << 20));
-    /** Runs a block's independent GETs at once; a few threads, as each mostly waits for its first byte. */
+    /** Runs GETs that do not wait for each other at once; many threads, as each mostly waits for its first byte. */
     private final ExecutorService readPool = Executors.newFixedThreadPool(READ_THREADS, runnable -> {
         Thread thread = new Thread(runnable, "s3-read");
         thread.setDaemon(true);
@@ -470,13 +473,16 @@ public final class S3BlockStore implements BlockStore, Closeable {
         return base + tenant.value() + "/" + signal.dirName() + "/" + INDEX_OBJECT;
     }
 
-    /** At least {@value #READ_THREADS}: a block read here waits 20–100 ms for each GET's first byte. */
+    /** At least {@value #BLOCKS_AT_ONCE}: a block read here waits 20–100 ms for each GET's first byte. */
     @Override
     public int blocksReadAtOnce(int threads) {
-        return Math.max(threads, READ_THREADS);
+        return Math.max(threads, BLOCKS_AT_ONCE);
     }
 
-    /** A pool of {@value #READ_THREADS} threads for a block's GETs that do not wait for each other. */
+    /**
+     * A pool of {@value #READ_THREADS} threads for the GETs of the blocks being read that do not wait for
+     * each other: meta.json beside data.arrow's opening, and the batches fetched ahead.
+     */
     @Override
     public ExecutorService readPool() {
         return readPool;

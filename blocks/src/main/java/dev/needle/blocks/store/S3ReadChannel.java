@@ -1,11 +1,20 @@
 package dev.needle.blocks.store;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -26,9 +35,15 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * versions. An object whose size the caller knows ({@link #openKnown}) is opened without a request:
  * its first GET names no ETag, learns it, and checks the size. Each request is told to a
  * {@link RequestCounter}; the ranges fetched after opening are kept in the store's {@link RangeCache}.
- * Not thread-safe, like a reader's use of it.
+ *
+ * <p>Ranges that reads will ask for can be {@linkplain #fetchAhead fetched ahead}, by GETs made at
+ * once on the store's read pool: their bytes are held here, not only in the cache (which may evict
+ * them), until the reads within a range reach its end, and released when the channel is closed.
+ * GETs of a channel opened with a known size made at once before it knows the ETag name none, and
+ * all must answer the same one, or the read fails. Not thread-safe apart from that, like a reader's
+ * use of it: the counter is told of requests from the pool's threads.
  */
-final class S3ReadChannel implements SeekableByteChannel {
+final class S3ReadChannel implements SeekableByteChannel, AheadFetching {
 
     /** The least a GET fetches: one round trip costs about as much as this many bytes on S3. */
     static final int READ_AHEAD = 64 << 10;
@@ -39,7 +54,7 @@ final class S3ReadChannel implements SeekableByteChannel {
     private final String bucket;
     private final String key;
     /** The version every GET names; null until the first GET of a channel opened by {@link #openKnown}. */
-    private String etag;
+    private volatile String etag;
     private final long size;
     private final RequestCounter counter;
     private final RangeCache cache;
@@ -47,6 +62,9 @@ final class S3ReadChannel implements SeekableByteChannel {
     private byte[] window;
     private long windowStart;
     private boolean open = true;
+    /** Ranges fetched ahead and not yet read to their ends, by their first byte. */
+    private final TreeMap<Long, byte[]> held = new TreeMap<>();
+    private long heldBytes;
 
     private S3ReadChannel(S3Client s3, String bucket, String key, String etag, long size, RequestCounter counter,
                           RangeCache cache, byte[] window, long windowStart) {
@@ -166,6 +184,16 @@ final class S3ReadChannel implements SeekableByteChannel {
         if (want == 0) {
             return 0;
         }
+        Map.Entry<Long, byte[]> ahead = held.floorEntry(position);
+        if (ahead != null && position + want <= ahead.getKey() + ahead.getValue().length) {
+            dst.put(ahead.getValue(), (int) (position - ahead.getKey()), want);
+            position += want;
+            if (position == ahead.getKey() + ahead.getValue().length) {
+                held.remove(ahead.getKey());
+                heldBytes -= ahead.getValue().length;
+            }
+            return want;
+        }
         if (position < windowStart || position >= windowStart + window.length) {
             if (want >= READ_AHEAD) {
                 // Large reads (a column's range) go straight to the caller, not through the window.
@@ -181,6 +209,84 @@ final class S3ReadChannel implements SeekableByteChannel {
         dst.put(window, offset, n);
         position += n;
         return n;
+    }
+
+    /**
+     * Fetches {@code ranges} (each of at most {@link Integer#MAX_VALUE} bytes, inside the object) and
+     * holds them for the reads to come: those the {@link RangeCache} holds at once, the others by
+     * GETs made at the same time, one on this thread and the rest on {@code pool}. Returns when every
+     * range is held; when a GET fails, once every other has ended, with the first failure, holding
+     * what did arrive. A range held already, or inside the bytes the last read kept (the opening
+     * GET's tail of a small object), is not fetched again.
+     */
+    @Override
+    public void fetchAhead(List<ByteRange> ranges, ExecutorService pool) throws IOException {
+        checkOpen();
+        List<ByteRange> missing = new ArrayList<>();
+        for (ByteRange range : ranges) {
+            if (range.end() > size || range.length() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("range " + range + " does not fit a read of s3://" + bucket + "/"
+                        + key + ", " + size + " bytes");
+            }
+            byte[] holding = held.get(range.start());
+            if (holding != null && holding.length >= range.length()
+                    || range.start() >= windowStart && range.end() <= windowStart + window.length) {
+                continue;
+            }
+            byte[] cached = cache.get(key, etag, range.start(), (int) range.length());
+            if (cached != null) {
+                hold(range.start(), cached);
+            } else {
+                missing.add(range);
+            }
+        }
+        if (missing.isEmpty()) {
+            return;
+        }
+        List<Future<byte[]>> fetching = new ArrayList<>(missing.size() - 1);
+        try {
+            for (ByteRange range : missing.subList(1, missing.size())) {
+                fetching.add(pool.submit(() -> get(range.start(), (int) range.length())));
+            }
+        } catch (RejectedExecutionException e) {
+            fetching.forEach(f -> f.cancel(true));
+            throw new IOException("GETs of s3://" + bucket + "/" + key + " could not be started: " + e.getMessage(), e);
+        }
+        IOException failure = null;
+        try {
+            hold(missing.get(0).start(), get(missing.get(0).start(), (int) missing.get(0).length()));
+        } catch (IOException | RuntimeException e) {
+            failure = asIo(e);
+        }
+        for (int i = 0; i < fetching.size(); i++) {
+            try {
+                hold(missing.get(i + 1).start(), fetching.get(i).get());
+            } catch (ExecutionException e) {
+                failure = failure != null ? failure : asIo(e.getCause());
+            } catch (InterruptedException e) {
+                fetching.forEach(f -> f.cancel(true));
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while fetching ranges of s3://" + bucket + "/" + key);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private IOException asIo(Throwable e) {
+        return e instanceof IOException io ? io
+                : new IOException("GET s3://" + bucket + "/" + key + " failed: " + e, e);
+    }
+
+    private void hold(long start, byte[] bytes) {
+        byte[] old = held.put(start, bytes);
+        heldBytes += bytes.length - (old == null ? 0 : old.length);
+    }
+
+    @Override
+    public long heldBytes() {
+        return heldBytes;
     }
 
     /**
@@ -202,12 +308,13 @@ final class S3ReadChannel implements SeekableByteChannel {
     /** Bytes {@code [from, from + length)} from the store, as {@link #get} describes. */
     private byte[] fetch(long from, int length) throws IOException {
         String what = "GET s3://" + bucket + "/" + key + " bytes " + from + "+" + length;
-        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(etag)
+        String named = etag;
+        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(named)
                 .range("bytes=" + from + "-" + (from + length - 1)).build();
         for (int attempt = 1; ; attempt++) {
             String problem;
             try (ResponseInputStream<GetObjectResponse> in = request(request, what)) {
-                if (etag == null) {
+                if (named == null) {
                     learnVersion(in.response(), what);
                 }
                 byte[] bytes = in.readNBytes(length);
@@ -231,14 +338,20 @@ final class S3ReadChannel implements SeekableByteChannel {
     /**
      * Takes the ETag of the first GET of a channel opened with a known size, after checking that size
      * against the answer's Content-Range: an object of another size is not the one the caller knows.
+     * GETs made at once before the ETag was known must all answer the one the first took.
      */
-    private void learnVersion(GetObjectResponse response, String what) throws RequestFailed {
+    private synchronized void learnVersion(GetObjectResponse response, String what) throws RequestFailed {
         String header = response.contentRange();
         Matcher m = header == null ? null : CONTENT_RANGE.matcher(header.trim());
         if (m == null || !m.matches() || Long.parseLong(m.group(3)) != size) {
             counter.request(0);
             throw new RequestFailed(what + ": the object is not the one of " + size + " bytes that was expected"
                     + " (Content-Range " + header + ")", null);
+        }
+        if (etag != null && !etag.equals(response.eTag())) {
+            counter.request(0);
+            throw new RequestFailed(what + ": the object was replaced while it was read (ETag " + response.eTag()
+                    + ", another GET had " + etag + ")", null);
         }
         etag = response.eTag();
     }
@@ -301,6 +414,8 @@ final class S3ReadChannel implements SeekableByteChannel {
     public void close() {
         open = false;
         window = new byte[0];
+        held.clear();
+        heldBytes = 0;
     }
 
     private void checkOpen() throws ClosedChannelException {

@@ -162,29 +162,32 @@ final class BlockScan {
                 int batchesSkipped = 0;
                 long rows = 0;
                 String lastSkip = null;
-                for (int b : batchOrder(reader, limit)) {
+                List<Integer> order = batchOrder(reader, limit);
+                String[] skip = new String[reader.batchCount()];
+                List<Integer> toRead = new ArrayList<>();
+                for (int b : order) {
+                    skip[b] = batchSkip(reader, b, target, range, mechanisms, batchRuledOut);
+                    if (skip[b] == null) {
+                        toRead.add(b);
+                    }
+                }
+                boolean whole = target.readsWholeBatches();
+                ReadAhead ahead = new ReadAhead(reader, toRead, whole ? null : matches.columns(),
+                        limit != Integer.MAX_VALUE);
+                for (int b : order) {
                     BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
                     if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
                         batchesSkipped++;
                         lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
                         continue;
                     }
-                    if (mechanisms.zoneMaps() && batch != null) {
-                        String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
-                                ? "its events lie outside the query's range" : target.ruledOutBy(batch);
-                        if (skip != null) {
-                            batchesSkipped++;
-                            lastSkip = "batch " + b + ": " + skip;
-                            continue;
-                        }
-                    }
-                    if (batchRuledOut[b] != null) {
+                    if (skip[b] != null) {
                         batchesSkipped++;
-                        lastSkip = "batch " + b + ": " + batchRuledOut[b];
+                        lastSkip = "batch " + b + ": " + skip[b];
                         continue;
                     }
                     batchesRead++;
-                    boolean whole = target.readsWholeBatches();
+                    ahead.before(b);
                     VectorSchemaRoot columns = whole ? reader.readAll(b) : reader.read(b, matches.columns());
                     rows += columns.getRowCount();
                     matches.add(b, columns, whole);
@@ -224,6 +227,24 @@ final class BlockScan {
         }
     }
 
+
+    /**
+     * Why batch {@code b} of {@code reader}'s block is left unread whatever the rows read before it:
+     * its zone maps (time range, then the target's) or BATCH_ATTR_IDX ({@code batchRuledOut}); null
+     * when it must be read.
+     */
+    private static String batchSkip(BlockReader reader, int b, Target<?> target, TimeRange range,
+                                    Mechanisms mechanisms, String[] batchRuledOut) {
+        BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
+        if (mechanisms.zoneMaps() && batch != null) {
+            String skip = !range.overlaps(batch.minTimeUnixNano(), batch.maxTimeUnixNano())
+                    ? "its events lie outside the query's range" : target.ruledOutBy(batch);
+            if (skip != null) {
+                return skip;
+            }
+        }
+        return batchRuledOut[b];
+    }
 
     /** Why BATCH_ATTR_IDX rules out each of {@code batches} batches; null for a batch it cannot rule out. */
     private static String[] ruledOut(BatchAttrIdxCheck check, Sidecar batchIdx, int batches) {

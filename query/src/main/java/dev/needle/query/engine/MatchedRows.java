@@ -106,7 +106,10 @@ final class MatchedRows<R> implements AutoCloseable {
         }
     }
 
-    /** The kept rows, decoded, batch by batch (each batch read whole once). */
+    /**
+     * The kept rows, decoded, batch by batch (each batch read whole once); the batches not kept whole
+     * are fetched ahead all at once ({@link ReadAhead}).
+     */
     List<R> decode(BlockReader reader) throws CorruptBlockException, CorruptValueException {
         Map<Integer, RoaringBitmap> byBatch = all;
         if (limited()) {
@@ -115,9 +118,14 @@ final class MatchedRows<R> implements AutoCloseable {
                 byBatch.computeIfAbsent(r.batch(), b -> new RoaringBitmap()).add(r.row());
             }
         }
+        List<Integer> toRead = byBatch.keySet().stream().filter(b -> !whole.containsKey(b)).toList();
+        ReadAhead ahead = new ReadAhead(reader, toRead, null, false);
         List<R> records = new ArrayList<>();
         for (Map.Entry<Integer, RoaringBitmap> e : byBatch.entrySet()) {
             VectorSchemaRoot read = whole.remove(e.getKey());
+            if (read == null) {
+                ahead.before(e.getKey());
+            }
             try (VectorSchemaRoot batch = read != null ? read : reader.readAll(e.getKey())) {
                 Target.RowDecoder<R> decoder = target.decoder(batch);
                 for (int row : e.getValue()) {
