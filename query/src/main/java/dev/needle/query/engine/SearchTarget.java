@@ -25,7 +25,7 @@ import org.roaringbitmap.RoaringBitmap;
  * comparisons on duration and severity, and the rows are found on only the columns the query
  * names, by {@link ColumnKernels}.
  */
-abstract class SearchTarget<R> implements Target<R> {
+final class SearchTarget<R> implements Target<R> {
 
     private static final Layout SPANS = new Layout(SpanColumns.START_TIME, SpanColumns.ATTRIBUTES,
             SpanColumns.RESOURCE_ROW, SpanColumns.RESOURCE_ATTRIBUTES,
@@ -37,6 +37,7 @@ abstract class SearchTarget<R> implements Target<R> {
     private final Expr expr;
     private final TimeRange range;
     private final Layout layout;
+    private final RecordKind<R> kind;
     private final Set<String> columns = new HashSet<>();
 
     /** The names, in one signal's schema, of the columns a search reads besides the intrinsics' own. */
@@ -44,10 +45,11 @@ abstract class SearchTarget<R> implements Target<R> {
             String scopeRow, String scopeAttributes) {
     }
 
-    private SearchTarget(Expr expr, TimeRange range, Layout layout) {
+    private SearchTarget(Expr expr, TimeRange range, Layout layout, RecordKind<R> kind) {
         this.expr = expr;
         this.range = range;
         this.layout = layout;
+        this.kind = kind;
         collectColumns(expr);
         // Times are read only to test a range, or to count the rows of a query that names no column.
         if (!range.isAll() || columns.isEmpty()) {
@@ -57,32 +59,22 @@ abstract class SearchTarget<R> implements Target<R> {
 
     /** Spans matching {@code expr} whose start time lies in {@code range}. */
     static SearchTarget<SpanRecord> spans(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, SPANS) {
-            @Override
-            public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
-                return new SpanColumns(batch)::read;
-            }
-
-            @Override
-            public Found<SpanRecord> found() {
-                return Found.spans();
-            }
-        };
+        return new SearchTarget<>(expr, range, SPANS, RecordKind.SPANS);
     }
 
     /** Log records matching {@code expr} whose event time lies in {@code range}. */
     static SearchTarget<LogRecord> logs(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, LOGS) {
-            @Override
-            public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
-                return new LogColumns(batch)::read;
-            }
+        return new SearchTarget<>(expr, range, LOGS, RecordKind.LOGS);
+    }
 
-            @Override
-            public Found<LogRecord> found() {
-                return Found.logs();
-            }
-        };
+    @Override
+    public RowDecoder<R> decoder(VectorSchemaRoot batch) {
+        return kind.decoder().apply(batch);
+    }
+
+    @Override
+    public Found<R> found() {
+        return kind.found().get();
     }
 
     private void collectColumns(Expr e) {

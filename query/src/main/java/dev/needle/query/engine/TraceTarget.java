@@ -19,48 +19,40 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.roaringbitmap.RoaringBitmap;
 
 /** The records of one trace: TRACE_IDX, then the batches' trace-id ranges, then the trace-id column. */
-abstract class TraceTarget<R> implements Target<R> {
+final class TraceTarget<R> implements Target<R> {
 
     private final Bytes traceId;
     private final TimeRange range;
     private final String idColumn;
     private final String timeColumn;
+    private final RecordKind<R> kind;
 
-    private TraceTarget(Bytes traceId, TimeRange range, String idColumn, String timeColumn) {
+    private TraceTarget(Bytes traceId, TimeRange range, String idColumn, String timeColumn, RecordKind<R> kind) {
         this.traceId = traceId;
         this.range = range;
         this.idColumn = idColumn;
         this.timeColumn = timeColumn;
+        this.kind = kind;
     }
 
     /** The spans of trace {@code traceId} whose start time lies in {@code range}. */
     static TraceTarget<SpanRecord> spans(Bytes traceId, TimeRange range) {
-        return new TraceTarget<>(traceId, range, SpanColumns.TRACE_ID, SpanColumns.START_TIME) {
-            @Override
-            public RowDecoder<SpanRecord> decoder(VectorSchemaRoot batch) {
-                return new SpanColumns(batch)::read;
-            }
-
-            @Override
-            public Found<SpanRecord> found() {
-                return Found.spans();
-            }
-        };
+        return new TraceTarget<>(traceId, range, SpanColumns.TRACE_ID, SpanColumns.START_TIME, RecordKind.SPANS);
     }
 
     /** The log records of trace {@code traceId} whose event time lies in {@code range}. */
     static TraceTarget<LogRecord> logs(Bytes traceId, TimeRange range) {
-        return new TraceTarget<>(traceId, range, LogColumns.TRACE_ID, LogColumns.EVENT_TIME) {
-            @Override
-            public RowDecoder<LogRecord> decoder(VectorSchemaRoot batch) {
-                return new LogColumns(batch)::read;
-            }
+        return new TraceTarget<>(traceId, range, LogColumns.TRACE_ID, LogColumns.EVENT_TIME, RecordKind.LOGS);
+    }
 
-            @Override
-            public Found<LogRecord> found() {
-                return Found.logs();
-            }
-        };
+    @Override
+    public RowDecoder<R> decoder(VectorSchemaRoot batch) {
+        return kind.decoder().apply(batch);
+    }
+
+    @Override
+    public Found<R> found() {
+        return kind.found().get();
     }
 
     @Override
