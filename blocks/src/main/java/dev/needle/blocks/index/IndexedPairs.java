@@ -90,7 +90,15 @@ public final class IndexedPairs {
 
     /** The pairs of one span; a resource or scope instance already passed on in this batch is skipped cheaply. */
     public void span(SpanRecord s) {
-        resourceAndScope(s.resource(), s.scope());
+        span(s, s.resource(), s.scope());
+    }
+
+    /**
+     * The pairs of span {@code s} whose resource and scope are given as instances equal to its own:
+     * a writer that shares one instance per distinct value has each passed on once per batch.
+     */
+    public void span(SpanRecord s, Resource resource, Scope scope) {
+        resourceAndScope(resource, scope);
         attributes(SPAN, s.attributes());
         for (Intrinsic i : SPAN_INTRINSICS) {
             value("", i.indexedKey().orElseThrow(), i.stored(s));
@@ -99,7 +107,12 @@ public final class IndexedPairs {
 
     /** The pairs of one log record. */
     public void log(LogRecord r) {
-        resourceAndScope(r.resource(), r.scope());
+        log(r, r.resource(), r.scope());
+    }
+
+    /** The pairs of log record {@code r} whose resource and scope are given as instances equal to its own. */
+    public void log(LogRecord r, Resource resource, Scope scope) {
+        resourceAndScope(resource, scope);
         attributes(LOG, r.attributes());
         for (Intrinsic i : LOG_INTRINSICS) {
             value("", i.indexedKey().orElseThrow(), i.stored(r));

@@ -12,7 +12,10 @@ import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.Interner;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockName;
@@ -41,6 +44,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.zip.CRC32C;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -177,8 +181,10 @@ public final class BlockWriter {
      */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
             throws IOException {
-        List<SpanRecord> sorted = sortedSpans(spans);
-        TraceIdxBuilder traceIdx = new TraceIdxBuilder();
+        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
+        SpanOrder order = spanOrder(records);
+        Ordered<SpanRecord> sorted = Ordered.of(records, order.rows(), SpanRecord::resource, SpanRecord::scope);
+        TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
             private SpanColumns columns;
@@ -191,12 +197,12 @@ public final class BlockWriter {
             }
 
             @Override
-            public void write(int row, SpanRecord s, ZoneMap zone) {
-                columns.write(row, s);
+            public void write(int row, SpanRecord s, Resource resource, Scope scope, ZoneMap zone) {
+                columns.write(row, s, resource, scope);
                 zone.add(s.startTimeUnixNano(), s.traceId());
                 zone.duration(s.durationNano());
                 traceIdx.add(s.traceId().unsafeArray(), 0);
-                attrs.pairs.span(s);
+                attrs.pairs.span(s, resource, scope);
                 TagsOnlyPairs.span(s, attrs.tags);
             }
 
@@ -220,7 +226,9 @@ public final class BlockWriter {
     /** Writes and publishes one logs block named with {@code id} that replaces the blocks {@code replaces}. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id, List<BlockName> replaces)
             throws IOException {
-        List<LogRecord> sorted = sorted(logs, LOG_ORDER);
+        LogRecord[] records = logs.toArray(new LogRecord[0]);
+        Ordered<LogRecord> sorted = Ordered.of(records, stableOrder(records, LOG_ORDER), LogRecord::resource,
+                LogRecord::scope);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -234,14 +242,14 @@ public final class BlockWriter {
             }
 
             @Override
-            public void write(int row, LogRecord r, ZoneMap zone) {
-                columns.write(row, r);
+            public void write(int row, LogRecord r, Resource resource, Scope scope, ZoneMap zone) {
+                columns.write(row, r, resource, scope);
                 zone.add(r.eventTimeUnixNano(), r.traceId());
                 zone.severity(r.severityNumber());
                 if (!r.traceId().isEmpty()) {
                     traceIdx.add(r.traceId().unsafeArray(), 0);
                 }
-                attrs.pairs.log(r);
+                attrs.pairs.log(r, resource, scope);
             }
 
             @Override
@@ -255,16 +263,16 @@ public final class BlockWriter {
     private interface Rows<R> {
         VectorSchemaRoot newRoot();
 
-        void write(int row, R record, ZoneMap zone);
+        void write(int row, R record, Resource resource, Scope scope, ZoneMap zone);
 
         void finish(int rows);
     }
 
-    private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
+    private <R> WrittenBlock write(TenantId tenant, Signal signal, Ordered<R> records, String id,
                                    List<BlockName> replaces, TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
             throws IOException {
         int batchRows = options.batchRows();
-        if (records.isEmpty()) {
+        if (records.size() == 0) {
             throw new IllegalArgumentException("a block needs at least one record");
         }
         try (PendingBlock pending = store.create(tenant, signal)) {
@@ -280,7 +288,8 @@ public final class BlockWriter {
                     ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
                     attrs.startBatch(batches.size());
                     for (int i = 0; i < n; i++) {
-                        rows.write(i, records.get(first + i), zone);
+                        int row = first + i;
+                        rows.write(i, records.record(row), records.resource(row), records.scope(row), zone);
                     }
                     rows.finish(n);
                     out.startBatch();
@@ -336,27 +345,90 @@ public final class BlockWriter {
     }
 
     /**
+     * Records in block order, each with its resource and scope as the one instance of the block that
+     * is equal to it, so that batches find them by identity. The instances are shared in the order the
+     * records came in, where a request's records follow each other with the same instances: a record
+     * whose instance is its predecessor's costs one comparison instead of a lookup.
+     */
+    private record Ordered<R>(R[] records, int[] order, Resource[] resources, Scope[] scopes) {
+
+        static <R> Ordered<R> of(R[] records, int[] order, Function<R, Resource> resourceOf, Function<R, Scope> scopeOf) {
+            Resource[] resources = new Resource[records.length];
+            Scope[] scopes = new Scope[records.length];
+            Interner<Resource> sharedResources = new Interner<>();
+            Interner<Scope> sharedScopes = new Interner<>();
+            Resource lastResource = null;
+            Resource sharedResource = null;
+            Scope lastScope = null;
+            Scope sharedScope = null;
+            for (int i = 0; i < records.length; i++) {
+                Resource resource = resourceOf.apply(records[i]);
+                if (resource != lastResource) {
+                    lastResource = resource;
+                    sharedResource = sharedResources.shared(resource);
+                }
+                resources[i] = sharedResource;
+                Scope scope = scopeOf.apply(records[i]);
+                if (scope != lastScope) {
+                    lastScope = scope;
+                    sharedScope = sharedScopes.shared(scope);
+                }
+                scopes[i] = sharedScope;
+            }
+            return new Ordered<>(records, order, resources, scopes);
+        }
+
+        int size() {
+            return order.length;
+        }
+
+        /** The record of row {@code row} of the block. */
+        R record(int row) {
+            return records[order[row]];
+        }
+
+        Resource resource(int row) {
+            return resources[order[row]];
+        }
+
+        Scope scope(int row) {
+            return scopes[order[row]];
+        }
+    }
+
+    /**
+     * The spans' places in block order: {@code rows[r]} is the index of row r's span.
+     *
+     * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder
+     */
+    private record SpanOrder(int[] rows, int distinctTraceIds) {
+    }
+
+    /**
      * {@code spans} in {@link #SPAN_ORDER}, stably: sorted by keys taken from each span once, not read
      * through the records at every compare. Trace ids of 16 bytes (all that the receiver takes)
      * compare as two unsigned big-endian longs exactly as {@link Bytes#compareTo} compares them.
      */
-    private static List<SpanRecord> sortedSpans(List<SpanRecord> spans) {
-        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
+    private static SpanOrder spanOrder(SpanRecord[] records) {
         SpanKey[] keys = new SpanKey[records.length];
         for (int i = 0; i < records.length; i++) {
             byte[] id = records[i].traceId().unsafeArray();
             if (id.length != TRACE_ID_BYTES) {
-                return sorted(spans, SPAN_ORDER);
+                return new SpanOrder(stableOrder(records, SPAN_ORDER), 0);
             }
             keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
                     records[i].startTimeUnixNano(), i);
         }
         Arrays.sort(keys);
-        List<SpanRecord> sorted = new ArrayList<>(records.length);
-        for (SpanKey k : keys) {
-            sorted.add(records[k.index()]);
+        int[] rows = new int[keys.length];
+        int distinct = 0;
+        for (int r = 0; r < keys.length; r++) {
+            rows[r] = keys[r].index();
+            if (r == 0 || keys[r].high() != keys[r - 1].high() || keys[r].low() != keys[r - 1].low()) {
+                distinct++;
+            }
         }
-        return sorted;
+        return new SpanOrder(rows, distinct);
     }
 
     /** A span's sort key; the index breaks ties, so the sort is stable as {@link List#sort} is. */
@@ -374,10 +446,12 @@ public final class BlockWriter {
         }
     }
 
-    private static <R> List<R> sorted(List<R> records, Comparator<R> order) {
-        List<R> copy = new ArrayList<>(records);
-        copy.sort(order);
-        return copy;
+    /** The indexes of {@code records} in {@code order}, equal records in the order they came. */
+    private static <R> int[] stableOrder(R[] records, Comparator<R> order) {
+        Integer[] indexes = new Integer[records.length];
+        Arrays.setAll(indexes, i -> i);
+        Arrays.sort(indexes, (a, b) -> order.compare(records[a], records[b]));
+        return Arrays.stream(indexes).mapToInt(Integer::intValue).toArray();
     }
 
     /**
