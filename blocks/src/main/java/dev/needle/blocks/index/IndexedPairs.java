@@ -53,9 +53,9 @@ public final class IndexedPairs {
         void bool(String key, boolean value);
     }
 
-    /** The intrinsics of each signal that have an indexed key (all but duration). */
-    private static final List<Intrinsic> SPAN_INTRINSICS = indexed(Signal.SPANS);
-    private static final List<Intrinsic> LOG_INTRINSICS = indexed(Signal.LOGS);
+    /** The intrinsics of each signal that have an indexed key (all but duration), with that key. */
+    private static final List<Indexed> SPAN_INTRINSICS = indexed(Signal.SPANS);
+    private static final List<Indexed> LOG_INTRINSICS = indexed(Signal.LOGS);
 
     /** Remembered pairs stop growing here; past it, repeats are hashed again, which is only slower. */
     private static final int MAX_REMEMBERED = 200_000;
@@ -100,8 +100,14 @@ public final class IndexedPairs {
     public void span(SpanRecord s, Resource resource, Scope scope) {
         resourceAndScope(resource, scope);
         attributes(SPAN, s.attributes());
-        for (Intrinsic i : SPAN_INTRINSICS) {
-            value("", i.indexedKey().orElseThrow(), i.stored(s));
+        for (Indexed i : SPAN_INTRINSICS) {
+            // The values Intrinsic#stored gives, taken without boxing them; IndexedPairsTest holds the two equal.
+            switch (i.intrinsic()) {
+                case NAME -> string("", i.key(), s.name());
+                case STATUS -> integer("", i.key(), s.statusCode());
+                case KIND -> integer("", i.key(), s.kind());
+                default -> value("", i.key(), i.intrinsic().stored(s));
+            }
         }
     }
 
@@ -114,8 +120,12 @@ public final class IndexedPairs {
     public void log(LogRecord r, Resource resource, Scope scope) {
         resourceAndScope(resource, scope);
         attributes(LOG, r.attributes());
-        for (Intrinsic i : LOG_INTRINSICS) {
-            value("", i.indexedKey().orElseThrow(), i.stored(r));
+        for (Indexed i : LOG_INTRINSICS) {
+            if (i.intrinsic() == Intrinsic.SEVERITY) {
+                integer("", i.key(), r.severityNumber());
+            } else {
+                value("", i.key(), i.intrinsic().stored(r));
+            }
         }
     }
 
@@ -133,8 +143,13 @@ public final class IndexedPairs {
         return seenInstances.size() < MAX_REMEMBERED ? seenInstances.add(instance) : !seenInstances.contains(instance);
     }
 
-    private static List<Intrinsic> indexed(Signal signal) {
-        return Intrinsic.of(signal).stream().filter(i -> i.indexedKey().isPresent()).toList();
+    /** An intrinsic with its indexed key. */
+    private record Indexed(Intrinsic intrinsic, String key) {
+    }
+
+    private static List<Indexed> indexed(Signal signal) {
+        return Intrinsic.of(signal).stream().filter(i -> i.indexedKey().isPresent())
+                .map(i -> new Indexed(i, i.indexedKey().orElseThrow())).toList();
     }
 
     private void attributes(String namespace, List<KeyValue> attributes) {
@@ -149,13 +164,9 @@ public final class IndexedPairs {
      */
     private void value(String namespace, String key, AnyValue v) {
         if (v instanceof AnyValue.Str s) {
-            if (seen.firstSeen(namespace, key, SeenPairs.STRING, s.value(), 0)) {
-                sink.string(indexedKey(namespace, key), s.value());
-            }
+            string(namespace, key, s.value());
         } else if (v instanceof AnyValue.Int i) {
-            if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, i.value())) {
-                sink.integer(indexedKey(namespace, key), i.value());
-            }
+            integer(namespace, key, i.value());
         } else if (v instanceof AnyValue.Dbl d) {
             if (seen.firstSeen(namespace, key, SeenPairs.DOUBLE, null, Double.doubleToLongBits(d.value()))) {
                 sink.dbl(indexedKey(namespace, key), d.value());
@@ -164,6 +175,18 @@ public final class IndexedPairs {
             if (seen.firstSeen(namespace, key, SeenPairs.BOOL, null, b.value() ? 1 : 0)) {
                 sink.bool(indexedKey(namespace, key), b.value());
             }
+        }
+    }
+
+    private void string(String namespace, String key, String value) {
+        if (seen.firstSeen(namespace, key, SeenPairs.STRING, value, 0)) {
+            sink.string(indexedKey(namespace, key), value);
+        }
+    }
+
+    private void integer(String namespace, String key, long value) {
+        if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, value)) {
+            sink.integer(indexedKey(namespace, key), value);
         }
     }
 
