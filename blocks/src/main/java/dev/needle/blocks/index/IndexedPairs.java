@@ -63,6 +63,19 @@ public final class IndexedPairs {
     private static final int MAX_REMEMBERED_KEYS = 10_000;
 
     private final Sink sink;
+    /** Where {@link TagsOnlyPairs}' pairs of a span go, or null when they are not wanted. */
+    private final Sink tagsOnlySink;
+    private final TagsOnlyPairs.Pairs tagsOnly = new TagsOnlyPairs.Pairs() {
+        @Override
+        public void string(String namespace, String key, String value) {
+            IndexedPairs.this.string(namespace, key, value, tagsOnlySink);
+        }
+
+        @Override
+        public void value(String namespace, String key, AnyValue value) {
+            IndexedPairs.this.value(namespace, key, value, tagsOnlySink);
+        }
+    };
     private final SeenPairs seen = new SeenPairs(MAX_REMEMBERED);
     /**
      * The resource and scope instances whose pairs this batch passed on. Records of one request
@@ -79,7 +92,17 @@ public final class IndexedPairs {
      * distinct pair once (once per batch after {@link #newBatch}).
      */
     public IndexedPairs(Sink sink) {
+        this(sink, null);
+    }
+
+    /**
+     * Feeds the pairs of records into {@code sink} as {@link #IndexedPairs(Sink)} does, and the pairs
+     * of spans that only TAGS holds ({@link TagsOnlyPairs}) into {@code tagsOnly}, each distinct pair
+     * once per batch as well. Their keys are never ATTR_IDX keys, so one set remembers both kinds.
+     */
+    public IndexedPairs(Sink sink, Sink tagsOnly) {
         this.sink = sink;
+        this.tagsOnlySink = tagsOnly;
     }
 
     /** The next records are another record batch's: pairs already passed on are passed on again, once. */
@@ -103,11 +126,14 @@ public final class IndexedPairs {
         for (Indexed i : SPAN_INTRINSICS) {
             // The values Intrinsic#stored gives, taken without boxing them; IndexedPairsTest holds the two equal.
             switch (i.intrinsic()) {
-                case NAME -> string("", i.key(), s.name());
+                case NAME -> string("", i.key(), s.name(), sink);
                 case STATUS -> integer("", i.key(), s.statusCode());
                 case KIND -> integer("", i.key(), s.kind());
-                default -> value("", i.key(), i.intrinsic().stored(s));
+                default -> value("", i.key(), i.intrinsic().stored(s), sink);
             }
+        }
+        if (tagsOnlySink != null) {
+            TagsOnlyPairs.span(s, resource, tagsOnly);
         }
     }
 
@@ -124,7 +150,7 @@ public final class IndexedPairs {
             if (i.intrinsic() == Intrinsic.SEVERITY) {
                 integer("", i.key(), r.severityNumber());
             } else {
-                value("", i.key(), i.intrinsic().stored(r));
+                value("", i.key(), i.intrinsic().stored(r), sink);
             }
         }
     }
@@ -154,7 +180,7 @@ public final class IndexedPairs {
 
     private void attributes(String namespace, List<KeyValue> attributes) {
         for (KeyValue kv : attributes) {
-            value(namespace, kv.key(), kv.value());
+            value(namespace, kv.key(), kv.value(), sink);
         }
     }
 
@@ -162,25 +188,27 @@ public final class IndexedPairs {
      * Passes a scalar value on unless this batch passed the same pair on before: then building and
      * hashing its key again is skipped. Bytes, arrays, maps and empty values are not indexed.
      */
-    private void value(String namespace, String key, AnyValue v) {
+    private void value(String namespace, String key, AnyValue v, Sink to) {
         if (v instanceof AnyValue.Str s) {
-            string(namespace, key, s.value());
+            string(namespace, key, s.value(), to);
         } else if (v instanceof AnyValue.Int i) {
-            integer(namespace, key, i.value());
+            if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, i.value())) {
+                to.integer(indexedKey(namespace, key), i.value());
+            }
         } else if (v instanceof AnyValue.Dbl d) {
             if (seen.firstSeen(namespace, key, SeenPairs.DOUBLE, null, Double.doubleToLongBits(d.value()))) {
-                sink.dbl(indexedKey(namespace, key), d.value());
+                to.dbl(indexedKey(namespace, key), d.value());
             }
         } else if (v instanceof AnyValue.Bool b) {
             if (seen.firstSeen(namespace, key, SeenPairs.BOOL, null, b.value() ? 1 : 0)) {
-                sink.bool(indexedKey(namespace, key), b.value());
+                to.bool(indexedKey(namespace, key), b.value());
             }
         }
     }
 
-    private void string(String namespace, String key, String value) {
+    private void string(String namespace, String key, String value, Sink to) {
         if (seen.firstSeen(namespace, key, SeenPairs.STRING, value, 0)) {
-            sink.string(indexedKey(namespace, key), value);
+            to.string(indexedKey(namespace, key), value);
         }
     }
 

@@ -203,7 +203,6 @@ public final class BlockWriter {
                 zone.duration(s.durationNano());
                 traceIdx.add(s.traceId().unsafeArray(), 0);
                 attrs.pairs.span(s, resource, scope);
-                TagsOnlyPairs.span(s, attrs.tags);
             }
 
             @Override
@@ -457,13 +456,13 @@ public final class BlockWriter {
     /**
      * The block's ATTR_IDX, BATCH_ATTR_IDX and TAGS, fed by one {@link IndexedPairs} that passes each
      * pair on once per record batch, hashed once for both sidecars; TAGS also takes a span's
-     * {@link TagsOnlyPairs} straight from the span writer, never hashed.
+     * {@link TagsOnlyPairs}, once per batch too, never hashed.
      */
     private static final class AttributeSidecars implements IndexedPairs.Sink {
         final AttrIdxBuilder attrIdx = new AttrIdxBuilder();
         final BatchAttrIdxBuilder batchAttrIdx = new BatchAttrIdxBuilder();
         final BlockTags.Builder tags = new BlockTags.Builder();
-        final IndexedPairs pairs = new IndexedPairs(this);
+        final IndexedPairs pairs = new IndexedPairs(this, tags);
         private int batch;
 
         /** The next rows are record batch {@code index}'s. */
