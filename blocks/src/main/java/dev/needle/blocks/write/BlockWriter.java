@@ -49,6 +49,7 @@ import java.util.zip.CRC32C;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
@@ -283,7 +284,18 @@ public final class BlockWriter {
                 arrow.start();
                 for (int first = 0; first < records.size(); first += batchRows) {
                     int n = Math.min(batchRows, records.size() - first);
-                    root.allocateNew();
+                    if (first == 0) {
+                        for (FieldVector vector : root.getFieldVectors()) {
+                            vector.setInitialCapacity(n);
+                        }
+                        root.allocateNew();
+                    } else {
+                        // Emptied and zeroed, as allocateNew leaves them, but keeping the buffers the
+                        // previous batches grew: a batch fills them without reallocating.
+                        for (FieldVector vector : root.getFieldVectors()) {
+                            vector.reset();
+                        }
+                    }
                     ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
                     attrs.startBatch(batches.size());
                     for (int i = 0; i < n; i++) {
