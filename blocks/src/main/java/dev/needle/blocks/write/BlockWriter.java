@@ -44,7 +44,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.zip.CRC32C;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -183,8 +182,9 @@ public final class BlockWriter {
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
             throws IOException {
         SpanRecord[] records = spans.toArray(new SpanRecord[0]);
-        SpanOrder order = spanOrder(records);
-        Ordered<SpanRecord> sorted = Ordered.of(records, order.rows(), SpanRecord::resource, SpanRecord::scope);
+        Shared shared = new Shared(records.length);
+        SpanOrder order = spanOrder(records, shared);
+        Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -227,8 +227,12 @@ public final class BlockWriter {
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id, List<BlockName> replaces)
             throws IOException {
         LogRecord[] records = logs.toArray(new LogRecord[0]);
-        Ordered<LogRecord> sorted = Ordered.of(records, stableOrder(records, LOG_ORDER), LogRecord::resource,
-                LogRecord::scope);
+        Shared shared = new Shared(records.length);
+        for (int i = 0; i < records.length; i++) {
+            shared.take(i, records[i].resource(), records[i].scope());
+        }
+        Ordered<LogRecord> sorted = new Ordered<>(records, stableOrder(records, LOG_ORDER), shared.resources,
+                shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -356,38 +360,10 @@ public final class BlockWriter {
     }
 
     /**
-     * Records in block order, each with its resource and scope as the one instance of the block that
-     * is equal to it, so that batches find them by identity. The instances are shared in the order the
-     * records came in, where a request's records follow each other with the same instances: a record
-     * whose instance is its predecessor's costs one comparison instead of a lookup.
+     * Records in block order ({@code records[order[row]]} is row's), each with its resource and scope
+     * as {@link Shared} gives them.
      */
     private record Ordered<R>(R[] records, int[] order, Resource[] resources, Scope[] scopes) {
-
-        static <R> Ordered<R> of(R[] records, int[] order, Function<R, Resource> resourceOf, Function<R, Scope> scopeOf) {
-            Resource[] resources = new Resource[records.length];
-            Scope[] scopes = new Scope[records.length];
-            Interner<Resource> sharedResources = new Interner<>();
-            Interner<Scope> sharedScopes = new Interner<>();
-            Resource lastResource = null;
-            Resource sharedResource = null;
-            Scope lastScope = null;
-            Scope sharedScope = null;
-            for (int i = 0; i < records.length; i++) {
-                Resource resource = resourceOf.apply(records[i]);
-                if (resource != lastResource) {
-                    lastResource = resource;
-                    sharedResource = sharedResources.shared(resource);
-                }
-                resources[i] = sharedResource;
-                Scope scope = scopeOf.apply(records[i]);
-                if (scope != lastScope) {
-                    lastScope = scope;
-                    sharedScope = sharedScopes.shared(scope);
-                }
-                scopes[i] = sharedScope;
-            }
-            return new Ordered<>(records, order, resources, scopes);
-        }
 
         int size() {
             return order.length;
@@ -408,6 +384,42 @@ public final class BlockWriter {
     }
 
     /**
+     * Each record's resource and scope as the one instance of the block that is equal to it, so that
+     * batches find them by identity. Taken in the order the records came in, where a request's records
+     * follow each other with the same instances: a record whose instances are its predecessor's costs
+     * two comparisons instead of two lookups.
+     */
+    private static final class Shared {
+        final Resource[] resources;
+        final Scope[] scopes;
+        private final Interner<Resource> sharedResources = new Interner<>();
+        private final Interner<Scope> sharedScopes = new Interner<>();
+        private Resource lastResource;
+        private Resource sharedResource;
+        private Scope lastScope;
+        private Scope sharedScope;
+
+        Shared(int records) {
+            resources = new Resource[records];
+            scopes = new Scope[records];
+        }
+
+        /** Record {@code i}'s resource and scope. */
+        void take(int i, Resource resource, Scope scope) {
+            if (resource != lastResource) {
+                lastResource = resource;
+                sharedResource = sharedResources.shared(resource);
+            }
+            resources[i] = sharedResource;
+            if (scope != lastScope) {
+                lastScope = scope;
+                sharedScope = sharedScopes.shared(scope);
+            }
+            scopes[i] = sharedScope;
+        }
+    }
+
+    /**
      * The spans' places in block order: {@code rows[r]} is the index of row r's span.
      *
      * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder
@@ -419,16 +431,25 @@ public final class BlockWriter {
      * {@code spans} in {@link #SPAN_ORDER}, stably: sorted by keys taken from each span once, not read
      * through the records at every compare. Trace ids of 16 bytes (all that the receiver takes)
      * compare as two unsigned big-endian longs exactly as {@link Bytes#compareTo} compares them.
+     * Gives {@code shared} every span's resource and scope on the way.
      */
-    private static SpanOrder spanOrder(SpanRecord[] records) {
+    private static SpanOrder spanOrder(SpanRecord[] records, Shared shared) {
         SpanKey[] keys = new SpanKey[records.length];
+        boolean sixteenBytes = true;
+        // One pass over the records, in the order they came, takes their keys and their shared resources and scopes.
         for (int i = 0; i < records.length; i++) {
-            byte[] id = records[i].traceId().unsafeArray();
-            if (id.length != TRACE_ID_BYTES) {
-                return new SpanOrder(stableOrder(records, SPAN_ORDER), 0);
+            SpanRecord s = records[i];
+            shared.take(i, s.resource(), s.scope());
+            byte[] id = s.traceId().unsafeArray();
+            if (id.length == TRACE_ID_BYTES) {
+                keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
+                        s.startTimeUnixNano(), i);
+            } else {
+                sixteenBytes = false;
             }
-            keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
-                    records[i].startTimeUnixNano(), i);
+        }
+        if (!sixteenBytes) {
+            return new SpanOrder(stableOrder(records, SPAN_ORDER), 0);
         }
         Arrays.sort(keys);
         int[] rows = new int[keys.length];
