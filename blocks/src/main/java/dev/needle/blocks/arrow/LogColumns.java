@@ -100,7 +100,8 @@ public final class LogColumns {
     }
 
     /**
-     * Writes log {@code r} as row {@code row}; rows are written in order from 0. {@code resource} and
+     * Writes log {@code r} as row {@code row}; rows are written in order from 0, into vectors fresh from
+     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
      * {@code scope} are the record's, as one instance per distinct value of the block (see
      * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
      */
@@ -112,9 +113,7 @@ public final class LogColumns {
         Vectors.setNullableString(severityText, row, r.severityText());
         if (r.body() instanceof AnyValue.Str s) {
             Vectors.setString(bodyString, row, s.value());
-            bodyValue.setNull(row);
         } else {
-            bodyString.setNull(row);
             bodyValue.setSafe(row, ValueCodec.encodeValue(r.body()));
         }
         attributes.write(row, r.attributes());

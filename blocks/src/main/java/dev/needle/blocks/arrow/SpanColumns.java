@@ -121,7 +121,8 @@ public final class SpanColumns {
     }
 
     /**
-     * Writes span {@code s} as row {@code row}; rows are written in order from 0. {@code resource} and
+     * Writes span {@code s} as row {@code row}; rows are written in order from 0, into vectors fresh from
+     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
      * {@code scope} are the span's, as one instance per distinct value of the block (see
      * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
      */
