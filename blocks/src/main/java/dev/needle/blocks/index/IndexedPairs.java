@@ -127,8 +127,8 @@ public final class IndexedPairs {
             // The values Intrinsic#stored gives, taken without boxing them; IndexedPairsTest holds the two equal.
             switch (i.intrinsic()) {
                 case NAME -> string("", i.key(), s.name(), sink);
-                case STATUS -> integer("", i.key(), s.statusCode());
-                case KIND -> integer("", i.key(), s.kind());
+                case STATUS -> integer("", i.key(), s.statusCode(), sink);
+                case KIND -> integer("", i.key(), s.kind(), sink);
                 default -> value("", i.key(), i.intrinsic().stored(s), sink);
             }
         }
@@ -148,7 +148,7 @@ public final class IndexedPairs {
         attributes(LOG, r.attributes());
         for (Indexed i : LOG_INTRINSICS) {
             if (i.intrinsic() == Intrinsic.SEVERITY) {
-                integer("", i.key(), r.severityNumber());
+                integer("", i.key(), r.severityNumber(), sink);
             } else {
                 value("", i.key(), i.intrinsic().stored(r), sink);
             }
@@ -192,9 +192,7 @@ public final class IndexedPairs {
         if (v instanceof AnyValue.Str s) {
             string(namespace, key, s.value(), to);
         } else if (v instanceof AnyValue.Int i) {
-            if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, i.value())) {
-                to.integer(indexedKey(namespace, key), i.value());
-            }
+            integer(namespace, key, i.value(), to);
         } else if (v instanceof AnyValue.Dbl d) {
             if (seen.firstSeen(namespace, key, SeenPairs.DOUBLE, null, Double.doubleToLongBits(d.value()))) {
                 to.dbl(indexedKey(namespace, key), d.value());
@@ -212,9 +210,9 @@ public final class IndexedPairs {
         }
     }
 
-    private void integer(String namespace, String key, long value) {
+    private void integer(String namespace, String key, long value, Sink to) {
         if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, value)) {
-            sink.integer(indexedKey(namespace, key), value);
+            to.integer(indexedKey(namespace, key), value);
         }
     }
 

@@ -45,21 +45,6 @@ public final class TagsOnlyPairs {
                 || key.equals(ROOT_NAME) || key.equals(ROOT_SERVICE_NAME);
     }
 
-    /** Feeds the pairs of span {@code s} that only TAGS holds into {@code sink}; repeats are the sink's to drop. */
-    public static void span(SpanRecord s, IndexedPairs.Sink sink) {
-        span(s, s.resource(), new Pairs() {
-            @Override
-            public void string(String namespace, String key, String value) {
-                sink.string(namespace + key, value);
-            }
-
-            @Override
-            public void value(String namespace, String key, AnyValue value) {
-                scalar(namespace + key, value, sink);
-            }
-        });
-    }
-
     /** Every TAGS pair of the spans given to it, IndexedPairs' and these, into {@code tags}. */
     public static Consumer<SpanRecord> allOf(BlockTags.Builder tags) {
         IndexedPairs indexed = new IndexedPairs(tags, tags);
@@ -109,19 +94,6 @@ public final class TagsOnlyPairs {
         for (int a = 0; a < attributes.size(); a++) {
             KeyValue kv = attributes.get(a);
             pairs.value(namespace, kv.key(), kv.value());
-        }
-    }
-
-    /** Scalar values only, as IndexedPairs takes them. */
-    private static void scalar(String key, AnyValue v, IndexedPairs.Sink sink) {
-        if (v instanceof AnyValue.Str str) {
-            sink.string(key, str.value());
-        } else if (v instanceof AnyValue.Int i) {
-            sink.integer(key, i.value());
-        } else if (v instanceof AnyValue.Dbl d) {
-            sink.dbl(key, d.value());
-        } else if (v instanceof AnyValue.Bool b) {
-            sink.bool(key, b.value());
         }
     }
 }
