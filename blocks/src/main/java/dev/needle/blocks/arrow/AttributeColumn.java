@@ -94,7 +94,10 @@ public final class AttributeColumn {
         return new Field(name, FieldType.notNullable(ArrowType.List.INSTANCE), List.of(entry));
     }
 
-    /** Appends row {@code row}'s attributes; rows are written in order. */
+    /**
+     * Appends row {@code row}'s attributes; rows are written in order, into vectors fresh from
+     * allocateNew or reset, where every entry is null until set.
+     */
     public void write(int row, List<KeyValue> attributes) {
         int at = list.startNewValue(row);
         int count = attributes.size();
@@ -108,13 +111,10 @@ public final class AttributeColumn {
             }
             int ref = holder == null ? at : holder;
             keyRef.setSafe(at, ref);
+            // key, num and bytes stay null where they are not set: the vectors are fresh or reset.
             if (ref == at) {
                 key.setSafe(at, kv.key().getBytes(StandardCharsets.UTF_8));
-            } else {
-                key.setNull(at);
             }
-            num.setNull(at);
-            bytes.setNull(at);
             AnyValue v = kv.value();
             if (v instanceof AnyValue.Str s) {
                 type.setSafe(at, STRING);

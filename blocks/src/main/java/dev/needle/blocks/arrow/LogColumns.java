@@ -5,6 +5,8 @@ import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
@@ -97,8 +99,13 @@ public final class LogColumns {
         return new Schema(fields);
     }
 
-    /** Writes log {@code r} as row {@code row}; rows are written in order from 0. */
-    public void write(int row, LogRecord r) {
+    /**
+     * Writes log {@code r} as row {@code row}; rows are written in order from 0, into vectors fresh from
+     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
+     * {@code scope} are the record's, as one instance per distinct value of the block (see
+     * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
+     */
+    public void write(int row, LogRecord r, Resource resource, Scope scope) {
         time.setSafe(row, r.timeUnixNano());
         observedTime.setSafe(row, r.observedTimeUnixNano());
         eventTime.setSafe(row, r.eventTimeUnixNano());
@@ -106,9 +113,7 @@ public final class LogColumns {
         Vectors.setNullableString(severityText, row, r.severityText());
         if (r.body() instanceof AnyValue.Str s) {
             Vectors.setString(bodyString, row, s.value());
-            bodyValue.setNull(row);
         } else {
-            bodyString.setNull(row);
             bodyValue.setSafe(row, ValueCodec.encodeValue(r.body()));
         }
         attributes.write(row, r.attributes());
@@ -117,7 +122,7 @@ public final class LogColumns {
         Vectors.setBytesOrNull(traceId, row, r.traceId().unsafeArray());
         Vectors.setBytesOrNull(spanId, row, r.spanId().unsafeArray());
         Vectors.setNullableString(eventName, row, r.eventName());
-        resourceScope.write(row, r.resource(), r.scope());
+        resourceScope.write(row, resource, scope);
     }
 
     /** Sets the row count of every vector once {@code rows} rows were written. */

@@ -1,7 +1,6 @@
 package dev.needle.blocks.arrow;
 
 import dev.needle.blocks.codec.CorruptValueException;
-import dev.needle.blocks.model.Interner;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import java.util.HashMap;
@@ -55,9 +54,6 @@ final class ResourceScopeColumns {
     private final AttributeColumn scopeAttributes;
     private final IntVector scopeDropped;
     private final VarCharVector scopeSchemaUrl;
-    /** Writing: one instance per distinct resource and scope of the block, so that a batch finds them by identity. */
-    private final Interner<Resource> sharedResources = new Interner<>();
-    private final Interner<Scope> sharedScopes = new Interner<>();
     /** Writing: the row where each (shared) resource and scope of the current batch is written in full. */
     private final Map<Resource, Integer> resourceRows = new IdentityHashMap<>();
     private final Map<Scope, Integer> scopeRows = new IdentityHashMap<>();
@@ -78,14 +74,26 @@ final class ResourceScopeColumns {
         scopeSchemaUrl = Vectors.vector(root, SCOPE_SCHEMA_URL);
     }
 
+    /**
+     * Writes row {@code row}'s resource and scope, given as one instance per distinct value of the block
+     * (the writer shares them, see {@link dev.needle.blocks.model.Interner}): a batch finds them by identity.
+     */
     void write(int row, Resource resource, Scope scope) {
-        int rRow = resourceRows.computeIfAbsent(sharedResources.shared(resource), r -> row);
+        Integer heldAt = resourceRows.get(resource);
+        if (heldAt == null) {
+            resourceRows.put(resource, row);
+        }
+        int rRow = heldAt == null ? row : heldAt;
         resourceRow.setSafe(row, rRow);
         resourceAttributes.write(row, rRow == row ? resource.attributes() : List.of());
         resourceDropped.setSafe(row, rRow == row ? resource.droppedAttributesCount() : 0);
         Vectors.setNullableString(resourceSchemaUrl, row, rRow == row ? resource.schemaUrl() : "");
 
-        int sRow = scopeRows.computeIfAbsent(sharedScopes.shared(scope), sc -> row);
+        heldAt = scopeRows.get(scope);
+        if (heldAt == null) {
+            scopeRows.put(scope, row);
+        }
+        int sRow = heldAt == null ? row : heldAt;
         scopeRow.setSafe(row, sRow);
         Vectors.setNullableString(scopeName, row, sRow == row ? scope.name() : "");
         Vectors.setNullableString(scopeVersion, row, sRow == row ? scope.version() : "");

@@ -3,6 +3,8 @@ package dev.needle.blocks.arrow;
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.codec.ValueCodec;
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,8 +120,13 @@ public final class SpanColumns {
         return new Schema(fields);
     }
 
-    /** Writes span {@code s} as row {@code row}; rows are written in order from 0. */
-    public void write(int row, SpanRecord s) {
+    /**
+     * Writes span {@code s} as row {@code row}; rows are written in order from 0, into vectors fresh from
+     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
+     * {@code scope} are the span's, as one instance per distinct value of the block (see
+     * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
+     */
+    public void write(int row, SpanRecord s, Resource resource, Scope scope) {
         traceId.setSafe(row, s.traceId().unsafeArray());
         spanId.setSafe(row, s.spanId().unsafeArray());
         Vectors.setBytesOrNull(parentSpanId, row, s.parentSpanId().unsafeArray());
@@ -138,7 +145,7 @@ public final class SpanColumns {
         droppedEvents.setSafe(row, s.droppedEventsCount());
         Vectors.setBytesOrNull(links, row, s.links().isEmpty() ? NO_BYTES : ValueCodec.encodeLinks(s.links()));
         droppedLinks.setSafe(row, s.droppedLinksCount());
-        resourceScope.write(row, s.resource(), s.scope());
+        resourceScope.write(row, resource, scope);
     }
 
     /** Sets the row count of every vector once {@code rows} rows were written. */

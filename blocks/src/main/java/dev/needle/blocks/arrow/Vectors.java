@@ -55,26 +55,23 @@ final class Vectors {
         return v.isNull(row) ? "" : new String(v.get(row), StandardCharsets.UTF_8);
     }
 
+    /** Sets a row to {@code s}; an empty string leaves it null, as a vector fresh from allocateNew or reset holds every row. */
     static void setNullableString(VarCharVector v, int row, String s) {
-        if (s.isEmpty()) {
-            v.setNull(row);
-        } else {
+        if (!s.isEmpty()) {
             setString(v, row, s);
         }
     }
 
+    /** Sets a row to {@code bytes}; none leave it null, as a vector fresh from allocateNew or reset holds every row. */
     static void setBytesOrNull(FixedSizeBinaryVector v, int row, byte[] bytes) {
-        if (bytes.length == 0) {
-            v.setNull(row);
-        } else {
+        if (bytes.length != 0) {
             v.setSafe(row, bytes);
         }
     }
 
+    /** Sets a row to {@code bytes}; none leave it null, as a vector fresh from allocateNew or reset holds every row. */
     static void setBytesOrNull(VarBinaryVector v, int row, byte[] bytes) {
-        if (bytes.length == 0) {
-            v.setNull(row);
-        } else {
+        if (bytes.length != 0) {
             v.setSafe(row, bytes);
         }
     }

@@ -53,9 +53,9 @@ public final class IndexedPairs {
         void bool(String key, boolean value);
     }
 
-    /** The intrinsics of each signal that have an indexed key (all but duration). */
-    private static final List<Intrinsic> SPAN_INTRINSICS = indexed(Signal.SPANS);
-    private static final List<Intrinsic> LOG_INTRINSICS = indexed(Signal.LOGS);
+    /** The intrinsics of each signal that have an indexed key (all but duration), with that key. */
+    private static final List<Indexed> SPAN_INTRINSICS = indexed(Signal.SPANS);
+    private static final List<Indexed> LOG_INTRINSICS = indexed(Signal.LOGS);
 
     /** Remembered pairs stop growing here; past it, repeats are hashed again, which is only slower. */
     private static final int MAX_REMEMBERED = 200_000;
@@ -63,6 +63,19 @@ public final class IndexedPairs {
     private static final int MAX_REMEMBERED_KEYS = 10_000;
 
     private final Sink sink;
+    /** Where {@link TagsOnlyPairs}' pairs of a span go, or null when they are not wanted. */
+    private final Sink tagsOnlySink;
+    private final TagsOnlyPairs.Pairs tagsOnly = new TagsOnlyPairs.Pairs() {
+        @Override
+        public void string(String namespace, String key, String value) {
+            IndexedPairs.this.string(namespace, key, value, tagsOnlySink);
+        }
+
+        @Override
+        public void value(String namespace, String key, AnyValue value) {
+            IndexedPairs.this.value(namespace, key, value, tagsOnlySink);
+        }
+    };
     private final SeenPairs seen = new SeenPairs(MAX_REMEMBERED);
     /**
      * The resource and scope instances whose pairs this batch passed on. Records of one request
@@ -79,7 +92,17 @@ public final class IndexedPairs {
      * distinct pair once (once per batch after {@link #newBatch}).
      */
     public IndexedPairs(Sink sink) {
+        this(sink, null);
+    }
+
+    /**
+     * Feeds the pairs of records into {@code sink} as {@link #IndexedPairs(Sink)} does, and the pairs
+     * of spans that only TAGS holds ({@link TagsOnlyPairs}) into {@code tagsOnly}, each distinct pair
+     * once per batch as well. Their keys are never ATTR_IDX keys, so one set remembers both kinds.
+     */
+    public IndexedPairs(Sink sink, Sink tagsOnly) {
         this.sink = sink;
+        this.tagsOnlySink = tagsOnly;
     }
 
     /** The next records are another record batch's: pairs already passed on are passed on again, once. */
@@ -90,19 +113,45 @@ public final class IndexedPairs {
 
     /** The pairs of one span; a resource or scope instance already passed on in this batch is skipped cheaply. */
     public void span(SpanRecord s) {
-        resourceAndScope(s.resource(), s.scope());
+        span(s, s.resource(), s.scope());
+    }
+
+    /**
+     * The pairs of span {@code s} whose resource and scope are given as instances equal to its own:
+     * a writer that shares one instance per distinct value has each passed on once per batch.
+     */
+    public void span(SpanRecord s, Resource resource, Scope scope) {
+        resourceAndScope(resource, scope);
         attributes(SPAN, s.attributes());
-        for (Intrinsic i : SPAN_INTRINSICS) {
-            value("", i.indexedKey().orElseThrow(), i.stored(s));
+        for (Indexed i : SPAN_INTRINSICS) {
+            // The values Intrinsic#stored gives, taken without boxing them; IndexedPairsTest holds the two equal.
+            switch (i.intrinsic()) {
+                case NAME -> string("", i.key(), s.name(), sink);
+                case STATUS -> integer("", i.key(), s.statusCode(), sink);
+                case KIND -> integer("", i.key(), s.kind(), sink);
+                default -> value("", i.key(), i.intrinsic().stored(s), sink);
+            }
+        }
+        if (tagsOnlySink != null) {
+            TagsOnlyPairs.span(s, resource, tagsOnly);
         }
     }
 
     /** The pairs of one log record. */
     public void log(LogRecord r) {
-        resourceAndScope(r.resource(), r.scope());
+        log(r, r.resource(), r.scope());
+    }
+
+    /** The pairs of log record {@code r} whose resource and scope are given as instances equal to its own. */
+    public void log(LogRecord r, Resource resource, Scope scope) {
+        resourceAndScope(resource, scope);
         attributes(LOG, r.attributes());
-        for (Intrinsic i : LOG_INTRINSICS) {
-            value("", i.indexedKey().orElseThrow(), i.stored(r));
+        for (Indexed i : LOG_INTRINSICS) {
+            if (i.intrinsic() == Intrinsic.SEVERITY) {
+                integer("", i.key(), r.severityNumber(), sink);
+            } else {
+                value("", i.key(), i.intrinsic().stored(r), sink);
+            }
         }
     }
 
@@ -120,13 +169,18 @@ public final class IndexedPairs {
         return seenInstances.size() < MAX_REMEMBERED ? seenInstances.add(instance) : !seenInstances.contains(instance);
     }
 
-    private static List<Intrinsic> indexed(Signal signal) {
-        return Intrinsic.of(signal).stream().filter(i -> i.indexedKey().isPresent()).toList();
+    /** An intrinsic with its indexed key. */
+    private record Indexed(Intrinsic intrinsic, String key) {
+    }
+
+    private static List<Indexed> indexed(Signal signal) {
+        return Intrinsic.of(signal).stream().filter(i -> i.indexedKey().isPresent())
+                .map(i -> new Indexed(i, i.indexedKey().orElseThrow())).toList();
     }
 
     private void attributes(String namespace, List<KeyValue> attributes) {
         for (KeyValue kv : attributes) {
-            value(namespace, kv.key(), kv.value());
+            value(namespace, kv.key(), kv.value(), sink);
         }
     }
 
@@ -134,23 +188,31 @@ public final class IndexedPairs {
      * Passes a scalar value on unless this batch passed the same pair on before: then building and
      * hashing its key again is skipped. Bytes, arrays, maps and empty values are not indexed.
      */
-    private void value(String namespace, String key, AnyValue v) {
+    private void value(String namespace, String key, AnyValue v, Sink to) {
         if (v instanceof AnyValue.Str s) {
-            if (seen.firstSeen(namespace, key, SeenPairs.STRING, s.value(), 0)) {
-                sink.string(indexedKey(namespace, key), s.value());
-            }
+            string(namespace, key, s.value(), to);
         } else if (v instanceof AnyValue.Int i) {
-            if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, i.value())) {
-                sink.integer(indexedKey(namespace, key), i.value());
-            }
+            integer(namespace, key, i.value(), to);
         } else if (v instanceof AnyValue.Dbl d) {
             if (seen.firstSeen(namespace, key, SeenPairs.DOUBLE, null, Double.doubleToLongBits(d.value()))) {
-                sink.dbl(indexedKey(namespace, key), d.value());
+                to.dbl(indexedKey(namespace, key), d.value());
             }
         } else if (v instanceof AnyValue.Bool b) {
             if (seen.firstSeen(namespace, key, SeenPairs.BOOL, null, b.value() ? 1 : 0)) {
-                sink.bool(indexedKey(namespace, key), b.value());
+                to.bool(indexedKey(namespace, key), b.value());
             }
+        }
+    }
+
+    private void string(String namespace, String key, String value, Sink to) {
+        if (seen.firstSeen(namespace, key, SeenPairs.STRING, value, 0)) {
+            to.string(indexedKey(namespace, key), value);
+        }
+    }
+
+    private void integer(String namespace, String key, long value, Sink to) {
+        if (seen.firstSeen(namespace, key, SeenPairs.LONG, null, value)) {
+            to.integer(indexedKey(namespace, key), value);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.needle.blocks.index;
 
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanLink;
 import dev.needle.blocks.model.SpanRecord;
@@ -44,56 +45,55 @@ public final class TagsOnlyPairs {
                 || key.equals(ROOT_NAME) || key.equals(ROOT_SERVICE_NAME);
     }
 
-    /** Feeds the pairs of span {@code s} that only TAGS holds into {@code sink}; repeats are the sink's to drop. */
-    public static void span(SpanRecord s, IndexedPairs.Sink sink) {
-        for (SpanEvent e : s.events()) {
-            if (!e.name().isEmpty()) {
-                sink.string(EVENT_NAME, e.name());
+    /** Every TAGS pair of the spans given to it, IndexedPairs' and these, into {@code tags}. */
+    public static Consumer<SpanRecord> allOf(BlockTags.Builder tags) {
+        IndexedPairs indexed = new IndexedPairs(tags, tags);
+        return indexed::span;
+    }
+
+    /**
+     * Receives the pairs of a span as a namespace (empty for the whole keys of this class) and the
+     * rest of the key, so that a receiver that remembers pairs joins a key only for a pair it has not met.
+     */
+    interface Pairs {
+        void string(String namespace, String key, String value);
+
+        /** A value of any type: receivers take the scalars only, as IndexedPairs does. */
+        void value(String namespace, String key, AnyValue value);
+    }
+
+    /** The pairs of span {@code s}, whose resource is {@code resource} (an instance equal to its own), into {@code pairs}. */
+    static void span(SpanRecord s, Resource resource, Pairs pairs) {
+        List<SpanEvent> events = s.events();
+        for (int e = 0; e < events.size(); e++) {
+            SpanEvent event = events.get(e);
+            if (!event.name().isEmpty()) {
+                pairs.string("", EVENT_NAME, event.name());
             }
-            attributes(EVENT, e.attributes(), sink);
+            attributes(EVENT, event.attributes(), pairs);
         }
-        for (SpanLink l : s.links()) {
-            attributes(LINK, l.attributes(), sink);
+        List<SpanLink> links = s.links();
+        for (int l = 0; l < links.size(); l++) {
+            attributes(LINK, links.get(l).attributes(), pairs);
         }
         if (!s.statusMessage().isEmpty()) {
-            sink.string(STATUS_MESSAGE, s.statusMessage());
+            pairs.string("", STATUS_MESSAGE, s.statusMessage());
         }
         if (s.parentSpanId().isEmpty()) {
-            sink.string(ROOT_NAME, s.name());
-            for (KeyValue kv : s.resource().attributes()) {
+            pairs.string("", ROOT_NAME, s.name());
+            for (KeyValue kv : resource.attributes()) {
                 if (kv.key().equals(SERVICE_NAME)) {
-                    scalar(ROOT_SERVICE_NAME, kv.value(), sink);
+                    pairs.value("", ROOT_SERVICE_NAME, kv.value());
                     break;
                 }
             }
         }
     }
 
-    /** Every TAGS pair of the spans given to it, IndexedPairs' and these, into {@code tags}. */
-    public static Consumer<SpanRecord> allOf(BlockTags.Builder tags) {
-        IndexedPairs indexed = new IndexedPairs(tags);
-        return s -> {
-            indexed.span(s);
-            span(s, tags);
-        };
-    }
-
-    private static void attributes(String namespace, List<KeyValue> attributes, IndexedPairs.Sink sink) {
-        for (KeyValue kv : attributes) {
-            scalar(namespace + kv.key(), kv.value(), sink);
-        }
-    }
-
-    /** Scalar values only, as IndexedPairs takes them. */
-    private static void scalar(String key, AnyValue v, IndexedPairs.Sink sink) {
-        if (v instanceof AnyValue.Str str) {
-            sink.string(key, str.value());
-        } else if (v instanceof AnyValue.Int i) {
-            sink.integer(key, i.value());
-        } else if (v instanceof AnyValue.Dbl d) {
-            sink.dbl(key, d.value());
-        } else if (v instanceof AnyValue.Bool b) {
-            sink.bool(key, b.value());
+    private static void attributes(String namespace, List<KeyValue> attributes, Pairs pairs) {
+        for (int a = 0; a < attributes.size(); a++) {
+            KeyValue kv = attributes.get(a);
+            pairs.value(namespace, kv.key(), kv.value());
         }
     }
 }

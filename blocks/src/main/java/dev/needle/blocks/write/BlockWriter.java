@@ -12,7 +12,10 @@ import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.Interner;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockName;
@@ -45,6 +48,7 @@ import java.util.zip.CRC32C;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
@@ -177,8 +181,11 @@ public final class BlockWriter {
      */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
             throws IOException {
-        List<SpanRecord> sorted = sortedSpans(spans);
-        TraceIdxBuilder traceIdx = new TraceIdxBuilder();
+        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
+        Shared shared = new Shared(records.length);
+        SpanOrder order = spanOrder(records, shared);
+        Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
+        TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
             private SpanColumns columns;
@@ -191,13 +198,12 @@ public final class BlockWriter {
             }
 
             @Override
-            public void write(int row, SpanRecord s, ZoneMap zone) {
-                columns.write(row, s);
+            public void write(int row, SpanRecord s, Resource resource, Scope scope, ZoneMap zone) {
+                columns.write(row, s, resource, scope);
                 zone.add(s.startTimeUnixNano(), s.traceId());
                 zone.duration(s.durationNano());
                 traceIdx.add(s.traceId().unsafeArray(), 0);
-                attrs.pairs.span(s);
-                TagsOnlyPairs.span(s, attrs.tags);
+                attrs.pairs.span(s, resource, scope);
             }
 
             @Override
@@ -220,7 +226,13 @@ public final class BlockWriter {
     /** Writes and publishes one logs block named with {@code id} that replaces the blocks {@code replaces}. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id, List<BlockName> replaces)
             throws IOException {
-        List<LogRecord> sorted = sorted(logs, LOG_ORDER);
+        LogRecord[] records = logs.toArray(new LogRecord[0]);
+        Shared shared = new Shared(records.length);
+        for (int i = 0; i < records.length; i++) {
+            shared.take(i, records[i].resource(), records[i].scope());
+        }
+        Ordered<LogRecord> sorted = new Ordered<>(records, stableOrder(records, LOG_ORDER), shared.resources,
+                shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -234,14 +246,14 @@ public final class BlockWriter {
             }
 
             @Override
-            public void write(int row, LogRecord r, ZoneMap zone) {
-                columns.write(row, r);
+            public void write(int row, LogRecord r, Resource resource, Scope scope, ZoneMap zone) {
+                columns.write(row, r, resource, scope);
                 zone.add(r.eventTimeUnixNano(), r.traceId());
                 zone.severity(r.severityNumber());
                 if (!r.traceId().isEmpty()) {
                     traceIdx.add(r.traceId().unsafeArray(), 0);
                 }
-                attrs.pairs.log(r);
+                attrs.pairs.log(r, resource, scope);
             }
 
             @Override
@@ -255,16 +267,16 @@ public final class BlockWriter {
     private interface Rows<R> {
         VectorSchemaRoot newRoot();
 
-        void write(int row, R record, ZoneMap zone);
+        void write(int row, R record, Resource resource, Scope scope, ZoneMap zone);
 
         void finish(int rows);
     }
 
-    private <R> WrittenBlock write(TenantId tenant, Signal signal, List<R> records, String id,
+    private <R> WrittenBlock write(TenantId tenant, Signal signal, Ordered<R> records, String id,
                                    List<BlockName> replaces, TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
             throws IOException {
         int batchRows = options.batchRows();
-        if (records.isEmpty()) {
+        if (records.size() == 0) {
             throw new IllegalArgumentException("a block needs at least one record");
         }
         try (PendingBlock pending = store.create(tenant, signal)) {
@@ -276,11 +288,23 @@ public final class BlockWriter {
                 arrow.start();
                 for (int first = 0; first < records.size(); first += batchRows) {
                     int n = Math.min(batchRows, records.size() - first);
-                    root.allocateNew();
+                    if (first == 0) {
+                        for (FieldVector vector : root.getFieldVectors()) {
+                            vector.setInitialCapacity(n);
+                        }
+                        root.allocateNew();
+                    } else {
+                        // Emptied and zeroed, as allocateNew leaves them, but keeping the buffers the
+                        // previous batches grew: a batch fills them without reallocating.
+                        for (FieldVector vector : root.getFieldVectors()) {
+                            vector.reset();
+                        }
+                    }
                     ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
                     attrs.startBatch(batches.size());
                     for (int i = 0; i < n; i++) {
-                        rows.write(i, records.get(first + i), zone);
+                        int row = first + i;
+                        rows.write(i, records.record(row), records.resource(row), records.scope(row), zone);
                     }
                     rows.finish(n);
                     out.startBatch();
@@ -336,27 +360,107 @@ public final class BlockWriter {
     }
 
     /**
+     * Records in block order ({@code records[order[row]]} is row's), each with its resource and scope
+     * as {@link Shared} gives them.
+     */
+    private record Ordered<R>(R[] records, int[] order, Resource[] resources, Scope[] scopes) {
+
+        int size() {
+            return order.length;
+        }
+
+        /** The record of row {@code row} of the block. */
+        R record(int row) {
+            return records[order[row]];
+        }
+
+        Resource resource(int row) {
+            return resources[order[row]];
+        }
+
+        Scope scope(int row) {
+            return scopes[order[row]];
+        }
+    }
+
+    /**
+     * Each record's resource and scope as the one instance of the block that is equal to it, so that
+     * batches find them by identity. Taken in the order the records came in, where a request's records
+     * follow each other with the same instances: a record whose instances are its predecessor's costs
+     * two comparisons instead of two lookups.
+     */
+    private static final class Shared {
+        final Resource[] resources;
+        final Scope[] scopes;
+        private final Interner<Resource> sharedResources = new Interner<>();
+        private final Interner<Scope> sharedScopes = new Interner<>();
+        private Resource lastResource;
+        private Resource sharedResource;
+        private Scope lastScope;
+        private Scope sharedScope;
+
+        Shared(int records) {
+            resources = new Resource[records];
+            scopes = new Scope[records];
+        }
+
+        /** Record {@code i}'s resource and scope. */
+        void take(int i, Resource resource, Scope scope) {
+            if (resource != lastResource) {
+                lastResource = resource;
+                sharedResource = sharedResources.shared(resource);
+            }
+            resources[i] = sharedResource;
+            if (scope != lastScope) {
+                lastScope = scope;
+                sharedScope = sharedScopes.shared(scope);
+            }
+            scopes[i] = sharedScope;
+        }
+    }
+
+    /**
+     * The spans' places in block order: {@code rows[r]} is the index of row r's span.
+     *
+     * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder
+     */
+    private record SpanOrder(int[] rows, int distinctTraceIds) {
+    }
+
+    /**
      * {@code spans} in {@link #SPAN_ORDER}, stably: sorted by keys taken from each span once, not read
      * through the records at every compare. Trace ids of 16 bytes (all that the receiver takes)
      * compare as two unsigned big-endian longs exactly as {@link Bytes#compareTo} compares them.
+     * Gives {@code shared} every span's resource and scope on the way.
      */
-    private static List<SpanRecord> sortedSpans(List<SpanRecord> spans) {
-        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
+    private static SpanOrder spanOrder(SpanRecord[] records, Shared shared) {
         SpanKey[] keys = new SpanKey[records.length];
+        boolean sixteenBytes = true;
+        // One pass over the records, in the order they came, takes their keys and their shared resources and scopes.
         for (int i = 0; i < records.length; i++) {
-            byte[] id = records[i].traceId().unsafeArray();
-            if (id.length != TRACE_ID_BYTES) {
-                return sorted(spans, SPAN_ORDER);
+            SpanRecord s = records[i];
+            shared.take(i, s.resource(), s.scope());
+            byte[] id = s.traceId().unsafeArray();
+            if (id.length == TRACE_ID_BYTES) {
+                keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
+                        s.startTimeUnixNano(), i);
+            } else {
+                sixteenBytes = false;
             }
-            keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
-                    records[i].startTimeUnixNano(), i);
+        }
+        if (!sixteenBytes) {
+            return new SpanOrder(stableOrder(records, SPAN_ORDER), 0);
         }
         Arrays.sort(keys);
-        List<SpanRecord> sorted = new ArrayList<>(records.length);
-        for (SpanKey k : keys) {
-            sorted.add(records[k.index()]);
+        int[] rows = new int[keys.length];
+        int distinct = 0;
+        for (int r = 0; r < keys.length; r++) {
+            rows[r] = keys[r].index();
+            if (r == 0 || keys[r].high() != keys[r - 1].high() || keys[r].low() != keys[r - 1].low()) {
+                distinct++;
+            }
         }
-        return sorted;
+        return new SpanOrder(rows, distinct);
     }
 
     /** A span's sort key; the index breaks ties, so the sort is stable as {@link List#sort} is. */
@@ -374,22 +478,24 @@ public final class BlockWriter {
         }
     }
 
-    private static <R> List<R> sorted(List<R> records, Comparator<R> order) {
-        List<R> copy = new ArrayList<>(records);
-        copy.sort(order);
-        return copy;
+    /** The indexes of {@code records} in {@code order}, equal records in the order they came. */
+    private static <R> int[] stableOrder(R[] records, Comparator<R> order) {
+        Integer[] indexes = new Integer[records.length];
+        Arrays.setAll(indexes, i -> i);
+        Arrays.sort(indexes, (a, b) -> order.compare(records[a], records[b]));
+        return Arrays.stream(indexes).mapToInt(Integer::intValue).toArray();
     }
 
     /**
      * The block's ATTR_IDX, BATCH_ATTR_IDX and TAGS, fed by one {@link IndexedPairs} that passes each
      * pair on once per record batch, hashed once for both sidecars; TAGS also takes a span's
-     * {@link TagsOnlyPairs} straight from the span writer, never hashed.
+     * {@link TagsOnlyPairs}, once per batch too, never hashed.
      */
     private static final class AttributeSidecars implements IndexedPairs.Sink {
         final AttrIdxBuilder attrIdx = new AttrIdxBuilder();
         final BatchAttrIdxBuilder batchAttrIdx = new BatchAttrIdxBuilder();
         final BlockTags.Builder tags = new BlockTags.Builder();
-        final IndexedPairs pairs = new IndexedPairs(this);
+        final IndexedPairs pairs = new IndexedPairs(this, tags);
         private int batch;
 
         /** The next rows are record batch {@code index}'s. */
