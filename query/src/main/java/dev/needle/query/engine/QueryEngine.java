@@ -81,12 +81,13 @@ public final class QueryEngine implements AutoCloseable {
      * {@link #pool}, so they run here, never in that pool, whose threads would then wait on each other.
      */
     private final ExecutorService lookups;
-    private final int threads;
+    /** How many blocks are read at once: the size of {@link #pool}, and of a search's waves. */
+    private final int readers;
 
     /**
      * An engine over {@code store} and {@code head}, caching up to {@code sidecarCacheBytes} of
      * decoded sidecars and reading up to {@code threads} blocks at once, more on an object store
-     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks {@code threads} at a time.
+     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks that many at a time.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
         this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
@@ -103,8 +104,7 @@ public final class QueryEngine implements AutoCloseable {
         this.cache = new SidecarCache(sidecarCacheBytes);
         this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
-        this.threads = threads;
-        int readers = store.blocksReadAtOnce(threads);
+        this.readers = store.blocksReadAtOnce(threads);
         this.pool = daemonPool(readers, "needle-query");
         this.lookups = daemonPool(readers, "needle-trace-lookup");
     }
@@ -502,7 +502,9 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
-        // than everything a block can hold, that block and all older ones are left unread.
+        // than everything a block can hold, that block and all older ones are left unread. A wave
+        // holds as many blocks to read as the pool reads at once (on an object store more than the
+        // cores: each read mostly waits for its GETs), and those decided without a read besides.
         BlockCatalog.Known known = plan.known();
         Visit visit = visit(plan, known.positions().newestEndFirst(),
                 Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
@@ -511,7 +513,6 @@ public final class QueryEngine implements AutoCloseable {
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
-        int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
             long floor = newestFloor(found, limit, time);
             if (blocks.get(next).name().endUnixNano() < floor) {
@@ -522,7 +523,14 @@ public final class QueryEngine implements AutoCloseable {
                 }
                 break;
             }
-            List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
+            int end = next;
+            for (int toRead = 0; end < blocks.size() && toRead < readers
+                    && blocks.get(end).name().endUnixNano() >= floor; end++) {
+                if (scan.decideUnread(blocks.get(end), target, range, mechanisms, filters.block(ids[end])) == null) {
+                    toRead++;
+                }
+            }
+            List<BlockRef> batch = blocks.subList(next, end);
             List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, Arrays.copyOfRange(ids, next, next + batch.size()),
                     target, range, mechanisms, limit, plan, filters);
             for (int i = 0; i < outcomes.size(); i++) {
