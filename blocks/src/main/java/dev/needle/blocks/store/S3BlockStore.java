@@ -3,6 +3,7 @@ package dev.needle.blocks.store;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Signal;
+import dev.needle.sidecar.BloomSidecar;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,6 +27,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -338,8 +340,23 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** As {@link #open(BlockRef, String)}, telling {@code counter} of each GET. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
-        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), counter, ranges);
+        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), openingBytes(file), counter,
+                ranges);
     }
+
+    /**
+     * How many of a file's last bytes the GET that opens it asks for: a sidecar is read whole, so as
+     * many as the largest one the format allows (a smaller object answers with all it has), which
+     * makes its read one GET instead of three (the tail, the header, the rest); every other file
+     * {@link S3ReadChannel#READ_AHEAD}.
+     */
+    private static int openingBytes(String file) {
+        return SIDECARS.contains(file) ? MAX_SIDECAR_BYTES : S3ReadChannel.READ_AHEAD;
+    }
+
+    private static final Set<String> SIDECARS = Set.of(BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX,
+            BloomSidecar.BATCH_ATTR_IDX);
+    private static final int MAX_SIDECAR_BYTES = BloomSidecar.HEADER_BYTES + 8 * BloomSidecar.MAX_WORDS;
 
     /** No request: the first read's GET checks the size and learns the ETag that the later ones name. */
     @Override

@@ -29,8 +29,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * One object read through ranged GETs: each read fetches what it asks for, and a small read at
  * least {@link #READ_AHEAD} bytes, kept so that the next small reads (Arrow's message headers, a
  * sidecar's header then its bitset) cost no request. Opening is itself a GET of the object's last
- * {@link #READ_AHEAD} bytes, not a HEAD: its answer gives the size and ETag like a HEAD, and the
- * bytes that are read first anyway — a whole sidecar or meta.json, data.arrow's footer. Every later
+ * {@link #READ_AHEAD} bytes (more for a file read whole, such as a sidecar), not a HEAD: its answer
+ * gives the size and ETag like a HEAD, and the bytes that are read first anyway — a whole sidecar or
+ * meta.json, data.arrow's footer. Every later
  * GET names that ETag, so an object replaced meanwhile fails the read instead of mixing two
  * versions. An object whose size the caller knows ({@link #openKnown}) is opened without a request:
  * its first GET names no ETag, learns it, and checks the size. Each request is told to a
@@ -80,15 +81,19 @@ final class S3ReadChannel implements SeekableByteChannel, AheadFetching {
     }
 
     /**
-     * Opens an object with one GET of its last {@link #READ_AHEAD} bytes (all of it when smaller).
+     * Opens an object with one GET of its last {@code tail} bytes (all of it when smaller; at least
+     * {@link #READ_AHEAD}): a file read whole, when {@code tail} bounds its size, costs that one GET.
      * An empty object, which no range fits, is opened with a HEAD instead.
      *
      * @throws NoSuchFileException when there is no such object
      */
-    static S3ReadChannel open(S3Client s3, String bucket, String key, RequestCounter counter, RangeCache cache)
-            throws IOException {
-        String what = "GET s3://" + bucket + "/" + key + " bytes -" + READ_AHEAD;
-        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=-" + READ_AHEAD).build();
+    static S3ReadChannel open(S3Client s3, String bucket, String key, int tail, RequestCounter counter,
+                              RangeCache cache) throws IOException {
+        if (tail < READ_AHEAD) {
+            throw new IllegalArgumentException("an opening GET of " + tail + " bytes is less than " + READ_AHEAD);
+        }
+        String what = "GET s3://" + bucket + "/" + key + " bytes -" + tail;
+        GetObjectRequest request = GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=-" + tail).build();
         for (int attempt = 1; ; attempt++) {
             String problem;
             ResponseInputStream<GetObjectResponse> in;
@@ -109,7 +114,7 @@ final class S3ReadChannel implements SeekableByteChannel, AheadFetching {
             }
             try (in) {
                 GetObjectResponse response = in.response();
-                long[] range = contentRange(response.contentRange(), response.contentLength());
+                long[] range = contentRange(response.contentRange(), response.contentLength(), tail);
                 int length = (int) (range[1] - range[0]);
                 byte[] bytes = in.readNBytes(length);
                 counter.request(bytes.length);
@@ -151,10 +156,10 @@ final class S3ReadChannel implements SeekableByteChannel, AheadFetching {
     }
 
     /**
-     * {first, end, size} of a ranged answer from its Content-Range ({@code bytes 100-199/200}); a
-     * whole-object answer (no Content-Range) is {0, length, length}.
+     * {first, end, size} of a ranged answer of at most {@code most} bytes from its Content-Range
+     * ({@code bytes 100-199/200}); a whole-object answer (no Content-Range) is {0, length, length}.
      */
-    private static long[] contentRange(String header, Long contentLength) throws IOException {
+    private static long[] contentRange(String header, Long contentLength, int most) throws IOException {
         if (header == null) {
             long length = contentLength == null ? 0 : contentLength;
             return new long[] {0, length, length};
@@ -166,7 +171,7 @@ final class S3ReadChannel implements SeekableByteChannel, AheadFetching {
         long first = Long.parseLong(m.group(1));
         long last = Long.parseLong(m.group(2));
         long size = Long.parseLong(m.group(3));
-        if (first > last || last >= size || last - first + 1 > READ_AHEAD) {
+        if (first > last || last >= size || last - first + 1 > most) {
             throw new IOException("unexpected Content-Range \"" + header + "\"");
         }
         return new long[] {first, last + 1, size};

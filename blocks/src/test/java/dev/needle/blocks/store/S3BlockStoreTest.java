@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.read.BlockReader;
+import dev.needle.sidecar.BloomBits;
+import dev.needle.sidecar.BloomSidecar;
+import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ServerSocket;
@@ -144,6 +148,36 @@ class S3BlockStoreTest {
                 IOException e = assertThrows(IOException.class, () -> ch.read(ByteBuffer.allocate(8)));
                 assertTrue(e.getMessage().contains("GET s3://" + bucket + "/needle/acme/spans/" + ref.name() + "/data.arrow"),
                         e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * A sidecar four times the read-ahead (BATCH_ATTR_IDX's size on the seed corpus) is read whole by
+     * the GET that opens it; data.arrow's opening GET still asks for the read-ahead alone.
+     */
+    @Test
+    void sidecarLargerThanTheReadAhead_readInOneGet() throws IOException {
+        BloomBits bits = BloomBits.ofBits(32 * S3ReadChannel.READ_AHEAD, BloomSidecar.K);
+        Random random = new Random(13);
+        for (int i = 0; i < 10_000; i++) {
+            bits.put(random.nextLong(), random.nextLong() | 1);
+        }
+        byte[] sidecar = BloomSidecar.encode(bits, 0);
+        assertTrue(sidecar.length > 4 * S3ReadChannel.READ_AHEAD, sidecar.length + " bytes");
+        Map<String, byte[]> files = new LinkedHashMap<>(FILES);
+        files.put(BloomSidecar.BATCH_ATTR_IDX, sidecar);
+        try (S3BlockStore store = store()) {
+            BlockRef ref = publish(store, name("b1"), files);
+            List<Long> requests = new ArrayList<>();
+            Sidecar read = BlockReader.readSidecar(store, ref, BloomSidecar.BATCH_ATTR_IDX, requests::add);
+            assertTrue(read.isVerified(), read.toString());
+            assertEquals(List.of((long) sidecar.length), requests, "one GET, of the whole sidecar");
+            assertArrayEquals(sidecar, BloomSidecar.encode(read.bits().orElseThrow(), 0));
+
+            requests.clear();
+            try (SeekableByteChannel ch = store.open(ref, "data.arrow", requests::add)) {
+                assertEquals(List.of((long) S3ReadChannel.READ_AHEAD), requests, "data.arrow's tail, its footer");
             }
         }
     }

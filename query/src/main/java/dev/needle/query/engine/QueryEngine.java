@@ -81,12 +81,16 @@ public final class QueryEngine implements AutoCloseable {
      * {@link #pool}, so they run here, never in that pool, whose threads would then wait on each other.
      */
     private final ExecutorService lookups;
+    /** The blocks of a search's first wave. */
     private final int threads;
+    /** How many blocks are read at once: the size of {@link #pool}, and of a search's widest waves. */
+    private final int readers;
 
     /**
      * An engine over {@code store} and {@code head}, caching up to {@code sidecarCacheBytes} of
      * decoded sidecars and reading up to {@code threads} blocks at once, more on an object store
-     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks {@code threads} at a time.
+     * ({@link BlockStore#blocksReadAtOnce}); a search reads the newest blocks {@code threads} at a time,
+     * then twice as many in each wave up to that many.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
         this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
@@ -104,7 +108,7 @@ public final class QueryEngine implements AutoCloseable {
         this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
         this.threads = threads;
-        int readers = store.blocksReadAtOnce(threads);
+        this.readers = store.blocksReadAtOnce(threads);
         this.pool = daemonPool(readers, "needle-query");
         this.lookups = daemonPool(readers, "needle-trace-lookup");
     }
@@ -502,7 +506,12 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
-        // than everything a block can hold, that block and all older ones are left unread.
+        // than everything a block can hold, that block and all older ones are left unread. The first
+        // wave holds as many blocks to read as the engine has threads (and those decided without a
+        // read besides), as a limit is often met there; each next one twice as many, up to as many as
+        // the pool reads at once (on an object store more than the cores: each read mostly waits for
+        // its GETs), so that a search the limit does not stop early takes few waves.
+        int wave = Math.max(1, threads);
         BlockCatalog.Known known = plan.known();
         Visit visit = visit(plan, known.positions().newestEndFirst(),
                 Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
@@ -511,7 +520,6 @@ public final class QueryEngine implements AutoCloseable {
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
-        int wave = Math.max(1, threads);
         for (int next = 0; next < blocks.size(); ) {
             long floor = newestFloor(found, limit, time);
             if (blocks.get(next).name().endUnixNano() < floor) {
@@ -522,7 +530,14 @@ public final class QueryEngine implements AutoCloseable {
                 }
                 break;
             }
-            List<BlockRef> batch = blocks.subList(next, Math.min(blocks.size(), next + wave));
+            int end = next;
+            for (int toRead = 0; end < blocks.size() && toRead < wave
+                    && blocks.get(end).name().endUnixNano() >= floor; end++) {
+                if (scan.decideUnread(blocks.get(end), target, range, mechanisms, filters.block(ids[end])) == null) {
+                    toRead++;
+                }
+            }
+            List<BlockRef> batch = blocks.subList(next, end);
             List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, Arrays.copyOfRange(ids, next, next + batch.size()),
                     target, range, mechanisms, limit, plan, filters);
             for (int i = 0; i < outcomes.size(); i++) {
@@ -536,6 +551,7 @@ public final class QueryEngine implements AutoCloseable {
                 }
             }
             next += batch.size();
+            wave = Math.min(readers, 2 * wave);
         }
         // An unreadable block older than the limit's newest records could not have changed the answer.
         long floor = newestFloor(found, limit, time);
