@@ -64,11 +64,18 @@ interface Target<R> {
     /** The column of each record's time: a span's start, a log record's event time. */
     String timeColumn();
 
+    /** How this target's signal's records are decoded and counted. */
+    RecordKind<R> kind();
+
     /** An empty set of found records of this target's signal, which holds each record once. */
-    Found<R> found();
+    default Found<R> found() {
+        return kind().found().get();
+    }
 
     /** Binds a full batch for decoding matched rows. */
-    RowDecoder<R> decoder(VectorSchemaRoot batch);
+    default RowDecoder<R> decoder(VectorSchemaRoot batch) {
+        return kind().decoder().apply(batch);
+    }
 
     /** Decodes one row of a bound batch. */
     interface RowDecoder<R> {

@@ -46,13 +46,8 @@ final class TraceTarget<R> implements Target<R> {
     }
 
     @Override
-    public RowDecoder<R> decoder(VectorSchemaRoot batch) {
-        return kind.decoder().apply(batch);
-    }
-
-    @Override
-    public Found<R> found() {
-        return kind.found().get();
+    public RecordKind<R> kind() {
+        return kind;
     }
 
     @Override
