@@ -235,12 +235,16 @@ class IngestPipelineTest {
         IngestLimits tiny = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 2_000, Duration.ZERO,
                 1L << 28, 1 << 16);
         try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
-            pipeline.acceptSpans(TENANT, spans(0, 5), null);
-            IngestRefusedException e = assertThrows(IngestRefusedException.class, () -> {
-                for (int i = 0; i < 100; i++) {
-                    pipeline.acceptSpans(TENANT, spans(i * 5, 5), null);
-                }
-            });
+            IngestRefusedException e;
+            // The publisher cuts under the pipeline's monitor: held here, it cannot make room.
+            synchronized (pipeline) {
+                pipeline.acceptSpans(TENANT, spans(0, 5), null);
+                e = assertThrows(IngestRefusedException.class, () -> {
+                    for (int i = 0; i < 100; i++) {
+                        pipeline.acceptSpans(TENANT, spans(i * 5, 5), null);
+                    }
+                });
+            }
             assertEquals(429, e.httpStatus());
             assertTrue(e.retryAfterSeconds() > 0);
         }
@@ -270,15 +274,18 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         IngestLimits bounded = new IngestLimits(50, 1_000_000, 1L << 40, Duration.ofHours(1), 64 << 10, 1L << 28, 1 << 16);
         try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), bounded, nanos -> { })) {
-            int sent = 0;
-            while (!pipeline.busy()) {
-                assertTrue(pipeline.head().heapBytes() <= bounded.maxHeadBytes() / 2,
-                        "not busy at " + pipeline.head().heapBytes() + " bytes, over half the bound");
-                pipeline.acceptSpans(TENANT, spans(sent, 5), null);
-                sent += 5;
+            // The publisher cuts under the pipeline's monitor: held here, the head keeps what it took.
+            synchronized (pipeline) {
+                int sent = 0;
+                while (!pipeline.busy()) {
+                    assertTrue(pipeline.head().heapBytes() <= bounded.maxHeadBytes() / 2,
+                            "not busy at " + pipeline.head().heapBytes() + " bytes, over half the bound");
+                    pipeline.acceptSpans(TENANT, spans(sent, 5), null);
+                    sent += 5;
+                }
+                assertTrue(sent > 5, "a request that leaves the head under half its bound does not count");
+                assertTrue(pipeline.head().heapBytes() > bounded.maxHeadBytes() / 2);
             }
-            assertTrue(sent > 5, "a request that leaves the head under half its bound does not count");
-            assertTrue(pipeline.head().heapBytes() > bounded.maxHeadBytes() / 2);
         }
     }
 

@@ -646,19 +646,24 @@ class OtlpReceiverTest {
         byte[] body = Samples.traces("a", 3, 18).toByteArray();
 
         HttpTester.Response refused = null;
-        for (int i = 0; i < 50 && refused == null; i++) {
-            HttpTester.Response r = fx.post("/v1/traces", PROTOBUF, body);
-            if (r.getStatus() != 200) {
-                refused = r;
+        HttpTester.Response garbage;
+        // The publisher cuts under the pipeline's monitor (cutAndPublish is synchronized): held here, it
+        // cannot make room, and the head fills up.
+        synchronized (fx.pipeline) {
+            for (int i = 0; i < 50 && refused == null; i++) {
+                HttpTester.Response r = fx.post("/v1/traces", PROTOBUF, body);
+                if (r.getStatus() != 200) {
+                    refused = r;
+                }
             }
+            // Not a 400: the body is not decoded.
+            garbage = fx.post("/v1/traces", PROTOBUF, new byte[] {(byte) 0xff, (byte) 0xff, 1, 2, 3});
         }
 
         assertTrue(refused != null, "the head filled up");
         RpcStatus s = assertError(refused, 429, 8, PROTOBUF);
         assertTrue(s.message().contains("head"), s.message());
         assertEquals("5", refused.get(HttpHeader.RETRY_AFTER));
-        // Not a 400: the body is not decoded.
-        HttpTester.Response garbage = fx.post("/v1/traces", PROTOBUF, new byte[] {(byte) 0xff, (byte) 0xff, 1, 2, 3});
         assertError(garbage, 429, 8, PROTOBUF);
         assertEquals("5", garbage.get(HttpHeader.RETRY_AFTER));
         assertEquals(2, fx.metric("needle_ingest_requests_rejected_total", "signal", "spans", "reason", "refused"));
