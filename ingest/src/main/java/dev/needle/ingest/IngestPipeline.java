@@ -31,8 +31,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,6 +73,12 @@ public final class IngestPipeline implements Ingestor, Closeable {
         t.setDaemon(true);
         return t;
     });
+    /** Builds each block's sidecars while the publisher writes its data.arrow, the ingest's second core. */
+    private final ExecutorService sidecarBuilder = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "needle-sidecars");
+        t.setDaemon(true);
+        return t;
+    });
     private final List<Cut> unpublished = new ArrayList<>();
     /** Writes the store's index; null when the store keeps none. */
     private final BlockIndexWriter index;
@@ -103,7 +110,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
         this.limits = limits;
         this.backoff = backoff;
         this.writerId = writerId;
-        this.writer = new BlockWriter(store, allocator, blocks);
+        this.writer = new BlockWriter(store, allocator, blocks).withSidecarsOn(sidecarBuilder);
         this.index = store.keepsIndex() ? new BlockIndexWriter(store) : null;
     }
 
@@ -136,6 +143,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
             pipeline.replay(recovery);
         } catch (IOException | RuntimeException e) {
             pipeline.wal.close();
+            pipeline.sidecarBuilder.shutdown();
             pipeline.allocator.close();
             throw e;
         }
@@ -541,6 +549,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
         try {
             cutAndPublish();
         } finally {
+            sidecarBuilder.shutdown();
             wal.close();
             allocator.close();
         }

@@ -33,6 +33,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.apache.arrow.memory.BufferAllocator;
@@ -200,7 +202,8 @@ class GoldenBlockTest {
     /**
      * The writer of today, given the golden records, the golden block's creation time and id, writes
      * version 3's data.arrow, meta.json and Bloom sidecars byte for byte: a change to how blocks are
-     * written that would change those bytes fails here. (TAGS is version 2 since; BlockTagsTest holds its bytes.)
+     * written that would change those bytes fails here, whether the sidecars are built on the writing thread
+     * or on their own. (TAGS is version 2 since; BlockTagsTest holds its bytes.)
      */
     @ParameterizedTest
     @EnumSource(Signal.class)
@@ -208,21 +211,32 @@ class GoldenBlockTest {
         FsBlockStore golden = FsBlockStore.readOnly(DATA_V3);
         Path goldenDir = golden.blockDir(only(golden, signal));
         long created = BlockMetaJson.read(Files.readAllBytes(goldenDir.resolve(BlockLayout.META))).createdUnixMillis();
-        FsBlockStore store = new FsBlockStore(dir);
-        BlockWriter writer = new BlockWriter(store, allocator, BlockWriter.Options.DEFAULT.withBatchRows(8),
-                Clock.fixed(Instant.ofEpochMilli(created), ZoneOffset.UTC));
-        String id = goldenDir.getFileName().toString().substring(goldenDir.getFileName().toString().lastIndexOf('_') + 1);
-        if (signal == Signal.SPANS) {
-            writer.writeSpans(TenantId.DEFAULT, GoldenBlocks.spans(), id);
-        } else {
-            writer.writeLogs(TenantId.DEFAULT, GoldenBlocks.logs(), id);
-        }
-        Path written = store.blockDir(only(store, signal));
-        assertEquals(goldenDir.getFileName(), written.getFileName());
-        for (String file : List.of(BlockLayout.DATA, BlockLayout.META, BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX,
-                BloomSidecar.BATCH_ATTR_IDX)) {
-            assertArrayEquals(Files.readAllBytes(goldenDir.resolve(file)), Files.readAllBytes(written.resolve(file)),
-                    signal + " " + file);
+        ExecutorService sidecarThread = Executors.newSingleThreadExecutor();
+        try {
+            for (boolean ownThread : new boolean[] {false, true}) {
+                FsBlockStore store = new FsBlockStore(dir.resolve(ownThread ? "sidecars-on-own-thread" : "one-thread"));
+                BlockWriter writer = new BlockWriter(store, allocator, BlockWriter.Options.DEFAULT.withBatchRows(8),
+                        Clock.fixed(Instant.ofEpochMilli(created), ZoneOffset.UTC));
+                if (ownThread) {
+                    writer = writer.withSidecarsOn(sidecarThread);
+                }
+                String name = goldenDir.getFileName().toString();
+                String id = name.substring(name.lastIndexOf('_') + 1);
+                if (signal == Signal.SPANS) {
+                    writer.writeSpans(TenantId.DEFAULT, GoldenBlocks.spans(), id);
+                } else {
+                    writer.writeLogs(TenantId.DEFAULT, GoldenBlocks.logs(), id);
+                }
+                Path written = store.blockDir(only(store, signal));
+                assertEquals(goldenDir.getFileName(), written.getFileName());
+                for (String file : List.of(BlockLayout.DATA, BlockLayout.META, BloomSidecar.TRACE_IDX,
+                        BloomSidecar.ATTR_IDX, BloomSidecar.BATCH_ATTR_IDX)) {
+                    assertArrayEquals(Files.readAllBytes(goldenDir.resolve(file)),
+                            Files.readAllBytes(written.resolve(file)), signal + " " + file + " ownThread=" + ownThread);
+                }
+            }
+        } finally {
+            sidecarThread.shutdown();
         }
     }
 
