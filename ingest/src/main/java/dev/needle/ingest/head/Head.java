@@ -20,15 +20,17 @@ import java.util.function.Function;
  * records, and the cuts being published, which stay visible to queries until their blocks are
  * listed by the store (the contract {@link HeadSource} states); then, for
  * {@link HeadSource#NAMES_PUBLISHED_FOR}, the names of the blocks they were published as. The
- * active part is indexed by trace id, so that a trace lookup takes its records without copying or
- * scanning the head.
+ * active part keeps each record's trace id hash beside it, so that a trace lookup compares ints
+ * instead of copying the head.
+ *
+ * <p>The active part holds the write-ahead log entries' record lists as they came, not one list or
+ * map entry per record: a record then costs no write into the head's long-lived structures, which
+ * would make every young collection scan those structures for references to the new records.
  */
 public final class Head implements HeadSource {
 
-    private Map<TenantId, List<SpanRecord>> spans = new HashMap<>();
-    private Map<TenantId, List<LogRecord>> logs = new HashMap<>();
-    private Map<TenantId, Map<Bytes, List<SpanRecord>>> spansByTrace = new HashMap<>();
-    private Map<TenantId, Map<Bytes, List<LogRecord>>> logsByTrace = new HashMap<>();
+    private Map<TenantId, Active<SpanRecord>> spans = new HashMap<>();
+    private Map<TenantId, Active<LogRecord>> logs = new HashMap<>();
     private long rows;
     private long bytes;
     private long heapBytes;
@@ -47,25 +49,14 @@ public final class Head implements HeadSource {
         if (rows == 0) {
             firstAddNanos = System.nanoTime();
         }
-        long indexBytes = 0;
         if (records instanceof Records.Spans s) {
-            spans.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(s.list());
-            Map<Bytes, List<SpanRecord>> byTrace = spansByTrace.computeIfAbsent(entry.tenant(), t -> new HashMap<>());
-            for (SpanRecord span : s.list()) {
-                indexBytes += index(byTrace, span.traceId(), span);
-            }
+            spans.computeIfAbsent(entry.tenant(), t -> new Active<>(SpanRecord::traceId)).add(s.list());
         } else if (records instanceof Records.Logs l) {
-            logs.computeIfAbsent(entry.tenant(), t -> new ArrayList<>()).addAll(l.list());
-            Map<Bytes, List<LogRecord>> byTrace = logsByTrace.computeIfAbsent(entry.tenant(), t -> new HashMap<>());
-            for (LogRecord log : l.list()) {
-                if (log.traceId().length() > 0) {
-                    indexBytes += index(byTrace, log.traceId(), log);
-                }
-            }
+            logs.computeIfAbsent(entry.tenant(), t -> new Active<>(LogRecord::traceId)).add(l.list());
         }
         rows += records.size();
         bytes += entry.payload().length;
-        heapBytes += records.heapBytes() + indexBytes;
+        heapBytes += records.heapBytes() + HeapEstimate.traceHashes(records.size());
         maxSequence = Math.max(maxSequence, entry.sequence());
     }
 
@@ -77,30 +68,68 @@ public final class Head implements HeadSource {
         if (rows == 0) {
             return null;
         }
-        Cut cut = Cut.of(writer, maxSequence, spans, logs, blockRows, rows, heapBytes);
+        Cut cut = Cut.of(writer, maxSequence, all(spans), all(logs), blockRows, rows, heapBytes);
         publishing.add(cut);
         publishingHeapBytes += heapBytes;
         spans = new HashMap<>();
         logs = new HashMap<>();
-        spansByTrace = new HashMap<>();
-        logsByTrace = new HashMap<>();
         rows = 0;
         bytes = 0;
         heapBytes = 0;
         return cut;
     }
 
-    /** Adds {@code record} to its trace's list; returns the heap the index took for it. */
-    private static <R> long index(Map<Bytes, List<R>> byTrace, Bytes traceId, R record) {
-        List<R> trace = byTrace.get(traceId);
-        long bytes = HeapEstimate.INDEX_ENTRY;
-        if (trace == null) {
-            trace = new ArrayList<>(1);
-            byTrace.put(traceId, trace);
-            bytes += HeapEstimate.INDEX_KEY;
+    private static <R> Map<TenantId, List<R>> all(Map<TenantId, Active<R>> active) {
+        Map<TenantId, List<R>> out = new HashMap<>();
+        active.forEach((tenant, records) -> out.put(tenant, records.all()));
+        return out;
+    }
+
+    /**
+     * One tenant's active records of one signal: each write-ahead log entry's list as it came, and
+     * beside it the hashes of its records' trace ids.
+     */
+    private static final class Active<R> {
+        private final Function<R, Bytes> traceId;
+        private final List<List<R>> lists = new ArrayList<>();
+        private final List<int[]> traceHashes = new ArrayList<>();
+        private int rows;
+
+        Active(Function<R, Bytes> traceId) {
+            this.traceId = traceId;
         }
-        trace.add(record);
-        return bytes;
+
+        void add(List<R> records) {
+            int[] hashes = new int[records.size()];
+            for (int i = 0; i < hashes.length; i++) {
+                hashes[i] = traceId.apply(records.get(i)).hashCode();
+            }
+            lists.add(records);
+            traceHashes.add(hashes);
+            rows += records.size();
+        }
+
+        /** Every record, in the order they came. */
+        List<R> all() {
+            List<R> out = new ArrayList<>(rows);
+            lists.forEach(out::addAll);
+            return out;
+        }
+
+        /** The records of trace {@code id}, in the order they came. */
+        List<R> ofTrace(Bytes id) {
+            int hash = id.hashCode();
+            List<R> out = new ArrayList<>();
+            for (int l = 0; l < lists.size(); l++) {
+                int[] hashes = traceHashes.get(l);
+                for (int i = 0; i < hashes.length; i++) {
+                    if (hashes[i] == hash && traceId.apply(lists.get(l).get(i)).equals(id)) {
+                        out.add(lists.get(l).get(i));
+                    }
+                }
+            }
+            return out;
+        }
     }
 
     /**
@@ -176,7 +205,8 @@ public final class Head implements HeadSource {
     public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
         List<Part<SpanRecord>> out = publishingParts(tenant, Records.Spans.class, Records.Spans::list);
         out.addAll(publishedParts(tenant, Signal.SPANS));
-        out.add(new Part<>(null, List.copyOf(spans.getOrDefault(tenant, List.of()))));
+        Active<SpanRecord> active = spans.get(tenant);
+        out.add(new Part<>(null, active == null ? List.of() : active.all()));
         return out;
     }
 
@@ -185,9 +215,10 @@ public final class Head implements HeadSource {
         List<Part<SpanRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Spans.class, Records.Spans::list),
                 s -> s.traceId().equals(traceId));
         out.addAll(publishedParts(tenant, Signal.SPANS));
-        List<SpanRecord> active = spansByTrace.getOrDefault(tenant, Map.of()).get(traceId);
-        if (active != null) {
-            out.add(new Part<>(null, List.copyOf(active)));
+        Active<SpanRecord> active = spans.get(tenant);
+        List<SpanRecord> ofTrace = active == null ? List.of() : active.ofTrace(traceId);
+        if (!ofTrace.isEmpty()) {
+            out.add(new Part<>(null, ofTrace));
         }
         return out;
     }
@@ -197,9 +228,10 @@ public final class Head implements HeadSource {
         List<Part<LogRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Logs.class, Records.Logs::list),
                 r -> r.traceId().equals(traceId));
         out.addAll(publishedParts(tenant, Signal.LOGS));
-        List<LogRecord> active = logsByTrace.getOrDefault(tenant, Map.of()).get(traceId);
-        if (active != null) {
-            out.add(new Part<>(null, List.copyOf(active)));
+        Active<LogRecord> active = logs.get(tenant);
+        List<LogRecord> ofTrace = active == null || traceId.isEmpty() ? List.of() : active.ofTrace(traceId);
+        if (!ofTrace.isEmpty()) {
+            out.add(new Part<>(null, ofTrace));
         }
         return out;
     }
@@ -208,7 +240,8 @@ public final class Head implements HeadSource {
     public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
         List<Part<LogRecord>> out = publishingParts(tenant, Records.Logs.class, Records.Logs::list);
         out.addAll(publishedParts(tenant, Signal.LOGS));
-        out.add(new Part<>(null, List.copyOf(logs.getOrDefault(tenant, List.of()))));
+        Active<LogRecord> active = logs.get(tenant);
+        out.add(new Part<>(null, active == null ? List.of() : active.all()));
         return out;
     }
 

@@ -24,11 +24,6 @@ import java.util.Map;
  */
 final class HeapEstimate {
 
-    /** The head's trace index, per record: its reference in its trace's list, with the list's spare room. */
-    static final long INDEX_ENTRY = 8;
-    /** The head's trace index, per trace: a hash map node, its table slot, and the list with its array. */
-    static final long INDEX_KEY = 32 + 8 + 24 + 16;
-
     private static final int HEADER = 12;
     private static final int REF = 4;
     private static final int ARRAY_HEADER = 16;
@@ -37,6 +32,11 @@ final class HeapEstimate {
     private long bytes;
 
     private HeapEstimate() {
+    }
+
+    /** The head's trace id hashes of one write-ahead log entry's records: an int each, in an array held in a list. */
+    static long traceHashes(int records) {
+        return ARRAY_HEADER + (long) Integer.BYTES * records + REF;
     }
 
     /** The heap bytes of these spans, their list included. */
