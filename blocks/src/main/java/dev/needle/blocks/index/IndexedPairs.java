@@ -179,7 +179,9 @@ public final class IndexedPairs {
     }
 
     private void attributes(String namespace, List<KeyValue> attributes) {
-        for (KeyValue kv : attributes) {
+        // By index: an iterator per list showed up among the block writer's allocations.
+        for (int i = 0, n = attributes.size(); i < n; i++) {
+            KeyValue kv = attributes.get(i);
             value(namespace, kv.key(), kv.value(), sink);
         }
     }

@@ -43,7 +43,9 @@ final class HeapEstimate {
     static long spans(List<SpanRecord> spans) {
         HeapEstimate e = new HeapEstimate();
         e.bytes += list(spans.size());
-        spans.forEach(e::span);
+        for (int i = 0, n = spans.size(); i < n; i++) {
+            e.span(spans.get(i));
+        }
         return e.bytes;
     }
 
@@ -51,7 +53,9 @@ final class HeapEstimate {
     static long logs(List<LogRecord> logs) {
         HeapEstimate e = new HeapEstimate();
         e.bytes += list(logs.size());
-        logs.forEach(e::log);
+        for (int i = 0, n = logs.size(); i < n; i++) {
+            e.log(logs.get(i));
+        }
         return e.bytes;
     }
 
@@ -94,7 +98,9 @@ final class HeapEstimate {
 
     private void attributes(List<KeyValue> attributes) {
         bytes += list(attributes.size());
-        for (KeyValue kv : attributes) {
+        // By index: an iterator per list was a fifth of what estimating allocated.
+        for (int i = 0, n = attributes.size(); i < n; i++) {
+            KeyValue kv = attributes.get(i);
             bytes += object(2 * REF) + string(kv.key());
             value(kv.value());
         }
