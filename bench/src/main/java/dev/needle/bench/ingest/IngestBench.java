@@ -284,6 +284,11 @@ public final class IngestBench {
             return perMillion(last().gcSeconds() - samples.get(0).gcSeconds());
         }
 
+        /** The seconds its JIT compilers took per million records accepted in the measured send; NaN when not counted. */
+        public double jitSecondsPerMillion() {
+            return perMillion(last().jitSeconds() - samples.get(0).jitSeconds());
+        }
+
         /** The most records its head held at a sample. */
         public long headMaxRows() {
             return samples.stream().mapToLong(ServerSample::headRows).max().orElseThrow();
@@ -392,8 +397,9 @@ public final class IngestBench {
         progress.accept(format("%s: generator ceiling %,.0f records/s (%,d records made and encoded, nothing sent)",
                 w.label(), ceiling.recordsPerSecond(), ceiling.recordsSent()));
         Result result = new Result(w, send, ceiling, warmUpRecords, stored, samples, paced);
-        progress.accept(format("%s: server CPU %.1f s and GC %.2f s per million records, head at most %,d records",
-                w.label(), result.cpuSecondsPerMillion(), result.gcSecondsPerMillion(), result.headMaxRows()));
+        progress.accept(format("%s: server CPU %.1f s, GC %.2f s and JIT %.2f s per million records, head at most %,d records",
+                w.label(), result.cpuSecondsPerMillion(), result.gcSecondsPerMillion(), result.jitSecondsPerMillion(),
+                result.headMaxRows()));
         return result;
     }
 
@@ -556,21 +562,25 @@ public final class IngestBench {
             s.append('\n').append(notes);
         }
         s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
-                + "| head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms | paced p99 ms |\n");
-        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| JIT s per M records | head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms "
+                + "| paced p99 ms |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             SendReport paced = r.pacedOrNull();
-            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %,d | %,d | %s |\n",
+            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %s | %,d | %,d | %s |\n",
                     r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
                     100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
-                    r.gcSecondsPerMillion(), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
+                    r.gcSecondsPerMillion(), Double.isNaN(r.jitSecondsPerMillion()) ? "–"
+                            : format("%.2f", r.jitSecondsPerMillion()), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
                             : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
                             paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
         }
-        s.append(format("%nCPU, GC: the server process's CPU time (user and system, every thread) and its collectors' "
-                + "time, from its /metrics before and after the measured send, per million records accepted; head: the "
-                + "records acknowledged and not yet published, scraped every %d ms during the send; paced: the corpus "
-                + "again, to another tenant, offered at %.0f%% of the goal for at most the paced limit.%n%n",
+        s.append(format("%nCPU, GC, JIT: the server process's CPU time (user and system, every thread), its collectors' "
+                + "time, and the time its JIT compilers report (elapsed, summed over their threads: near their CPU time on "
+                + "an idle machine; compiling during the send is warm-up, not a record's cost), from its /metrics before "
+                + "and after the measured send, per million records accepted; head: the records acknowledged and not "
+                + "yet published, scraped every %d ms during the send; paced: the corpus again, to another tenant, "
+                + "offered at %.0f%% of the goal for at most the paced limit.%n%n",
                 SAMPLE_MILLIS, 100 * PACED_SHARE));
         s.append("Head rows over the measured send (thousands, at evenly spaced samples):\n\n");
         for (Result r : results) {
@@ -613,6 +623,9 @@ public final class IngestBench {
             g.writeNumberField("goalPerSecond", r.workload().goalPerSecond());
             g.writeNumberField("cpuSecondsPerMillion", r.cpuSecondsPerMillion());
             g.writeNumberField("gcSecondsPerMillion", r.gcSecondsPerMillion());
+            if (!Double.isNaN(r.jitSecondsPerMillion())) {
+                g.writeNumberField("jitSecondsPerMillion", r.jitSecondsPerMillion());
+            }
             g.writeNumberField("headMaxRows", r.headMaxRows());
             if (r.pacedOrNull() != null) {
                 g.writeNumberField("pacedOfferPerSecond", r.workload().pacedPerSecond());

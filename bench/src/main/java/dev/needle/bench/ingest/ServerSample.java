@@ -10,15 +10,18 @@ import java.time.Duration;
 
 /**
  * What a running server's {@code /metrics} said at one moment of an ingest run: its head, and the
- * CPU and garbage-collection time its JVM has spent since it started.
+ * CPU, garbage-collection and JIT-compilation time its JVM has spent since it started.
  *
  * @param seconds    since the run began
  * @param headRows   records acknowledged and not yet in a published block ({@code needle_ingest_head_rows})
  * @param headBytes  the heap bytes the head bound counts for them ({@code needle_ingest_head_bytes})
  * @param cpuSeconds the process's CPU time, user and system ({@code process_cpu_seconds_total})
  * @param gcSeconds  the time its collectors report, summed over them ({@code jvm_gc_collection_seconds_total})
+ * @param jitSeconds the time its JIT compilers report ({@code jvm_compilation_time_seconds_total}); NaN when
+ *                   its JVM does not count it
  */
-public record ServerSample(double seconds, long headRows, long headBytes, double cpuSeconds, double gcSeconds) {
+public record ServerSample(double seconds, long headRows, long headBytes, double cpuSeconds, double gcSeconds,
+                           double jitSeconds) {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -40,6 +43,7 @@ public record ServerSample(double seconds, long headRows, long headBytes, double
         double headBytes = Double.NaN;
         double cpu = Double.NaN;
         double gc = Double.NaN;
+        double jit = Double.NaN;
         for (String line : metrics.split("\n")) {
             if (line.startsWith("#") || line.isBlank()) {
                 continue;
@@ -53,6 +57,7 @@ public record ServerSample(double seconds, long headRows, long headBytes, double
                 case "needle_ingest_head_bytes" -> headBytes = value;
                 case "process_cpu_seconds_total" -> cpu = value;
                 case "jvm_gc_collection_seconds_total" -> gc = (Double.isNaN(gc) ? 0 : gc) + value;
+                case "jvm_compilation_time_seconds_total" -> jit = value;
                 default -> { }
             }
         }
@@ -64,7 +69,7 @@ public record ServerSample(double seconds, long headRows, long headBytes, double
                 throw new IOException("the server's /metrics has no " + names[i]);
             }
         }
-        return new ServerSample(seconds, (long) headRows, (long) headBytes, cpu, gc);
+        return new ServerSample(seconds, (long) headRows, (long) headBytes, cpu, gc, jit);
     }
 
     /** Writes this sample as one JSON object. */
@@ -75,6 +80,9 @@ public record ServerSample(double seconds, long headRows, long headBytes, double
         g.writeNumberField("headBytes", headBytes);
         g.writeNumberField("cpuSeconds", cpuSeconds);
         g.writeNumberField("gcSeconds", gcSeconds);
+        if (!Double.isNaN(jitSeconds)) {
+            g.writeNumberField("jitSeconds", jitSeconds);
+        }
         g.writeEndObject();
     }
 }

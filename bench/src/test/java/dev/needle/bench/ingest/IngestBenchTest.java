@@ -76,6 +76,8 @@ class IngestBenchTest {
             // The server's own metrics: it worked for the records, and the paced run was sent and taken.
             assertTrue(r.cpuSecondsPerMillion() > 0, label);
             assertTrue(r.gcSecondsPerMillion() >= 0, label);
+            // HotSpot counts its compilers' time, so the column has a figure.
+            assertTrue(r.jitSecondsPerMillion() >= 0, label);
             assertTrue(r.headMaxRows() > 0 && r.headMaxRows() <= expected + r.warmUpRecords(), label);
             assertEquals(expected, r.pacedOrNull().accepted(), label);
 
