@@ -48,6 +48,9 @@ final class OtlpJsonReader {
     /** Jackson's own limit on a number's length, applied to numbers sent as strings. */
     private static final int MAX_NUMBER_TEXT = 1000;
     private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+    private static final int LONG_DIGITS = 19;
+    private static final String LONG_MAX_DIGITS = Long.toString(Long.MAX_VALUE);
+    private static final String LONG_MIN_DIGITS = Long.toString(Long.MIN_VALUE).substring(1);
     private static final int PATH_HEAD = 8;
     private static final int PATH_TAIL = 6;
 
@@ -513,7 +516,7 @@ final class OtlpJsonReader {
         long v;
         if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
             v = p.getLongValue();
-        } else if (t == JsonToken.VALUE_STRING && isShortPlainInteger(p.getText())) {
+        } else if (t == JsonToken.VALUE_STRING && isPlainLong(p.getText())) {
             v = Long.parseLong(p.getText());
         } else {
             BigInteger exact = exactInteger(p.getText());
@@ -534,10 +537,16 @@ final class OtlpJsonReader {
         return v;
     }
 
-    /** At most 18 digits, so that Long.parseLong cannot fail: the common case, without BigDecimal. */
-    private static boolean isShortPlainInteger(String s) {
-        int start = s.startsWith("-") ? 1 : 0;
-        if (s.length() == start || s.length() - start > 18) {
+    /**
+     * Digits (and a minus) that Long.parseLong takes without failing: the common case, without
+     * BigDecimal. Nineteen digits too when they are within a long, as every nanosecond time of this
+     * century is: digit strings of one length compare as their numbers.
+     */
+    private static boolean isPlainLong(String s) {
+        boolean negative = s.startsWith("-");
+        int start = negative ? 1 : 0;
+        int digits = s.length() - start;
+        if (digits == 0 || digits > LONG_DIGITS) {
             return false;
         }
         for (int i = start; i < s.length(); i++) {
@@ -546,7 +555,7 @@ final class OtlpJsonReader {
                 return false;
             }
         }
-        return true;
+        return digits < LONG_DIGITS || s.substring(start).compareTo(negative ? LONG_MIN_DIGITS : LONG_MAX_DIGITS) <= 0;
     }
 
     /** The integer a JSON number's text denotes exactly, or null; never expands a huge exponent. */

@@ -90,6 +90,10 @@ final class OtlpJsonDecodeTest {
         assertEquals(-1L, span("\"endTimeUnixNano\":18446744073709551615").endTimeUnixNano());
         assertEquals(AnyValue.of(Long.MIN_VALUE), value("\"intValue\":-9223372036854775808"));
         assertEquals(AnyValue.of(Long.MAX_VALUE), value("\"intValue\":\"9223372036854775807\""));
+        // Nineteen digits as a string: within a long, and past it (the exact path, as 64 bits for a uint64).
+        assertEquals(AnyValue.of(Long.MIN_VALUE), value("\"intValue\":\"-9223372036854775808\""));
+        assertEquals(AnyValue.of(1L), value("\"intValue\":\"0000000000000000001\""));
+        assertEquals(-8446744073709551617L, span("\"startTimeUnixNano\":\"9999999999999999999\"").startTimeUnixNano());
         assertEquals(AnyValue.of(1000L), value("\"intValue\":\"1e3\""));
         assertEquals(AnyValue.of(0L), value("\"intValue\":\"0e999999999\""));
         assertEquals(-1, span("\"droppedAttributesCount\":4294967295").droppedAttributesCount());
@@ -105,6 +109,8 @@ final class OtlpJsonDecodeTest {
         assertTrue(spanError("\"flags\":\"1e-999999999\"").startsWith(at + "flags: expected"));
         assertTrue(spanError("\"flags\":\" 1\"").startsWith(at + "flags: expected"));
         assertTrue(spanError("\"attributes\":[{\"value\":{\"intValue\":\"9223372036854775808\"}}]")
+                .startsWith(at + "attributes[0].value.intValue: expected a 64-bit integer"));
+        assertTrue(spanError("\"attributes\":[{\"value\":{\"intValue\":\"-9223372036854775809\"}}]")
                 .startsWith(at + "attributes[0].value.intValue: expected a 64-bit integer"));
     }
 
