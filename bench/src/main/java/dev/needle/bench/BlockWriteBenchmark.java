@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
@@ -46,6 +48,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@value #REQUEST_SPANS} spans and decoded by the receiver's {@link OtlpWire}, as a server's head holds them:
  * each request its own resource instances, keys and values.
  *
+ * <p>{@code sidecars}: {@code caller}, built on the writing thread, so that the figure is spans per second
+ * per core; {@code own-thread}, on a second thread while the first writes data.arrow, as the server's
+ * publisher has them: a block's time to write when a core is free.
+ *
  * <p>Run: {@code ./needle bench jmh BlockWrite -f 1 -wi 2 -i 5}.
  */
 @State(Scope.Thread)
@@ -64,10 +70,15 @@ public class BlockWriteBenchmark {
     @Param({"synthetic", "received"})
     public String input;
 
+    /** {@code caller} or {@code own-thread}. */
+    @Param({"caller", "own-thread"})
+    public String sidecars;
+
     private List<SpanRecord> spans;
     private Path dir;
     private BufferAllocator allocator;
     private BlockWriter writer;
+    private ExecutorService sidecarThread;
     private WrittenBlock last;
 
     /** Generates the spans once and opens a store in a temporary directory. */
@@ -81,6 +92,14 @@ public class BlockWriteBenchmark {
         dir = Files.createTempDirectory("needle-bench-write");
         allocator = new RootAllocator();
         writer = new BlockWriter(new FsBlockStore(dir), allocator);
+        switch (sidecars) {
+            case "caller" -> { }
+            case "own-thread" -> {
+                sidecarThread = Executors.newSingleThreadExecutor();
+                writer = writer.withSidecarsOn(sidecarThread);
+            }
+            default -> throw new IllegalArgumentException("sidecars " + sidecars + " is not caller or own-thread");
+        }
     }
 
     /** {@value #SPANS} spans of the corpus, each request's worth encoded and decoded as the server does. */
@@ -133,6 +152,9 @@ public class BlockWriteBenchmark {
     /** Releases memory and the temporary directory. */
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
+        if (sidecarThread != null) {
+            sidecarThread.shutdown();
+        }
         allocator.close();
         deleteTree(dir);
     }
