@@ -5,8 +5,8 @@ import dev.needle.corpus.Corpus;
 import dev.needle.corpus.CorpusSpec;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpDecodeException;
-import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.otlp.OtlpWire;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
@@ -111,8 +111,7 @@ public class BlockWriteBenchmark {
         }
         List<SpanRecord> received = new ArrayList<>(SPANS);
         for (int first = 0; first < generated.size(); first += REQUEST_SPANS) {
-            byte[] body = OtlpProto.encodeSpans(generated.subList(first, Math.min(generated.size(), first + REQUEST_SPANS)))
-                    .toByteArray();
+            byte[] body = OtlpWireWriter.encodeSpans(generated.subList(first, Math.min(generated.size(), first + REQUEST_SPANS)));
             try {
                 received.addAll(OtlpWire.decodeSpans(body).records());
             } catch (OtlpDecodeException e) {

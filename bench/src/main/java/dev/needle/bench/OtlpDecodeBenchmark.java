@@ -3,8 +3,8 @@ package dev.needle.bench;
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpDecodeException;
-import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.otlp.OtlpWire;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.otlp.ProtobufJavaDecode;
 import dev.needle.corpus.Corpus;
 import dev.needle.corpus.CorpusSpec;
@@ -73,8 +73,8 @@ public class OtlpDecodeBenchmark {
         Verify.that(decoder.equals("wire") || decoder.equals("protobufJava"), "decoder %s is not wire or protobufJava", decoder);
         List<?> records = spans ? corpus.spans(0).records() : corpus.logs(0).records();
         Verify.that(records.size() >= RECORDS, "the corpus's first chunk holds %d records, not %d", records.size(), RECORDS);
-        body = spans ? OtlpProto.encodeSpans(corpus.spans(0).records().subList(0, RECORDS)).toByteArray()
-                : OtlpProto.encodeLogs(corpus.logs(0).records().subList(0, RECORDS)).toByteArray();
+        body = spans ? OtlpWireWriter.encodeSpans(corpus.spans(0).records().subList(0, RECORDS))
+                : OtlpWireWriter.encodeLogs(corpus.logs(0).records().subList(0, RECORDS));
         Decoder wire = spans ? OtlpWire::decodeSpans : OtlpWire::decodeLogs;
         Decoder reference = spans ? ProtobufJavaDecode::spans : ProtobufJavaDecode::logs;
         Verify.that(wire.decode(body).equals(reference.decode(body)), "OtlpWire and protobuf-java decode differently");

@@ -32,8 +32,8 @@ public final class OtlpJson {
      * case, written lower-case), enums are integers (names are accepted), keys are lowerCamelCase
      * (snake_case accepted), 64-bit integers are written as strings and read as strings or numbers,
      * doubles may be "NaN", "Infinity" or "-Infinity", bytes are base64, unknown fields are skipped
-     * and a null counts as absent. Records are rejected by the same rules as OtlpProto's, and written
-     * in the same nesting and the same canonical form, default values left out.
+     * and a null counts as absent. Records are rejected by the same rules as OtlpWire's, and written
+     * in OtlpWireWriter's nesting and canonical form, default values left out.
      */
 
     /*

@@ -83,7 +83,7 @@ final class OtlpExamplesTest {
                 log.attributes());
         assertEquals(0, log.flags());
         assertEquals("", log.eventName());
-        assertEquals(OtlpWire.decodeLogs(OtlpProto.encodeLogs(decoded.records()).toByteArray()), decoded);
+        assertEquals(OtlpWire.decodeLogs(OtlpWireWriter.encodeLogs(decoded.records())), decoded);
     }
 
     @Test

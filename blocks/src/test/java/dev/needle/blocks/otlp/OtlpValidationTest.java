@@ -39,14 +39,14 @@ final class OtlpValidationTest {
 
     /** Decodes {@code spans} through protobuf bytes and through JSON text; both must give the same answer. */
     private static Decoded<SpanRecord> spansBothWays(List<SpanRecord> spans) throws IOException {
-        byte[] proto = OtlpProto.encodeSpans(spans).toByteArray();
+        byte[] proto = OtlpWireWriter.encodeSpans(spans);
         Decoded<SpanRecord> viaProto = OtlpWire.decodeSpans(proto);
         assertEquals(viaProto, Bodies.jsonSpans(Bodies.spansJson(spans)), "protobuf and JSON disagree");
         return viaProto;
     }
 
     private static Decoded<LogRecord> logsBothWays(List<LogRecord> logs) throws IOException {
-        byte[] proto = OtlpProto.encodeLogs(logs).toByteArray();
+        byte[] proto = OtlpWireWriter.encodeLogs(logs);
         Decoded<LogRecord> viaProto = OtlpWire.decodeLogs(proto);
         assertEquals(viaProto, Bodies.jsonLogs(Bodies.logsJson(logs)), "protobuf and JSON disagree");
         return viaProto;

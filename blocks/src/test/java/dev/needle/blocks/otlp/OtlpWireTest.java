@@ -87,9 +87,9 @@ final class OtlpWireTest {
         int rejected = 0;
         for (int request = 0; request < 200; request++) {
             List<SpanRecord> spans = Invalid.spans(random.spans(), spoil);
-            Decoded<SpanRecord> s = sameSpans(OtlpProto.encodeSpans(spans).toByteArray(), "spans request " + request);
+            Decoded<SpanRecord> s = sameSpans(OtlpWireWriter.encodeSpans(spans), "spans request " + request);
             List<LogRecord> logs = Invalid.logs(random.logs(), spoil);
-            Decoded<LogRecord> l = sameLogs(OtlpProto.encodeLogs(logs).toByteArray(), "logs request " + request);
+            Decoded<LogRecord> l = sameLogs(OtlpWireWriter.encodeLogs(logs), "logs request " + request);
             rejected += s.rejected() + l.rejected();
         }
         assertTrue(rejected > 200, "rejected " + rejected);
@@ -100,9 +100,9 @@ final class OtlpWireTest {
         RandomOtlp random = new RandomOtlp(27, true);
         SplittableRandom shuffle = new SplittableRandom(28);
         for (int request = 0; request < 200; request++) {
-            byte[] spans = OtlpProto.encodeSpans(Invalid.spans(random.spans(), shuffle)).toByteArray();
+            byte[] spans = OtlpWireWriter.encodeSpans(Invalid.spans(random.spans(), shuffle));
             sameSpans(Reshuffle.message(spans, Reshuffle.TRACES, shuffle), "spans request " + request);
-            byte[] logs = OtlpProto.encodeLogs(Invalid.logs(random.logs(), shuffle)).toByteArray();
+            byte[] logs = OtlpWireWriter.encodeLogs(Invalid.logs(random.logs(), shuffle));
             sameLogs(Reshuffle.message(logs, Reshuffle.LOGS, shuffle), "logs request " + request);
         }
     }
@@ -115,10 +115,10 @@ final class OtlpWireTest {
             byte[] json = Files.readAllBytes(file);
             if (name.equals("trace.json")) {
                 Decoded<SpanRecord> fromJson = Bodies.jsonSpans(json);
-                assertEquals(fromJson, sameSpans(OtlpProto.encodeSpans(fromJson.records()).toByteArray(), name));
+                assertEquals(fromJson, sameSpans(OtlpWireWriter.encodeSpans(fromJson.records()), name));
             } else {
                 Decoded<LogRecord> fromJson = Bodies.jsonLogs(json);
-                assertEquals(fromJson, sameLogs(OtlpProto.encodeLogs(fromJson.records()).toByteArray(), name));
+                assertEquals(fromJson, sameLogs(OtlpWireWriter.encodeLogs(fromJson.records()), name));
             }
         }
         assertEquals(Bodies.jsonSpans(Files.readAllBytes(Path.of("../../shared/otlp-examples/trace.json"))),
@@ -132,8 +132,8 @@ final class OtlpWireTest {
         RandomOtlp random = new RandomOtlp(logs ? 37 : 38, true);
         SplittableRandom spoil = new SplittableRandom(39);
         while (out.size() < 3) {
-            byte[] body = logs ? OtlpProto.encodeLogs(Invalid.logs(random.logs(), spoil)).toByteArray()
-                    : OtlpProto.encodeSpans(Invalid.spans(random.spans(), spoil)).toByteArray();
+            byte[] body = logs ? OtlpWireWriter.encodeLogs(Invalid.logs(random.logs(), spoil))
+                    : OtlpWireWriter.encodeSpans(Invalid.spans(random.spans(), spoil));
             if (body.length < 4_000) {
                 out.add(Reshuffle.message(body, logs ? Reshuffle.LOGS : Reshuffle.TRACES, spoil));
             }

@@ -8,7 +8,7 @@ import com.google.protobuf.WireFormat;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTracePartialSuccess;
@@ -29,13 +29,13 @@ final class OtlpSignal<T> {
     private static final JsonFactory JSON = new JsonFactory();
 
     static final OtlpSignal<SpanRecord> SPANS = new OtlpSignal<>("spans", "/v1/traces", "traces",
-            (spans, out) -> OtlpProto.encodeSpans(spans).writeTo(out), OtlpJson::encodeSpans,
+            (spans, out) -> out.write(OtlpWireWriter.encodeSpans(spans)), OtlpJson::encodeSpans,
             "rejectedSpans", "rejected_spans", body -> {
                 ExportTracePartialSuccess p = ExportTraceServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedSpans(), p.getErrorMessage());
             });
     static final OtlpSignal<LogRecord> LOGS = new OtlpSignal<>("logs", "/v1/logs", "logs",
-            (logs, out) -> OtlpProto.encodeLogs(logs).writeTo(out), OtlpJson::encodeLogs,
+            (logs, out) -> out.write(OtlpWireWriter.encodeLogs(logs)), OtlpJson::encodeLogs,
             "rejectedLogRecords", "rejected_log_records", body -> {
                 ExportLogsPartialSuccess p = ExportLogsServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedLogRecords(), p.getErrorMessage());

@@ -3,8 +3,8 @@ package dev.needle.ingest.head;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.otlp.OtlpWire;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
@@ -57,7 +57,7 @@ public sealed interface Records {
 
         @Override
         public byte[] encode() {
-            return OtlpProto.encodeSpans(list).toByteArray();
+            return OtlpWireWriter.encodeSpans(list);
         }
 
         @Override
@@ -86,7 +86,7 @@ public sealed interface Records {
 
         @Override
         public byte[] encode() {
-            return OtlpProto.encodeLogs(list).toByteArray();
+            return OtlpWireWriter.encodeLogs(list);
         }
 
         @Override

@@ -8,8 +8,8 @@ import com.google.protobuf.WireFormat;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
-import dev.needle.blocks.otlp.OtlpProto;
 import dev.needle.blocks.otlp.OtlpWire;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.query.engine.HeadSource.Part;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +21,7 @@ import java.util.List;
  * The body of {@code GET /internal/head/{signal}}: an ingest node's unpublished records, part by part, as
  * a query node reads them into {@link Part}s. A protobuf message, so that a field added later is
  * skipped by a reader that does not know it (nodes of two versions side by side), and so that the
- * records themselves are OTLP's export request, encoded by {@link OtlpProto} as the write-ahead
+ * records themselves are OTLP's export request, encoded by {@link OtlpWireWriter} as the write-ahead
  * log and the API encode them.
  *
  * <pre>
@@ -50,12 +50,12 @@ public final class HeadPartsFormat<R> {
 
     /** Spans, as OTLP's ExportTraceServiceRequest. */
     public static final HeadPartsFormat<SpanRecord> SPANS = new HeadPartsFormat<>(
-            records -> OtlpProto.encodeSpans(records).toByteString(),
+            OtlpWireWriter::encodeSpans,
             OtlpWire::decodeSpans);
 
     /** Log records, as OTLP's ExportLogsServiceRequest. */
     public static final HeadPartsFormat<LogRecord> LOGS = new HeadPartsFormat<>(
-            records -> OtlpProto.encodeLogs(records).toByteString(),
+            OtlpWireWriter::encodeLogs,
             OtlpWire::decodeLogs);
 
     private static final int PART = 1;
@@ -93,13 +93,13 @@ public final class HeadPartsFormat<R> {
     }
 
     private ByteString writePart(Part<R> part) throws IOException {
-        ByteString records = encoder.encode(part.records());
-        ByteString.Output bytes = ByteString.newOutput(records.size() + 64);
+        byte[] records = encoder.encode(part.records());
+        ByteString.Output bytes = ByteString.newOutput(records.length + 64);
         CodedOutputStream out = CodedOutputStream.newInstance(bytes);
         if (part.blockId() != null) {
             out.writeString(BLOCK_ID, part.blockId());
         }
-        out.writeBytes(RECORDS, records);
+        out.writeByteArray(RECORDS, records);
         if (part.problem() != null) {
             out.writeString(PROBLEM, part.problem());
         }
@@ -164,7 +164,7 @@ public final class HeadPartsFormat<R> {
 
     @FunctionalInterface
     private interface Encoder<R> {
-        ByteString encode(List<R> records);
+        byte[] encode(List<R> records);
     }
 
     @FunctionalInterface

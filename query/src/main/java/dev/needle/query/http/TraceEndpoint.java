@@ -3,7 +3,7 @@ package dev.needle.query.http;
 import com.google.protobuf.CodedOutputStream;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpProto;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
@@ -86,7 +86,7 @@ final class TraceEndpoint {
         boolean notFound = result.spans().isEmpty() && !result.partial();
         if (protobuf) {
             return notFound ? new ApiReply(404, null, new byte[0])
-                    : new ApiReply(200, ApiReply.PROTOBUF, OtlpProto.encodeSpans(result.spans()).toByteArray());
+                    : new ApiReply(200, ApiReply.PROTOBUF, OtlpWireWriter.encodeSpans(result.spans()));
         }
         if (notFound) {
             return notFound(id, explain, result);
@@ -137,7 +137,7 @@ final class TraceEndpoint {
     }
 
     private static byte[] traceByIdResponse(TraceResult result) throws IOException {
-        byte[] trace = OtlpProto.encodeSpans(result.spans()).toByteArray();
+        byte[] trace = OtlpWireWriter.encodeSpans(result.spans());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(trace.length + 16);
         CodedOutputStream out = CodedOutputStream.newInstance(bytes);
         out.writeByteArray(TRACE_FIELD, trace);

@@ -25,21 +25,18 @@ import io.opentelemetry.proto.trace.v1.Status;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Needle's records as OTLP's protobuf export requests; {@link OtlpWire} reads them back. */
-public final class OtlpProto {
+/**
+ * The reference OtlpWireWriter is held to: records built into protobuf-java's messages, in the
+ * canonical form OtlpWireWriter describes, as needle encoded before it wrote the wire itself. Public
+ * for the bench's OtlpEncodeBenchmark, whose baseline it is.
+ */
+public final class ProtobufJavaEncode {
 
-    /*
-     * Encoding nests records by resource and scope and writes one canonical form: a resource and a
-     * scope always, a status and a log body only when set, an attribute's value always (an empty
-     * AnyValue for AnyValue.Empty). So OtlpWire's decode(encode(records)) gives grouped records
-     * back exactly, and encode(decode(request)) gives back a canonical request.
-     */
-
-    private OtlpProto() {
+    private ProtobufJavaEncode() {
     }
 
     /** Spans as one request, nested by resource and scope in order of first appearance: Tempo's trace-by-id shape. */
-    public static ExportTraceServiceRequest encodeSpans(List<SpanRecord> spans) {
+    public static ExportTraceServiceRequest spans(List<SpanRecord> spans) {
         ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
         Grouping.group(spans, SpanRecord::resource, SpanRecord::scope).forEach((resource, scopes) -> {
             ResourceSpans.Builder rs = request.addResourceSpansBuilder()
@@ -55,7 +52,7 @@ public final class OtlpProto {
     }
 
     /** Log records as one request, nested by resource and scope in order of first appearance. */
-    public static ExportLogsServiceRequest encodeLogs(List<LogRecord> logs) {
+    public static ExportLogsServiceRequest logs(List<LogRecord> logs) {
         ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
         Grouping.group(logs, LogRecord::resource, LogRecord::scope).forEach((resource, scopes) -> {
             ResourceLogs.Builder rl = request.addResourceLogsBuilder()
