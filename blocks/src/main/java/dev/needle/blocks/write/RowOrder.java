@@ -12,22 +12,25 @@ import java.util.Comparator;
 /**
  * The order of a block's rows ({@link BlockWriter#SPAN_ORDER}, {@link BlockWriter#LOG_ORDER}, equal
  * records in the order they came), found by sorting primitive keys rather than comparing objects.
+ * Public for the benchmark that measures it alone.
  */
-final class RowOrder {
+public final class RowOrder {
 
     /*
      * Each record's key is read once into columns of longs whose signed order is the record order,
-     * compared first to last. One sort of packed longs does most of the work: a long's high bits are
-     * the first column's value, less the smallest and shifted up so that its range fills them, and its
-     * low bits are the record's index, as many bits as the largest index needs (so every size fits).
-     * Records whose kept high bits are equal, a trace's spans or values that differ only in the bits
-     * the index took, come out of that sort together in the order they came; each such run is then
-     * settled, stably, by the whole key. A run is short but for a trace of many spans.
+     * compared first to last. A sort of packed longs does the work: a long's high bits are a column's
+     * value, less the smallest and shifted up so that the values' range fills them, and its low bits
+     * are the row's position, as many bits as the last position needs (so every size fits). Rows
+     * whose kept high bits are equal (a trace's spans, or values apart only in the bits the position
+     * took) come out of that sort together in the order they were in; each such run is sorted the same
+     * way again: by the same column, whose range in a run is so narrow that no bit is lost the second
+     * time, or once the run's values are equal, by the next column. A run of a few rows, most often one
+     * trace's spans, is sorted by insertion instead.
      */
 
     private static final int TRACE_ID_BYTES = 16;
     private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    /** Runs up to this long are settled by insertion sort, longer ones by merge sort. */
+    /** Runs up to this long are settled by insertion sort, longer ones by sorting packed keys again. */
     private static final int SHORT_RUN = 24;
 
     private RowOrder() {
@@ -39,7 +42,7 @@ final class RowOrder {
      * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder;
      *                         0 when a trace id is not 16 bytes
      */
-    record Spans(int[] rows, int distinctTraceIds) {
+    public record Spans(int[] rows, int distinctTraceIds) {
     }
 
     /**
@@ -47,7 +50,7 @@ final class RowOrder {
      * receiver takes) compare as two big-endian longs with the sign bit flipped, whose signed order is
      * the unsigned order of {@link Bytes#compareTo}; other ids take the comparator.
      */
-    static Spans spans(SpanRecord[] records) {
+    public static Spans spans(SpanRecord[] records) {
         long[] high = new long[records.length];
         long[] low = new long[records.length];
         long[] start = new long[records.length];
@@ -71,7 +74,7 @@ final class RowOrder {
     }
 
     /** The indexes of {@code records} in {@link BlockWriter#LOG_ORDER}, stably. */
-    static int[] logs(LogRecord[] records) {
+    public static int[] logs(LogRecord[] records) {
         long[] time = new long[records.length];
         for (int i = 0; i < records.length; i++) {
             time[i] = records[i].eventTimeUnixNano();
@@ -84,83 +87,82 @@ final class RowOrder {
      * signed longs, then by index.
      */
     static int[] sort(long[]... columns) {
-        long[] first = columns[0];
-        int n = first.length;
-        if (n == 0) {
-            return new int[0];
-        }
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        for (long value : first) {
-            min = Math.min(min, value);
-            max = Math.max(max, value);
-        }
-        // max - min and value - min are read unsigned: the range of signed longs needs all 64 bits.
-        int spread = Long.numberOfLeadingZeros(max - min);
-        int indexBits = Integer.SIZE - Integer.numberOfLeadingZeros(n - 1);
-        long indexMask = (1L << indexBits) - 1;
-        long[] keys = new long[n];
-        for (int i = 0; i < n; i++) {
-            keys[i] = ((((first[i] - min) << spread) ^ Long.MIN_VALUE) & ~indexMask) | i;
-        }
-        Arrays.sort(keys);
+        int n = columns[0].length;
         int[] rows = new int[n];
-        for (int r = 0; r < n; r++) {
-            rows[r] = (int) (keys[r] & indexMask);
-        }
-        // The index took only bits the shift left zero: equal high bits mean equal keys.
-        if (columns.length == 1 && spread >= indexBits) {
-            return rows;
-        }
-        int[] scratch = null;
-        int from = 0;
-        for (int r = 1; r <= n; r++) {
-            if (r == n || ((keys[r] ^ keys[from]) & ~indexMask) != 0) {
-                if (r - from > SHORT_RUN && scratch == null) {
-                    scratch = new int[n];
-                }
-                settle(columns, rows, from, r, scratch);
-                from = r;
-            }
-        }
+        Arrays.setAll(rows, i -> i);
+        order(columns, 0, rows, 0, n, new long[n], new int[n]);
         return rows;
     }
 
-    /** Sorts {@code rows[from..to)}, indexes in ascending order, by the columns, keeping equal ones in place. */
-    private static void settle(long[][] columns, int[] rows, int from, int to, int[] scratch) {
+    /**
+     * Sorts {@code rows[from..to)}, whose values in the columns before {@code column} are equal, by the
+     * columns from {@code column} on, keeping rows whose values are all equal in the order they are in.
+     * {@code keys} and {@code moved} are scratch space, used only in {@code [from, to)}.
+     */
+    private static void order(long[][] columns, int column, int[] rows, int from, int to, long[] keys, int[] moved) {
         if (to - from <= SHORT_RUN) {
-            for (int i = from + 1; i < to; i++) {
-                int row = rows[i];
-                int j = i - 1;
-                while (j >= from && compare(columns, rows[j], row) > 0) {
-                    rows[j + 1] = rows[j];
-                    j--;
-                }
-                rows[j + 1] = row;
+            insertionSort(columns, column, rows, from, to);
+            return;
+        }
+        long[] values = columns[column];
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int r = from; r < to; r++) {
+            min = Math.min(min, values[rows[r]]);
+            max = Math.max(max, values[rows[r]]);
+        }
+        if (min == max) {
+            if (column + 1 < columns.length) {
+                order(columns, column + 1, rows, from, to, keys, moved);
             }
             return;
         }
-        int mid = (from + to) >>> 1;
-        settle(columns, rows, from, mid, scratch);
-        settle(columns, rows, mid, to, scratch);
-        if (compare(columns, rows[mid - 1], rows[mid]) <= 0) {
+        // max - min and value - min are read unsigned: the range of signed longs needs all 64 bits.
+        int spread = Long.numberOfLeadingZeros(max - min);
+        int positionBits = Integer.SIZE - Integer.numberOfLeadingZeros(to - from - 1);
+        long positionMask = (1L << positionBits) - 1;
+        for (int r = from; r < to; r++) {
+            keys[r] = ((((values[rows[r]] - min) << spread) ^ Long.MIN_VALUE) & ~positionMask) | (r - from);
+        }
+        Arrays.sort(keys, from, to);
+        System.arraycopy(rows, from, moved, from, to - from);
+        for (int r = from; r < to; r++) {
+            rows[r] = moved[from + (int) (keys[r] & positionMask)];
+        }
+        // When the position took only bits the shift left zero, equal high bits mean equal values.
+        int next = spread >= positionBits ? column + 1 : column;
+        if (next == columns.length) {
             return;
         }
-        System.arraycopy(rows, from, scratch, from, mid - from);
-        int left = from;
-        int right = mid;
-        int out = from;
-        while (left < mid && right < to) {
-            rows[out++] = compare(columns, rows[right], scratch[left]) < 0 ? rows[right++] : scratch[left++];
+        int start = from;
+        for (int r = from + 1; r <= to; r++) {
+            if (r == to || ((keys[r] ^ keys[start]) & ~positionMask) != 0) {
+                if (r - start > 1) {
+                    order(columns, next, rows, start, r, keys, moved);
+                }
+                start = r;
+            }
         }
-        System.arraycopy(scratch, left, rows, out, mid - left);
     }
 
-    private static int compare(long[][] columns, int a, int b) {
-        for (long[] column : columns) {
-            int c = Long.compare(column[a], column[b]);
-            if (c != 0) {
-                return c;
+    /** {@link #order} for a few rows. */
+    private static void insertionSort(long[][] columns, int column, int[] rows, int from, int to) {
+        for (int i = from + 1; i < to; i++) {
+            int row = rows[i];
+            int j = i - 1;
+            while (j >= from && compare(columns, column, rows[j], row) > 0) {
+                rows[j + 1] = rows[j];
+                j--;
+            }
+            rows[j + 1] = row;
+        }
+    }
+
+    private static int compare(long[][] columns, int column, int a, int b) {
+        for (int c = column; c < columns.length; c++) {
+            int order = Long.compare(columns[c][a], columns[c][b]);
+            if (order != 0) {
+                return order;
             }
         }
         return 0;

@@ -171,22 +171,24 @@ class RowOrderTest {
 
         /**
          * A near twin of an id made, apart only in the last 8 bytes or only in the first 8's low bits;
-         * or a fresh id, its high bit set or clear.
+         * or a fresh id: its high bit set, or clear, or its first 8 bytes zero as a 64-bit id's are.
          */
         Bytes traceId() {
             byte[] id = new byte[16];
             random.nextBytes(id);
-            if (!ids.isEmpty() && random.nextBoolean()) {
-                byte[] twin = ids.get(random.nextInt(ids.size())).toByteArray();
-                int same = random.nextBoolean() ? 8 : 5;
-                System.arraycopy(twin, 0, id, 0, same);
-                if (same == 5) {
-                    System.arraycopy(twin, 8, id, 8, 8);
+            int kind = random.nextInt(ids.isEmpty() ? 3 : 5);
+            switch (kind) {
+                case 0 -> id[0] |= (byte) 0x80;
+                case 1 -> id[0] &= 0x7f;
+                case 2 -> Arrays.fill(id, 0, 8, (byte) 0);
+                default -> {
+                    byte[] twin = ids.get(random.nextInt(ids.size())).toByteArray();
+                    int same = kind == 3 ? 8 : 5;
+                    System.arraycopy(twin, 0, id, 0, same);
+                    if (same == 5) {
+                        System.arraycopy(twin, 8, id, 8, 8);
+                    }
                 }
-            } else if (random.nextBoolean()) {
-                id[0] |= (byte) 0x80;
-            } else {
-                id[0] &= 0x7f;
             }
             return Bytes.wrap(id);
         }
