@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ObjIntConsumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -48,6 +49,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class RowOrderBenchmark {
 
     static final int ROWS = 300_000;
+    /** The writer's work in the same pass (its shared resources and scopes), left out of both ways. */
+    private static final ObjIntConsumer<Object> NOTHING_ALONGSIDE = (record, index) -> { };
     private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /** {@value #ROWS} spans, {@code synthetic} or {@code received} as in {@link BlockWriteBenchmark}. */
@@ -68,7 +71,7 @@ public class RowOrderBenchmark {
                 default -> throw new IllegalArgumentException("input " + input + " is not synthetic or received");
             };
             records = spans.toArray(new SpanRecord[0]);
-            RowOrder.Spans order = RowOrder.spans(records);
+            RowOrder.Spans order = RowOrder.spans(records, NOTHING_ALONGSIDE);
             RowOrder.Spans before = spanKeyOrder(records);
             Verify.that(Arrays.equals(order.rows(), before.rows()), "the orders of %s spans differ", input);
             Verify.that(order.distinctTraceIds() == before.distinctTraceIds()
@@ -92,7 +95,7 @@ public class RowOrderBenchmark {
             }
             Verify.that(logs.size() == ROWS, "the corpus made %d log records, expected %d", logs.size(), ROWS);
             records = logs.toArray(new LogRecord[0]);
-            Verify.that(Arrays.equals(RowOrder.logs(records), boxedLogOrder(records)), "the orders of the logs differ");
+            Verify.that(Arrays.equals(RowOrder.logs(records, NOTHING_ALONGSIDE), boxedLogOrder(records)), "the orders of the logs differ");
         }
     }
 
@@ -100,7 +103,7 @@ public class RowOrderBenchmark {
     @Benchmark
     @OperationsPerInvocation(ROWS)
     public RowOrder.Spans packedSpans(Spans spans) {
-        return RowOrder.spans(spans.records);
+        return RowOrder.spans(spans.records, NOTHING_ALONGSIDE);
     }
 
     /** The spans in block order by a key object per span, as before {@link RowOrder}. */
@@ -114,7 +117,7 @@ public class RowOrderBenchmark {
     @Benchmark
     @OperationsPerInvocation(ROWS)
     public int[] packedLogs(Logs logs) {
-        return RowOrder.logs(logs.records);
+        return RowOrder.logs(logs.records, NOTHING_ALONGSIDE);
     }
 
     /** The log records in block order by boxed indexes and {@link BlockWriter#LOG_ORDER}, as before {@link RowOrder}. */

@@ -176,10 +176,7 @@ public final class BlockWriter {
             throws IOException {
         SpanRecord[] records = spans.toArray(new SpanRecord[0]);
         Shared shared = new Shared(records.length);
-        for (int i = 0; i < records.length; i++) {
-            shared.take(i, records[i].resource(), records[i].scope());
-        }
-        RowOrder.Spans order = RowOrder.spans(records);
+        RowOrder.Spans order = RowOrder.spans(records, (span, i) -> shared.take(i, span.resource(), span.scope()));
         Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
         AttributeSidecars attrs = new AttributeSidecars();
@@ -224,11 +221,8 @@ public final class BlockWriter {
             throws IOException {
         LogRecord[] records = logs.toArray(new LogRecord[0]);
         Shared shared = new Shared(records.length);
-        for (int i = 0; i < records.length; i++) {
-            shared.take(i, records[i].resource(), records[i].scope());
-        }
-        Ordered<LogRecord> sorted = new Ordered<>(records, RowOrder.logs(records), shared.resources,
-                shared.scopes);
+        int[] rows = RowOrder.logs(records, (log, i) -> shared.take(i, log.resource(), log.scope()));
+        Ordered<LogRecord> sorted = new Ordered<>(records, rows, shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {

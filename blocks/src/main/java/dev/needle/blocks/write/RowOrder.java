@@ -8,6 +8,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The order of a block's rows ({@link BlockWriter#SPAN_ORDER}, {@link BlockWriter#LOG_ORDER}, equal
@@ -18,20 +19,22 @@ public final class RowOrder {
 
     /*
      * Each record's key is read once into columns of longs whose signed order is the record order,
-     * compared first to last. A sort of packed longs does the work: a long's high bits are a column's
-     * value, less the smallest and shifted up so that the values' range fills them, and its low bits
-     * are the row's position, as many bits as the last position needs (so every size fits). Rows
-     * whose kept high bits are equal (a trace's spans, or values apart only in the bits the position
-     * took) come out of that sort together in the order they were in; each such run is sorted the same
-     * way again: by the same column, whose range in a run is so narrow that no bit is lost the second
-     * time, or once the run's values are equal, by the next column. A run of a few rows, most often one
-     * trace's spans, is sorted by insertion instead.
+     * compared first to last; rows are then sorted by a most-significant-digit radix sort. Rows are
+     * dealt by a column's value, less the smallest and shifted up so that the values' range fills
+     * the bits, into buckets by its top bits (16 of them, fewer for fewer rows): stably, so rows with
+     * equal keys stay in the order they came. A bucket whose rows may still differ is sorted the same
+     * way again: by the same column, whose range in a bucket is far narrower, or, once a bucket holds
+     * one value, by the next column. A few rows, most often one trace's spans, are sorted by insertion.
+     * Dealing by range rather than by fixed digits keeps the buckets even where ids are not random
+     * (64-bit ids padded with zeros, counters) and for times, whose range is narrow.
      */
 
     private static final int TRACE_ID_BYTES = 16;
     private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    /** Runs up to this long are settled by insertion sort, longer ones by sorting packed keys again. */
-    private static final int SHORT_RUN = 24;
+    /** Rows up to this many are sorted by insertion: dealing them out would cost more. */
+    private static final int FEW_ROWS = 16;
+    /** At most 2^16 buckets a deal: 300,000 random trace ids come out about 4.6 a bucket. */
+    private static final int MAX_BUCKET_BITS = 16;
 
     private RowOrder() {
     }
@@ -49,19 +52,29 @@ public final class RowOrder {
      * {@code records} in {@link BlockWriter#SPAN_ORDER}, stably. Trace ids of 16 bytes (all that the
      * receiver takes) compare as two big-endian longs with the sign bit flipped, whose signed order is
      * the unsigned order of {@link Bytes#compareTo}; other ids take the comparator.
+     *
+     * @param alongside given each span with its index, in the order they came, in the one pass that
+     *                  reads their keys: a writer's other per-span work then costs no second pass
      */
-    public static Spans spans(SpanRecord[] records) {
+    public static Spans spans(SpanRecord[] records, ObjIntConsumer<? super SpanRecord> alongside) {
         long[] high = new long[records.length];
         long[] low = new long[records.length];
         long[] start = new long[records.length];
+        boolean sixteenBytes = true;
         for (int i = 0; i < records.length; i++) {
-            byte[] id = records[i].traceId().unsafeArray();
-            if (id.length != TRACE_ID_BYTES) {
-                return new Spans(stableOrder(records, BlockWriter.SPAN_ORDER), 0);
+            SpanRecord span = records[i];
+            alongside.accept(span, i);
+            byte[] id = span.traceId().unsafeArray();
+            if (id.length == TRACE_ID_BYTES) {
+                high[i] = (long) BIG_ENDIAN_LONG.get(id, 0) ^ Long.MIN_VALUE;
+                low[i] = (long) BIG_ENDIAN_LONG.get(id, Long.BYTES) ^ Long.MIN_VALUE;
+                start[i] = span.startTimeUnixNano();
+            } else {
+                sixteenBytes = false;
             }
-            high[i] = (long) BIG_ENDIAN_LONG.get(id, 0) ^ Long.MIN_VALUE;
-            low[i] = (long) BIG_ENDIAN_LONG.get(id, Long.BYTES) ^ Long.MIN_VALUE;
-            start[i] = records[i].startTimeUnixNano();
+        }
+        if (!sixteenBytes) {
+            return new Spans(stableOrder(records, BlockWriter.SPAN_ORDER), 0);
         }
         int[] rows = sort(high, low, start);
         int distinct = 0;
@@ -73,10 +86,16 @@ public final class RowOrder {
         return new Spans(rows, distinct);
     }
 
-    /** The indexes of {@code records} in {@link BlockWriter#LOG_ORDER}, stably. */
-    public static int[] logs(LogRecord[] records) {
+    /**
+     * The indexes of {@code records} in {@link BlockWriter#LOG_ORDER}, stably.
+     *
+     * @param alongside given each record with its index, in the order they came, in the one pass that
+     *                  reads their times
+     */
+    public static int[] logs(LogRecord[] records, ObjIntConsumer<? super LogRecord> alongside) {
         long[] time = new long[records.length];
         for (int i = 0; i < records.length; i++) {
+            alongside.accept(records[i], i);
             time[i] = records[i].eventTimeUnixNano();
         }
         return sort(time);
@@ -90,17 +109,17 @@ public final class RowOrder {
         int n = columns[0].length;
         int[] rows = new int[n];
         Arrays.setAll(rows, i -> i);
-        order(columns, 0, rows, 0, n, new long[n], new int[n]);
+        order(columns, 0, rows, 0, n, new int[n], new int[n]);
         return rows;
     }
 
     /**
      * Sorts {@code rows[from..to)}, whose values in the columns before {@code column} are equal, by the
      * columns from {@code column} on, keeping rows whose values are all equal in the order they are in.
-     * {@code keys} and {@code moved} are scratch space, used only in {@code [from, to)}.
+     * {@code moved} and {@code buckets} are scratch space, used only in {@code [from, to)}.
      */
-    private static void order(long[][] columns, int column, int[] rows, int from, int to, long[] keys, int[] moved) {
-        if (to - from <= SHORT_RUN) {
+    private static void order(long[][] columns, int column, int[] rows, int from, int to, int[] moved, int[] buckets) {
+        if (to - from <= FEW_ROWS) {
             insertionSort(columns, column, rows, from, to);
             return;
         }
@@ -108,40 +127,46 @@ public final class RowOrder {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         for (int r = from; r < to; r++) {
-            min = Math.min(min, values[rows[r]]);
-            max = Math.max(max, values[rows[r]]);
+            long value = values[rows[r]];
+            min = Math.min(min, value);
+            max = Math.max(max, value);
         }
         if (min == max) {
             if (column + 1 < columns.length) {
-                order(columns, column + 1, rows, from, to, keys, moved);
+                order(columns, column + 1, rows, from, to, moved, buckets);
             }
             return;
         }
         // max - min and value - min are read unsigned: the range of signed longs needs all 64 bits.
         int spread = Long.numberOfLeadingZeros(max - min);
-        int positionBits = Integer.SIZE - Integer.numberOfLeadingZeros(to - from - 1);
-        long positionMask = (1L << positionBits) - 1;
+        int bucketBits = Math.min(MAX_BUCKET_BITS, Integer.SIZE - Integer.numberOfLeadingZeros(to - from) - 2);
+        int drop = Long.SIZE - bucketBits;
+        // ends[b + 1] counts bucket b's rows, then, summed, ends[b] is where bucket b starts, then where it ends.
+        int[] ends = new int[(1 << bucketBits) + 1];
         for (int r = from; r < to; r++) {
-            keys[r] = ((((values[rows[r]] - min) << spread) ^ Long.MIN_VALUE) & ~positionMask) | (r - from);
+            int bucket = (int) (((values[rows[r]] - min) << spread) >>> drop);
+            buckets[r] = bucket;
+            ends[bucket + 1]++;
         }
-        Arrays.sort(keys, from, to);
+        ends[0] = from;
+        for (int b = 1; b < ends.length; b++) {
+            ends[b] += ends[b - 1];
+        }
         System.arraycopy(rows, from, moved, from, to - from);
         for (int r = from; r < to; r++) {
-            rows[r] = moved[from + (int) (keys[r] & positionMask)];
+            rows[ends[buckets[r]]++] = moved[r];
         }
-        // When the position took only bits the shift left zero, equal high bits mean equal values.
-        int next = spread >= positionBits ? column + 1 : column;
+        // When the bucket took every bit of the range, a bucket's rows have one value.
+        int next = Long.SIZE - spread <= bucketBits ? column + 1 : column;
         if (next == columns.length) {
             return;
         }
         int start = from;
-        for (int r = from + 1; r <= to; r++) {
-            if (r == to || ((keys[r] ^ keys[start]) & ~positionMask) != 0) {
-                if (r - start > 1) {
-                    order(columns, next, rows, start, r, keys, moved);
-                }
-                start = r;
+        for (int b = 0; b < ends.length - 1; b++) {
+            if (ends[b] - start > 1) {
+                order(columns, next, rows, start, ends[b], moved, buckets);
             }
+            start = ends[b];
         }
     }
 

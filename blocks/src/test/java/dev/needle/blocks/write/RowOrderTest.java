@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.ObjIntConsumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class RowOrderTest {
 
-    /** Sizes around every branch: none, one, the short-run limit, and index widths of 1 to 13 bits. */
-    private static final int[] SIZES = {0, 1, 2, 3, 4, 5, 7, 8, 9, 23, 24, 25, 26, 49, 100, 257, 1_000, 4_097};
+    /** Sizes around every branch: none, one, around the insertion sort's limit (16), and up to 13 bucket bits. */
+    private static final int[] SIZES = {0, 1, 2, 3, 5, 8, 15, 16, 17, 18, 33, 100, 257, 1_000, 4_097};
 
     @Test
     void spans_randomRecords_orderOfListSort() {
@@ -70,7 +71,7 @@ class RowOrderTest {
 
     @Test
     void logs_timesCloseTogether_orderOfListSort() {
-        // A narrow range of times is shifted up whole: the sort alone decides, no run is settled.
+        // A narrow range of times, spread over the buckets' bits: one deal, then buckets of a few.
         SplittableRandom random = new SplittableRandom(11);
         List<LogRecord> logs = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
@@ -80,8 +81,8 @@ class RowOrderTest {
     }
 
     @Test
-    void sort_beyondSeventeenIndexBits_orderOfBoxedSort() {
-        // 2^17 + 3 rows need 18 index bits; values spread over the whole signed range lose their low 18 bits.
+    void sort_manyRowsInClusters_orderOfBoxedSort() {
+        // Clusters at both ends of the signed range and between: each is dealt again, its range far narrower.
         SplittableRandom random = new SplittableRandom(5);
         int n = (1 << 17) + 3;
         long[] first = new long[n];
@@ -103,8 +104,10 @@ class RowOrderTest {
     private static RowOrder.Spans checkSpans(List<SpanRecord> spans, String what) {
         List<SpanRecord> expected = new ArrayList<>(spans);
         expected.sort(BlockWriter.SPAN_ORDER);
-        RowOrder.Spans order = RowOrder.spans(spans.toArray(new SpanRecord[0]));
+        InArrivalOrder<SpanRecord> alongside = new InArrivalOrder<>(spans, what);
+        RowOrder.Spans order = RowOrder.spans(spans.toArray(new SpanRecord[0]), alongside);
         assertRows(expected, spans, order.rows(), what);
+        alongside.assertAllSeen();
         boolean sixteen = spans.stream().allMatch(s -> s.traceId().length() == 16);
         long distinct = spans.stream().map(SpanRecord::traceId).distinct().count();
         assertEquals(sixteen ? distinct : 0, order.distinctTraceIds(), what + ": distinct trace ids");
@@ -114,7 +117,9 @@ class RowOrderTest {
     private static void checkLogs(List<LogRecord> logs, String what) {
         List<LogRecord> expected = new ArrayList<>(logs);
         expected.sort(BlockWriter.LOG_ORDER);
-        assertRows(expected, logs, RowOrder.logs(logs.toArray(new LogRecord[0])), what);
+        InArrivalOrder<LogRecord> alongside = new InArrivalOrder<>(logs, what);
+        assertRows(expected, logs, RowOrder.logs(logs.toArray(new LogRecord[0]), alongside), what);
+        alongside.assertAllSeen();
     }
 
     /** Row by row the same instance: equal records must keep the order they came in. */
@@ -123,6 +128,29 @@ class RowOrderTest {
         assertEquals(records.size(), new HashSet<>(Arrays.stream(rows).boxed().toList()).size(), what + ": distinct rows");
         for (int r = 0; r < rows.length; r++) {
             assertSame(expected.get(r), records.get(rows[r]), what + ": row " + r);
+        }
+    }
+
+    /** Checks that the records are passed on each once, with their indexes, in the order they came. */
+    private static final class InArrivalOrder<R> implements ObjIntConsumer<R> {
+        private final List<R> records;
+        private final String what;
+        private int seen;
+
+        InArrivalOrder(List<R> records, String what) {
+            this.records = records;
+            this.what = what;
+        }
+
+        @Override
+        public void accept(R record, int index) {
+            assertEquals(seen, index, what + ": index passed alongside");
+            assertSame(records.get(seen), record, what + ": record passed alongside");
+            seen++;
+        }
+
+        void assertAllSeen() {
+            assertEquals(records.size(), seen, what + ": records passed alongside");
         }
     }
 
