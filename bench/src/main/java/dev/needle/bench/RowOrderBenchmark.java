@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Ordering a 300,000-row block's rows alone, the step {@link BlockWriteBenchmark} starts with:
- * {@link RowOrder}'s sort of packed longs beside the object sorts it replaced, which are kept here,
+ * {@link RowOrder}'s radix sort of primitive columns beside the object sorts it replaced, which are kept here,
  * and only here, to compare against ({@code spanKeys}: a key object per span sorted by TimSort;
  * {@code boxedLogs}: boxed indexes and {@link BlockWriter#LOG_ORDER}). Throughput is rows per second.
  *
@@ -102,7 +102,7 @@ public class RowOrderBenchmark {
     /** The spans in block order by {@link RowOrder}. */
     @Benchmark
     @OperationsPerInvocation(ROWS)
-    public RowOrder.Spans packedSpans(Spans spans) {
+    public RowOrder.Spans rowOrderSpans(Spans spans) {
         return RowOrder.spans(spans.records, NOTHING_ALONGSIDE);
     }
 
@@ -116,7 +116,7 @@ public class RowOrderBenchmark {
     /** The log records in block order by {@link RowOrder}. */
     @Benchmark
     @OperationsPerInvocation(ROWS)
-    public int[] packedLogs(Logs logs) {
+    public int[] rowOrderLogs(Logs logs) {
         return RowOrder.logs(logs.records, NOTHING_ALONGSIDE);
     }
 

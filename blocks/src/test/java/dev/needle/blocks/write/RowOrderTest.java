@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link RowOrder} gives the rows in the order {@link List#sort} gives with {@link BlockWriter#SPAN_ORDER}
  * and {@link BlockWriter#LOG_ORDER}, equal records in the order they came, on records made to meet its
- * corners: equal keys, trace ids equal in their first 8 bytes or apart only in bits the index takes,
- * ids with the high bit set, extreme times, ids not 16 bytes, and runs long enough to be merge-sorted.
+ * corners: equal keys, trace ids equal in their first 8 bytes or apart only in a few low bits of them,
+ * ids with the high bit set or the first 8 bytes zero, extreme and clustered times, ids not 16 bytes,
+ * and many rows of one trace; and passes each record on once, in the order they came.
  */
 class RowOrderTest {
 
