@@ -95,7 +95,8 @@ public class RowOrderBenchmark {
             }
             Verify.that(logs.size() == ROWS, "the corpus made %d log records, expected %d", logs.size(), ROWS);
             records = logs.toArray(new LogRecord[0]);
-            Verify.that(Arrays.equals(RowOrder.logs(records, NOTHING_ALONGSIDE), boxedLogOrder(records)), "the orders of the logs differ");
+            Verify.that(Arrays.equals(RowOrder.logs(records, NOTHING_ALONGSIDE), boxedLogOrder(records)),
+                    "the orders of the logs differ");
         }
     }
 
