@@ -103,7 +103,7 @@ public class BlockWriteBenchmark {
     }
 
     /** {@value #SPANS} spans of the corpus, each request's worth encoded and decoded as the server does. */
-    private static List<SpanRecord> received() throws IOException {
+    static List<SpanRecord> received() throws IOException {
         Corpus corpus = new Corpus(CorpusSpec.defaults(SPANS, 0));
         List<SpanRecord> generated = new ArrayList<>(SPANS);
         for (int chunk = 0; chunk < corpus.spanChunks(); chunk++) {

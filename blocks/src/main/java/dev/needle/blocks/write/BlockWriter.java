@@ -11,7 +11,6 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.ColumnChecksums;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Interner;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
@@ -32,15 +31,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -77,9 +73,6 @@ public final class BlockWriter {
 
     /** The order of a logs block's rows: by event time. */
     public static final Comparator<LogRecord> LOG_ORDER = Comparator.comparingLong(LogRecord::eventTimeUnixNano);
-
-    private static final int TRACE_ID_BYTES = 16;
-    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final BlockStore store;
     private final BufferAllocator allocator;
@@ -202,7 +195,7 @@ public final class BlockWriter {
             throws IOException {
         SpanRecord[] records = spans.toArray(new SpanRecord[0]);
         Shared shared = new Shared(records.length);
-        SpanOrder order = spanOrder(records, shared);
+        RowOrder.Spans order = RowOrder.spans(records, (span, i) -> shared.take(i, span.resource(), span.scope()));
         Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
         AttributeSidecars attrs = new AttributeSidecars();
@@ -251,11 +244,8 @@ public final class BlockWriter {
             throws IOException {
         LogRecord[] records = logs.toArray(new LogRecord[0]);
         Shared shared = new Shared(records.length);
-        for (int i = 0; i < records.length; i++) {
-            shared.take(i, records[i].resource(), records[i].scope());
-        }
-        Ordered<LogRecord> sorted = new Ordered<>(records, stableOrder(records, LOG_ORDER), shared.resources,
-                shared.scopes);
+        int[] rows = RowOrder.logs(records, (log, i) -> shared.take(i, log.resource(), log.scope()));
+        Ordered<LogRecord> sorted = new Ordered<>(records, rows, shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
@@ -483,73 +473,6 @@ public final class BlockWriter {
             }
             scopes[i] = sharedScope;
         }
-    }
-
-    /**
-     * The spans' places in block order: {@code rows[r]} is the index of row r's span.
-     *
-     * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder
-     */
-    private record SpanOrder(int[] rows, int distinctTraceIds) {
-    }
-
-    /**
-     * {@code spans} in {@link #SPAN_ORDER}, stably: sorted by keys taken from each span once, not read
-     * through the records at every compare. Trace ids of 16 bytes (all that the receiver takes)
-     * compare as two unsigned big-endian longs exactly as {@link Bytes#compareTo} compares them.
-     * Gives {@code shared} every span's resource and scope on the way.
-     */
-    private static SpanOrder spanOrder(SpanRecord[] records, Shared shared) {
-        SpanKey[] keys = new SpanKey[records.length];
-        boolean sixteenBytes = true;
-        // One pass over the records, in the order they came, takes their keys and their shared resources and scopes.
-        for (int i = 0; i < records.length; i++) {
-            SpanRecord s = records[i];
-            shared.take(i, s.resource(), s.scope());
-            byte[] id = s.traceId().unsafeArray();
-            if (id.length == TRACE_ID_BYTES) {
-                keys[i] = new SpanKey((long) BIG_ENDIAN_LONG.get(id, 0), (long) BIG_ENDIAN_LONG.get(id, Long.BYTES),
-                        s.startTimeUnixNano(), i);
-            } else {
-                sixteenBytes = false;
-            }
-        }
-        if (!sixteenBytes) {
-            return new SpanOrder(stableOrder(records, SPAN_ORDER), 0);
-        }
-        Arrays.sort(keys);
-        int[] rows = new int[keys.length];
-        int distinct = 0;
-        for (int r = 0; r < keys.length; r++) {
-            rows[r] = keys[r].index();
-            if (r == 0 || keys[r].high() != keys[r - 1].high() || keys[r].low() != keys[r - 1].low()) {
-                distinct++;
-            }
-        }
-        return new SpanOrder(rows, distinct);
-    }
-
-    /** A span's sort key; the index breaks ties, so the sort is stable as {@link List#sort} is. */
-    private record SpanKey(long high, long low, long start, int index) implements Comparable<SpanKey> {
-        @Override
-        public int compareTo(SpanKey o) {
-            int c = Long.compareUnsigned(high, o.high);
-            if (c == 0) {
-                c = Long.compareUnsigned(low, o.low);
-            }
-            if (c == 0) {
-                c = Long.compare(start, o.start);
-            }
-            return c != 0 ? c : Integer.compare(index, o.index);
-        }
-    }
-
-    /** The indexes of {@code records} in {@code order}, equal records in the order they came. */
-    private static <R> int[] stableOrder(R[] records, Comparator<R> order) {
-        Integer[] indexes = new Integer[records.length];
-        Arrays.setAll(indexes, i -> i);
-        Arrays.sort(indexes, (a, b) -> order.compare(records[a], records[b]));
-        return Arrays.stream(indexes).mapToInt(Integer::intValue).toArray();
     }
 
     /**
