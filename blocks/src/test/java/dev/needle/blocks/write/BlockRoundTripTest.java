@@ -11,7 +11,12 @@ import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.ColumnChecksums;
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
@@ -70,20 +75,80 @@ class BlockRoundTripTest {
         List<SpanRecord> expected = new ArrayList<>(spans);
         expected.sort(Comparator.comparing(SpanRecord::traceId).thenComparingLong(SpanRecord::startTimeUnixNano));
         List<SpanRecord> actual = new ArrayList<>();
-        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
-            for (int b = 0; b < reader.batchCount(); b++) {
-                try (VectorSchemaRoot root = reader.readAll(b)) {
-                    SpanColumns columns = new SpanColumns(root);
-                    for (int row = 0; row < root.getRowCount(); row++) {
-                        actual.add(columns.read(row));
-                    }
-                }
-            }
-        }
+        readSpanBatches(block).forEach(actual::addAll);
         assertEquals(expected.size(), actual.size());
         for (int i = 0; i < expected.size(); i++) {
             assertEquals(expected.get(i), actual.get(i), "row " + i);
         }
+    }
+
+    @Test
+    void writeSpans_laterBatchesWithMoreAttributesPerRowThanTheFirst_readBackEqual() throws IOException {
+        // The writer sizes the vectors for the first batch and keeps them for later ones: later rows with
+        // more attributes (and resources and scopes of their own) must grow the attribute entries.
+        Resource shared = new Resource(attributes("shared", 0, 1), 0, "");
+        Scope sharedScope = new Scope("scope", "1", List.of(), 0, "");
+        List<SpanRecord> spans = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            int batch = i / 100;
+            Resource resource = batch == 0 ? shared : new Resource(attributes("r" + i, i, 6 * batch), 1, "");
+            Scope scope = batch == 0 ? sharedScope : new Scope("scope" + i, "2", attributes("s" + i, i, 4 * batch), 2, "");
+            byte[] traceId = new byte[16];
+            traceId[14] = (byte) (i >> 8);
+            traceId[15] = (byte) i;
+            spans.add(new SpanRecord(resource, scope, Bytes.wrap(traceId), Bytes.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, (byte) i}),
+                    "", Bytes.EMPTY, i, "span" + i, 1, 1_000L * i, 1_000L * i + 7, attributes("a" + i, i, 1 + 15 * batch),
+                    i % 3, List.of(), 0, List.of(), 0, 0, ""));
+        }
+        WrittenBlock block = new BlockWriter(store, allocator, new Options(100, Codec.NONE)).writeSpans(TenantId.DEFAULT, spans);
+        assertEquals(3, block.meta().batches().size());
+
+        List<List<SpanRecord>> batches = readSpanBatches(block);
+        assertTrue(attributeCount(batches.get(2)) > attributeCount(batches.get(0)) * 10, "later batches hold more attributes");
+        List<SpanRecord> actual = new ArrayList<>();
+        batches.forEach(actual::addAll);
+        assertEquals(spans, actual);
+    }
+
+    private List<List<SpanRecord>> readSpanBatches(WrittenBlock block) throws IOException {
+        List<List<SpanRecord>> batches = new ArrayList<>();
+        try (BlockReader reader = BlockReader.open(store, block.ref(), allocator)) {
+            for (int b = 0; b < reader.batchCount(); b++) {
+                try (VectorSchemaRoot root = reader.readAll(b)) {
+                    SpanColumns columns = new SpanColumns(root);
+                    List<SpanRecord> rows = new ArrayList<>();
+                    for (int row = 0; row < root.getRowCount(); row++) {
+                        rows.add(columns.read(row));
+                    }
+                    batches.add(rows);
+                }
+            }
+        }
+        return batches;
+    }
+
+    /** {@code count} attributes of every scalar type, their keys and values distinct per {@code prefix}. */
+    private static List<KeyValue> attributes(String prefix, int seed, int count) {
+        List<KeyValue> out = new ArrayList<>();
+        for (int a = 0; a < count; a++) {
+            String key = prefix + ".k" + a;
+            out.add(new KeyValue(key, switch (a % 5) {
+                case 0 -> new AnyValue.Str(prefix + "-" + a);
+                case 1 -> new AnyValue.Int(seed * 1_000L + a);
+                case 2 -> new AnyValue.Dbl(seed + a / 7.0);
+                case 3 -> new AnyValue.Bool((seed + a) % 2 == 0);
+                default -> new AnyValue.Blob(Bytes.wrap(new byte[] {(byte) seed, (byte) a}));
+            }));
+        }
+        return out;
+    }
+
+    private static int attributeCount(List<SpanRecord> spans) {
+        int count = 0;
+        for (SpanRecord s : spans) {
+            count += s.attributes().size() + s.resource().attributes().size() + s.scope().attributes().size();
+        }
+        return count;
     }
 
     @ParameterizedTest
