@@ -190,12 +190,13 @@ public final class IngestBench {
 
         /**
          * The real run: 2,000,000 spans and 2,000,000 logs in every workload, 8 requests of 1,000
-         * records in flight, 5 s of warm-up, a paced run of at most 10 s, the server on this JVM's
+         * records in flight, 20 s of warm-up (a fresh server's JIT compiles through 5 s and the million
+         * records after), a paced run of at most 10 s, the server on this JVM's
          * class path with the heap {@code ./needle serve} gives it (1 GiB), data in a temporary
          * directory, progress on standard error.
          */
         public static Options defaults() {
-            return new Options(2_000_000, 2_000_000, Workload.all(), 8, 1000, Duration.ofSeconds(5),
+            return new Options(2_000_000, 2_000_000, Workload.all(), 8, 1000, Duration.ofSeconds(20),
                     Duration.ofSeconds(10), System.getProperty("java.class.path"), List.of("-Xmx1g"), null,
                     System.err::println);
         }

@@ -49,7 +49,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
 
     @Option(names = "--warm-up", paramLabel = "SECONDS", description = "sending before the measurement, per server "
             + "(default: ${DEFAULT-VALUE})")
-    private int warmUpSeconds = 5;
+    private int warmUpSeconds = 20;
 
     @Option(names = "--paced", paramLabel = "SECONDS", description = "the most the paced run lasts; 0 skips it "
             + "(default: ${DEFAULT-VALUE})")
