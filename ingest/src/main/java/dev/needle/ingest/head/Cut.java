@@ -1,12 +1,9 @@
 package dev.needle.ingest.head;
 
-import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * What the head held when it was cut: every record with a write-ahead log sequence up to
@@ -37,26 +34,26 @@ public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapByte
      * A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows}
      * rows, named as {@code writer}'s (see {@link CutIds}).
      */
-    static Cut of(String writer, long maxSequence, Map<TenantId, List<SpanRecord>> spans,
-                  Map<TenantId, List<LogRecord>> logs, int blockRows, long rows, long heapBytes) {
+    static Cut of(String writer, long maxSequence, Map<TenantId, Records> spans, Map<TenantId, Records> logs,
+                  int blockRows, long rows, long heapBytes) {
         // A chunk's share of the cut's heap, by rows: walking every record again would hold the head's lock.
         double heapPerRow = rows == 0 ? 0 : (double) heapBytes / rows;
         List<Chunk> chunks = new ArrayList<>();
-        spans.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows,
-                list -> new Records.Spans(list, Math.round(heapPerRow * list.size())), chunks));
-        logs.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows,
-                list -> new Records.Logs(list, Math.round(heapPerRow * list.size())), chunks));
+        spans.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows, heapPerRow, chunks));
+        logs.forEach((tenant, records) -> chunk(writer, maxSequence, tenant, records, blockRows, heapPerRow, chunks));
         return new Cut(maxSequence, List.copyOf(chunks), rows, heapBytes);
     }
 
-    private static <R> void chunk(String writer, long maxSequence, TenantId tenant, List<R> records, int blockRows,
-                                  Function<List<R>, Records> wrap, List<Chunk> out) {
+    private static void chunk(String writer, long maxSequence, TenantId tenant, Records records, int blockRows,
+                              double heapPerRow, List<Chunk> out) {
         // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
         int rowsPerBlock = Math.max(blockRows, (records.size() + 998) / 999);
         int count = (records.size() + rowsPerBlock - 1) / rowsPerBlock;
         for (int i = 0; i < count; i++) {
-            List<R> chunk = records.subList(i * rowsPerBlock, Math.min(records.size(), (i + 1) * rowsPerBlock));
-            out.add(new Chunk(tenant, wrap.apply(chunk), CutIds.id(writer, maxSequence, i, count)));
+            int from = i * rowsPerBlock;
+            int to = Math.min(records.size(), (i + 1) * rowsPerBlock);
+            out.add(new Chunk(tenant, records.slice(from, to, Math.round(heapPerRow * (to - from))),
+                    CutIds.id(writer, maxSequence, i, count)));
         }
     }
 }

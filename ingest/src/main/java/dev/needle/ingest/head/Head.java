@@ -29,8 +29,8 @@ import java.util.function.Function;
  */
 public final class Head implements HeadSource {
 
-    private Map<TenantId, Active<SpanRecord>> spans = new HashMap<>();
-    private Map<TenantId, Active<LogRecord>> logs = new HashMap<>();
+    private Map<TenantId, Active<Records.Spans, SpanRecord>> spans = new HashMap<>();
+    private Map<TenantId, Active<Records.Logs, LogRecord>> logs = new HashMap<>();
     private long rows;
     private long bytes;
     private long heapBytes;
@@ -50,13 +50,15 @@ public final class Head implements HeadSource {
             firstAddNanos = System.nanoTime();
         }
         if (records instanceof Records.Spans s) {
-            spans.computeIfAbsent(entry.tenant(), t -> new Active<>(SpanRecord::traceId)).add(s.list());
+            spans.computeIfAbsent(entry.tenant(), t -> new Active<>(Records.Spans::list, SpanRecord::traceId,
+                    Records.Spans::new)).add(s);
         } else if (records instanceof Records.Logs l) {
-            logs.computeIfAbsent(entry.tenant(), t -> new Active<>(LogRecord::traceId)).add(l.list());
+            logs.computeIfAbsent(entry.tenant(), t -> new Active<>(Records.Logs::list, LogRecord::traceId,
+                    Records.Logs::new)).add(l);
         }
         rows += records.size();
         bytes += entry.payload().length;
-        heapBytes += records.heapBytes() + HeapEstimate.traceHashes(records.size());
+        heapBytes += records.heapBytes();
         maxSequence = Math.max(maxSequence, entry.sequence());
     }
 
@@ -79,52 +81,69 @@ public final class Head implements HeadSource {
         return cut;
     }
 
-    private static <R> Map<TenantId, List<R>> all(Map<TenantId, Active<R>> active) {
-        Map<TenantId, List<R>> out = new HashMap<>();
-        active.forEach((tenant, records) -> out.put(tenant, records.all()));
+    private static Map<TenantId, Records> all(Map<TenantId, ? extends Active<?, ?>> active) {
+        Map<TenantId, Records> out = new HashMap<>();
+        active.forEach((tenant, records) -> out.put(tenant, records.whole()));
         return out;
     }
 
     /**
-     * One tenant's active records of one signal: each write-ahead log entry's list as it came, and
-     * beside it the hashes of its records' trace ids.
+     * One tenant's active records of one signal: each write-ahead log entry's records as they came,
+     * with their trace id hashes.
      */
-    private static final class Active<R> {
+    private static final class Active<K extends Records, R> {
+        private final Function<K, List<R>> list;
         private final Function<R, Bytes> traceId;
-        private final List<List<R>> lists = new ArrayList<>();
-        private final List<int[]> traceHashes = new ArrayList<>();
+        private final Whole<K, R> whole;
+        private final List<K> entries = new ArrayList<>();
         private int rows;
+        private long heapBytes;
 
-        Active(Function<R, Bytes> traceId) {
-            this.traceId = traceId;
+        /** Makes one Records of every active record: a list, its heap bytes and its hashes. */
+        interface Whole<K, R> {
+            K of(List<R> records, long heapBytes, int[] traceHashes);
         }
 
-        void add(List<R> records) {
-            int[] hashes = new int[records.size()];
-            for (int i = 0; i < hashes.length; i++) {
-                hashes[i] = traceId.apply(records.get(i)).hashCode();
-            }
-            lists.add(records);
-            traceHashes.add(hashes);
+        Active(Function<K, List<R>> list, Function<R, Bytes> traceId, Whole<K, R> whole) {
+            this.list = list;
+            this.traceId = traceId;
+            this.whole = whole;
+        }
+
+        void add(K records) {
+            entries.add(records);
             rows += records.size();
+            heapBytes += records.heapBytes();
         }
 
         /** Every record, in the order they came. */
         List<R> all() {
             List<R> out = new ArrayList<>(rows);
-            lists.forEach(out::addAll);
+            entries.forEach(e -> out.addAll(list.apply(e)));
             return out;
+        }
+
+        /** Every record as one Records, in the order they came. */
+        K whole() {
+            int[] hashes = new int[rows];
+            int at = 0;
+            for (K e : entries) {
+                System.arraycopy(e.traceHashes(), 0, hashes, at, e.size());
+                at += e.size();
+            }
+            return whole.of(all(), heapBytes, hashes);
         }
 
         /** The records of trace {@code id}, in the order they came. */
         List<R> ofTrace(Bytes id) {
             int hash = id.hashCode();
             List<R> out = new ArrayList<>();
-            for (int l = 0; l < lists.size(); l++) {
-                int[] hashes = traceHashes.get(l);
+            for (K e : entries) {
+                int[] hashes = e.traceHashes();
+                List<R> records = list.apply(e);
                 for (int i = 0; i < hashes.length; i++) {
-                    if (hashes[i] == hash && traceId.apply(lists.get(l).get(i)).equals(id)) {
-                        out.add(lists.get(l).get(i));
+                    if (hashes[i] == hash && traceId.apply(records.get(i)).equals(id)) {
+                        out.add(records.get(i));
                     }
                 }
             }
@@ -205,7 +224,7 @@ public final class Head implements HeadSource {
     public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
         List<Part<SpanRecord>> out = publishingParts(tenant, Records.Spans.class, Records.Spans::list);
         out.addAll(publishedParts(tenant, Signal.SPANS));
-        Active<SpanRecord> active = spans.get(tenant);
+        Active<Records.Spans, SpanRecord> active = spans.get(tenant);
         out.add(new Part<>(null, active == null ? List.of() : active.all()));
         return out;
     }
@@ -215,7 +234,7 @@ public final class Head implements HeadSource {
         List<Part<SpanRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Spans.class, Records.Spans::list),
                 s -> s.traceId().equals(traceId));
         out.addAll(publishedParts(tenant, Signal.SPANS));
-        Active<SpanRecord> active = spans.get(tenant);
+        Active<Records.Spans, SpanRecord> active = spans.get(tenant);
         List<SpanRecord> ofTrace = active == null ? List.of() : active.ofTrace(traceId);
         if (!ofTrace.isEmpty()) {
             out.add(new Part<>(null, ofTrace));
@@ -228,7 +247,7 @@ public final class Head implements HeadSource {
         List<Part<LogRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Logs.class, Records.Logs::list),
                 r -> r.traceId().equals(traceId));
         out.addAll(publishedParts(tenant, Signal.LOGS));
-        Active<LogRecord> active = logs.get(tenant);
+        Active<Records.Logs, LogRecord> active = logs.get(tenant);
         List<LogRecord> ofTrace = active == null || traceId.isEmpty() ? List.of() : active.ofTrace(traceId);
         if (!ofTrace.isEmpty()) {
             out.add(new Part<>(null, ofTrace));
@@ -240,7 +259,7 @@ public final class Head implements HeadSource {
     public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
         List<Part<LogRecord>> out = publishingParts(tenant, Records.Logs.class, Records.Logs::list);
         out.addAll(publishedParts(tenant, Signal.LOGS));
-        Active<LogRecord> active = logs.get(tenant);
+        Active<Records.Logs, LogRecord> active = logs.get(tenant);
         out.add(new Part<>(null, active == null ? List.of() : active.all()));
         return out;
     }

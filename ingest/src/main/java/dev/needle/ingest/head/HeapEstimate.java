@@ -34,7 +34,7 @@ final class HeapEstimate {
     private HeapEstimate() {
     }
 
-    /** The head's trace id hashes of one write-ahead log entry's records: an int each, in an array held in a list. */
+    /** The trace id hashes of one request's records (see {@link Records#traceHashes}): an int each, in an array. */
     static long traceHashes(int records) {
         return ARRAY_HEADER + (long) Integer.BYTES * records + REF;
     }

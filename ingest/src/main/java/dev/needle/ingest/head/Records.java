@@ -1,5 +1,6 @@
 package dev.needle.ingest.head;
 
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -9,7 +10,9 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /** The accepted records of one request or write-ahead log entry: spans or log records, never both. */
 public sealed interface Records {
@@ -20,8 +23,18 @@ public sealed interface Records {
     /** How many records. */
     int size();
 
-    /** The heap bytes the records hold, estimated (see {@link HeapEstimate}): what the head's bound counts. */
+    /** The heap bytes the records and their trace id hashes hold, estimated (see {@link HeapEstimate}): what the head's bound counts. */
     long heapBytes();
+
+    /**
+     * Each record's trace id hash ({@link Bytes#hashCode}), in order: what a trace
+     * lookup in the head compares first. Taken where the records are decoded, while their ids are in that
+     * core's cache, and not on the write-ahead log's thread under the head's lock.
+     */
+    int[] traceHashes();
+
+    /** Records {@code from} (inclusive) to {@code to} (exclusive) of these, holding {@code heapBytes}. */
+    Records slice(int from, int to, long heapBytes);
 
     /** The records as the write-ahead log stores them: an OTLP export request of their signal, serialized. */
     byte[] encode();
@@ -37,12 +50,18 @@ public sealed interface Records {
         };
     }
 
-    /** Spans, and the heap bytes they hold. */
-    record Spans(List<SpanRecord> list, long heapBytes) implements Records {
+    /** Spans, the heap bytes they hold and their trace id hashes. */
+    record Spans(List<SpanRecord> list, long heapBytes, int[] traceHashes) implements Records {
 
-        /** These spans, their heap bytes estimated. */
+        /** These spans, their heap bytes estimated and their trace ids hashed. */
         public static Spans of(List<SpanRecord> list) {
-            return new Spans(list, HeapEstimate.spans(list));
+            return new Spans(list, HeapEstimate.spans(list) + HeapEstimate.traceHashes(list.size()),
+                    hashes(list, SpanRecord::traceId));
+        }
+
+        @Override
+        public Spans slice(int from, int to, long heapBytes) {
+            return new Spans(list.subList(from, to), heapBytes, Arrays.copyOfRange(traceHashes, from, to));
         }
 
         @Override
@@ -66,12 +85,18 @@ public sealed interface Records {
         }
     }
 
-    /** Log records, and the heap bytes they hold. */
-    record Logs(List<LogRecord> list, long heapBytes) implements Records {
+    /** Log records, the heap bytes they hold and their trace id hashes. */
+    record Logs(List<LogRecord> list, long heapBytes, int[] traceHashes) implements Records {
 
-        /** These log records, their heap bytes estimated. */
+        /** These log records, their heap bytes estimated and their trace ids hashed. */
         public static Logs of(List<LogRecord> list) {
-            return new Logs(list, HeapEstimate.logs(list));
+            return new Logs(list, HeapEstimate.logs(list) + HeapEstimate.traceHashes(list.size()),
+                    hashes(list, LogRecord::traceId));
+        }
+
+        @Override
+        public Logs slice(int from, int to, long heapBytes) {
+            return new Logs(list.subList(from, to), heapBytes, Arrays.copyOfRange(traceHashes, from, to));
         }
 
         @Override
@@ -93,5 +118,13 @@ public sealed interface Records {
         public WrittenBlock writeBlock(BlockWriter writer, TenantId tenant, String id) throws IOException {
             return writer.writeLogs(tenant, list, id);
         }
+    }
+
+    private static <R> int[] hashes(List<R> records, Function<R, Bytes> traceId) {
+        int[] out = new int[records.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = traceId.apply(records.get(i)).hashCode();
+        }
+        return out;
     }
 }
