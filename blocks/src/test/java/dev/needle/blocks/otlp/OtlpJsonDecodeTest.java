@@ -178,6 +178,27 @@ final class OtlpJsonDecodeTest {
     }
 
     @Test
+    void decode_attributeKeys_oneInstancePerDistinctKeyOfARequest() throws IOException {
+        StringBuilder spans = new StringBuilder();
+        // 300 distinct keys fill many of the table's slots; "\\u0061" is an escaped "a", and each long key passes the shared length.
+        for (int i = 0; i < 300; i++) {
+            String longKey = "k".repeat(70) + i;
+            spans.append(i == 0 ? "" : ",").append("{").append(IDS).append(",\"attributes\":[")
+                    .append("{\"key\":\"\\u0061.key\",\"value\":{\"intValue\":\"1\"}},")
+                    .append("{\"key\":\"key.").append(i).append("\",\"value\":{\"intValue\":\"2\"}},")
+                    .append("{\"key\":\"").append(longKey).append("\",\"value\":{\"intValue\":\"3\"}}]}");
+        }
+        List<SpanRecord> got = Bodies.jsonSpans("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[" + spans + "]}]}]}").records();
+        assertEquals(300, got.size());
+        for (int i = 0; i < 300; i++) {
+            List<KeyValue> attributes = got.get(i).attributes();
+            assertEquals(List.of(KeyValue.of("a.key", 1), KeyValue.of("key." + i, 2), KeyValue.of("k".repeat(70) + i, 3)),
+                    attributes);
+            assertSame(got.get(0).attributes().get(0).key(), attributes.get(0).key());
+        }
+    }
+
+    @Test
     void decode_unicode_escapesAndPairsKeptUnpairedSurrogateRefused() throws IOException {
         assertEquals("🚀\u0000\"\\é", span("\"name\":\"\\uD83D\\uDE80\\u0000\\\"\\\\\\u00e9\"").name());
         assertTrue(spanError("\"name\":\"a\\uD800b\"").startsWith(
