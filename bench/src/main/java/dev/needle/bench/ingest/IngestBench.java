@@ -14,7 +14,9 @@ import dev.needle.corpus.otlp.SendOptions;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import dev.needle.ingest.server.ServeCommand;
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -51,7 +53,9 @@ import java.util.stream.Stream;
  *       latency of a request runs from sending it to reading its whole reply, so it includes the
  *       write-ahead log fsync the server waits for before it acknowledges. The server's {@code /metrics}
  *       are scraped before, every {@value #SAMPLE_MILLIS} ms during, and after it ({@link ServerSample}):
- *       its CPU and garbage-collection time per million records, and its head over time.</li>
+ *       its CPU and garbage-collection time per million records, and its head over time. This
+ *       process's own CPU time over the send is the sender's (generator, encoder and HTTP client) per
+ *       million records: the two processes share the cores, so the rate is bounded by both.</li>
  *   <li><b>A paced run</b>, when {@link Options#paced()} is not zero: the corpus again, to tenant
  *       {@value #PACED_TENANT}, offered at 80% of the workload's goal ({@link Workload#goalPerSecond()})
  *       for at most that long: the latency a server has below its ceiling, where the measurement above
@@ -84,6 +88,9 @@ public final class IngestBench {
     private static final URI DRY_RUN_URL = URI.create("http://127.0.0.1:4318");
     /** Generator threads and chunks made ahead, as {@code needle gen} has by default. */
     private static final int GENERATOR_THREADS = Runtime.getRuntime().availableProcessors();
+    /** This process's CPU time: the sender's, as the server's comes from its own metrics. */
+    private static final OperatingSystemMXBean PROCESS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private IngestBench() {
     }
@@ -260,9 +267,11 @@ public final class IngestBench {
      * @param storedRecords records in the measured tenant's blocks after the server stopped
      * @param samples       the server's metrics before, during and after the measured send, in time order
      * @param pacedOrNull   the paced run, or null when there was none
+     * @param senderCpuSeconds this (the sending) process's CPU time over the measured send, every thread
      */
     public record Result(Workload workload, SendReport send, SendReport ceiling, long warmUpRecords,
-                         long storedRecords, List<ServerSample> samples, SendReport pacedOrNull) {
+                         long storedRecords, List<ServerSample> samples, SendReport pacedOrNull,
+                         double senderCpuSeconds) {
 
         public Result {
             Objects.requireNonNull(workload, "workload");
@@ -278,6 +287,11 @@ public final class IngestBench {
         /** The server's CPU seconds per million records accepted in the measured send. */
         public double cpuSecondsPerMillion() {
             return perMillion(last().cpuSeconds() - samples.get(0).cpuSeconds());
+        }
+
+        /** The sending process's CPU seconds per million records accepted in the measured send. */
+        public double senderCpuSecondsPerMillion() {
+            return perMillion(senderCpuSeconds);
         }
 
         /** The seconds its collectors took per million records accepted in the measured send. */
@@ -356,6 +370,7 @@ public final class IngestBench {
         SendReport send;
         List<ServerSample> samples;
         SendReport paced = null;
+        double senderCpuSeconds;
         try (ServerProcess server = ServerProcess.start(JavaLaunch.classPath(options.classPath(), ServeCommand.class),
                 options.serverJvmArgs(), data, dir.resolve("server.log"))) {
             progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
@@ -367,7 +382,9 @@ public final class IngestBench {
                         warm.firstError() == null ? "" : "; " + warm.firstError()));
             }
             try (Sampler sampler = new Sampler(server.query())) {
+                long cpuBefore = PROCESS.getProcessCpuTime();
                 send = send(corpus, w, options, server.otlp(), false, null, null, 0);
+                senderCpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
                 samples = sampler.finish();
             }
             progress.accept(format("%s: %,d of %,d records accepted in %.1f s, %,.0f records/s, p50 %.1f ms, p99 %.1f ms",
@@ -397,10 +414,11 @@ public final class IngestBench {
         SendReport ceiling = send(corpus, w, options, DRY_RUN_URL, true, null, null, 0);
         progress.accept(format("%s: generator ceiling %,.0f records/s (%,d records made and encoded, nothing sent)",
                 w.label(), ceiling.recordsPerSecond(), ceiling.recordsSent()));
-        Result result = new Result(w, send, ceiling, warmUpRecords, stored, samples, paced);
-        progress.accept(format("%s: server CPU %.1f s, GC %.2f s and JIT %.2f s per million records, head at most %,d records",
-                w.label(), result.cpuSecondsPerMillion(), result.gcSecondsPerMillion(), result.jitSecondsPerMillion(),
-                result.headMaxRows()));
+        Result result = new Result(w, send, ceiling, warmUpRecords, stored, samples, paced, senderCpuSeconds);
+        progress.accept(format("%s: server CPU %.1f s, GC %.2f s and JIT %.2f s per million records, head at most %,d "
+                        + "records; sender CPU %.1f s per million records", w.label(), result.cpuSecondsPerMillion(),
+                result.gcSecondsPerMillion(), result.jitSecondsPerMillion(), result.headMaxRows(),
+                result.senderCpuSecondsPerMillion()));
         return result;
     }
 
@@ -562,16 +580,16 @@ public final class IngestBench {
         if (notes.length() > 0) {
             s.append('\n').append(notes);
         }
-        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
-                + "| JIT s per M records | head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms "
-                + "| paced p99 ms |\n");
-        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | sender CPU s per M records "
+                + "| GC s per M records | JIT s per M records | head max rows | head rows at end | paced offer/s "
+                + "| paced accepted/s | paced p50 ms | paced p99 ms |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             SendReport paced = r.pacedOrNull();
-            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %s | %,d | %,d | %s |\n",
+            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.2f | %.3f | %s | %,d | %,d | %s |\n",
                     r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
                     100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
-                    r.gcSecondsPerMillion(), Double.isNaN(r.jitSecondsPerMillion()) ? "–"
+                    r.senderCpuSecondsPerMillion(), r.gcSecondsPerMillion(), Double.isNaN(r.jitSecondsPerMillion()) ? "–"
                             : format("%.2f", r.jitSecondsPerMillion()), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
                             : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
                             paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
@@ -579,7 +597,9 @@ public final class IngestBench {
         s.append(format("%nCPU, GC, JIT: the server process's CPU time (user and system, every thread), its collectors' "
                 + "time, and the time its JIT compilers report (elapsed, summed over their threads: near their CPU time on "
                 + "an idle machine; compiling during the send is warm-up, not a record's cost), from its /metrics before "
-                + "and after the measured send, per million records accepted; head: the records acknowledged and not "
+                + "and after the measured send, per million records accepted; sender CPU: the benchmark process's own CPU "
+                + "time (generator, encoder, HTTP client, every thread) over the same send, per million records accepted, "
+                + "taken from the same cores; head: the records acknowledged and not "
                 + "yet published, scraped every %d ms during the send; paced: the corpus again, to another tenant, "
                 + "offered at %.0f%% of the goal for at most the paced limit.%n%n",
                 SAMPLE_MILLIS, 100 * PACED_SHARE));
@@ -605,7 +625,7 @@ public final class IngestBench {
      * Writes the results as one JSON array where {@code g} is: per workload its signal, encoding,
      * gzip, the warm-up's and the stored record counts, the share of the ceiling, the measured
      * send, the dry run and the paced run as {@link SendReport#write} writes them, the server's
-     * CPU and GC per million records, and its metrics' samples.
+     * CPU and GC and the sender's CPU per million records, and the server's metrics' samples.
      */
     public static void writeJson(JsonGenerator g, List<Result> results) throws IOException {
         g.writeStartArray();
@@ -623,6 +643,7 @@ public final class IngestBench {
             r.ceiling().write(g);
             g.writeNumberField("goalPerSecond", r.workload().goalPerSecond());
             g.writeNumberField("cpuSecondsPerMillion", r.cpuSecondsPerMillion());
+            g.writeNumberField("senderCpuSecondsPerMillion", r.senderCpuSecondsPerMillion());
             g.writeNumberField("gcSecondsPerMillion", r.gcSecondsPerMillion());
             if (!Double.isNaN(r.jitSecondsPerMillion())) {
                 g.writeNumberField("jitSecondsPerMillion", r.jitSecondsPerMillion());

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -75,6 +76,8 @@ class IngestBenchTest {
             assertTrue(r.warmUpRecords() > 0, label);
             // The server's own metrics: it worked for the records, and the paced run was sent and taken.
             assertTrue(r.cpuSecondsPerMillion() > 0, label);
+            // This process made, encoded and sent them: its own CPU over the send is counted too.
+            assertTrue(r.senderCpuSeconds() > 0 && r.senderCpuSecondsPerMillion() > 0, label);
             assertTrue(r.gcSecondsPerMillion() >= 0, label);
             // HotSpot counts its compilers' time, so the column has a figure.
             assertTrue(r.jitSecondsPerMillion() >= 0, label);
@@ -93,6 +96,11 @@ class IngestBenchTest {
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 250,000 |"), table);
+        assertTrue(table.contains("| CPU s per M records | sender CPU s per M records |"), table);
+        for (Result r : results) {
+            assertTrue(table.contains(String.format(Locale.ROOT, "%.2f | %.2f |", r.cpuSecondsPerMillion(),
+                    r.senderCpuSecondsPerMillion())), table);
+        }
         assertJsonArrayOf(results);
     }
 
@@ -163,5 +171,9 @@ class IngestBenchTest {
         }
         assertEquals(results.size(), objects, out.toString());
         assertTrue(out.toString().contains("\"accepted\":20000"), out.toString());
+        for (Result r : results) {
+            assertTrue(out.toString().contains("\"senderCpuSecondsPerMillion\":" + r.senderCpuSecondsPerMillion()),
+                    out.toString());
+        }
     }
 }
