@@ -93,6 +93,7 @@ class IngestBenchTest {
         }
 
         String table = IngestBench.markdown(results);
+        assertTrue(table.startsWith("Measured send: records made and encoded by the sender as it sent them."), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 250,000 |"), table);
@@ -102,6 +103,35 @@ class IngestBenchTest {
                     r.senderCpuSecondsPerMillion())), table);
         }
         assertJsonArrayOf(results);
+    }
+
+    @Test
+    void run_preEncode_sendsRequestsEncodedAheadAndSaysSo(@TempDir Path root) throws Exception {
+        Options options = Options.defaults()
+                .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.JSON, false)))
+                .withRecords(5_000, 0)
+                .withWarmUp(Duration.ZERO)
+                .withPaced(Duration.ZERO)
+                .withPreEncode(true)
+                .withClassPath(System.getProperty("java.class.path"))
+                .withDataRoot(root)
+                .withProgress(line -> { });
+
+        Result r = IngestBench.run(options).get(0);
+
+        String label = r.send().toText();
+        assertTrue(r.preEncoded(), label);
+        assertEquals(5_000, r.send().accepted(), label);
+        assertEquals(5_000, r.storedRecords(), label);
+        assertEquals(5_000, rowsInBlocks(root.resolve(r.workload().directoryName()).resolve("data"), TenantId.DEFAULT,
+                Signal.SPANS), label);
+        assertTrue(r.senderCpuSecondsPerMillion() > 0, label);
+        assertTrue(IngestBench.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            IngestBench.writeJson(g, List.of(r));
+        }
+        assertTrue(out.toString().contains("\"preEncoded\":true"), out.toString());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.needle.corpus.otlp;
 
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.corpus.otlp.BatchQueue.Batch;
 import dev.needle.corpus.otlp.OtlpSignal.PartialSuccess;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,10 +54,12 @@ import org.HdrHistogram.Recorder;
 public final class OtlpSender {
 
     /*
-     * The workers share the batch iterator, a pacer and the counters; each reuses its own
-     * encoding buffer, which stays untouched while its request is in flight (HttpClient.send blocks).
-     * The pacer meters first attempts only: retries are already slowed by their backoff, and counting
-     * them would let a struggling server lower the offered rate below the target.
+     * The workers share the source of requests, a pacer and the counters. A worker that encodes
+     * reuses its own buffer, which stays untouched while its request is in flight (HttpClient.send
+     * blocks); requests encoded ahead are posted from the bytes they were encoded into. Both go
+     * through the same loop, so that they are paced, retried and counted alike. The pacer meters
+     * first attempts only: retries are already slowed by their backoff, and counting them would let
+     * a struggling server lower the offered rate below the target.
      */
 
     /** Batches that fail in a row before the run stops. */
@@ -91,19 +95,155 @@ public final class OtlpSender {
      */
     public SendReport sendSpans(Iterator<? extends List<SpanRecord>> batches, LongConsumer recordsDone)
             throws InterruptedException {
-        return new Run<>(OtlpSignal.SPANS, batches, recordsDone).run();
+        return new Run(OtlpSignal.SPANS, new Encoding<>(OtlpSignal.SPANS, batches), recordsDone).run();
     }
 
     /** Like {@link #sendSpans}, for log records, to {@code <base>/v1/logs}. */
     public SendReport sendLogs(Iterator<? extends List<LogRecord>> batches, LongConsumer recordsDone)
             throws InterruptedException {
-        return new Run<>(OtlpSignal.LOGS, batches, recordsDone).run();
+        return new Run(OtlpSignal.LOGS, new Encoding<>(OtlpSignal.LOGS, batches), recordsDone).run();
     }
 
-    /** One send: the shared queue, pacer and counters. */
-    private final class Run<T> {
+    /**
+     * Encodes (and gzips, when the options say so) every batch of spans as one request, on
+     * {@code concurrency} threads, and holds them for {@link #send}: a send of them then does
+     * nothing but post.
+     */
+    public EncodedRequests encodeSpans(Iterator<? extends List<SpanRecord>> batches) throws InterruptedException {
+        return encodeAhead(Signal.SPANS, OtlpSignal.SPANS, batches);
+    }
+
+    /** Like {@link #encodeSpans}, for log records. */
+    public EncodedRequests encodeLogs(Iterator<? extends List<LogRecord>> batches) throws InterruptedException {
+        return encodeAhead(Signal.LOGS, OtlpSignal.LOGS, batches);
+    }
+
+    /**
+     * Sends requests encoded ahead, as {@link #sendSpans} sends batches: to their signal's endpoint,
+     * {@code concurrency} at a time, paced, retried and counted the same way.
+     *
+     * @throws IllegalArgumentException when they were encoded or gzipped otherwise than these options say
+     * @throws InterruptedException     when the calling thread is interrupted; the workers are stopped first
+     */
+    public SendReport send(EncodedRequests requests, LongConsumer recordsDone) throws InterruptedException {
+        if (requests.encoding() != options.encoding() || requests.gzip() != options.gzip()) {
+            throw new IllegalArgumentException("the requests were encoded as " + label(requests.encoding(), requests.gzip())
+                    + " but this sender sends " + label(options.encoding(), options.gzip()));
+        }
+        OtlpSignal<?> signal = requests.signal() == Signal.SPANS ? OtlpSignal.SPANS : OtlpSignal.LOGS;
+        return new Run(signal, new Encoded(requests.bodies()), recordsDone).run();
+    }
+
+    private static String label(OtlpEncoding encoding, boolean gzip) {
+        return encoding.label() + (gzip ? "+gzip" : "");
+    }
+
+    private <T> EncodedRequests encodeAhead(Signal name, OtlpSignal<T> signal, Iterator<? extends List<T>> batches)
+            throws InterruptedException {
+        BatchQueue<T> queue = new BatchQueue<>(batches);
+        Map<Long, EncodedRequests.Body> byIndex = new ConcurrentSkipListMap<>();
+        try {
+            Workers.run("otlp-encode-" + signal.name(), options.concurrency(), queue::stop, () -> {
+                ByteSink body = new ByteSink();
+                for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
+                    body.reset();
+                    encode(signal, batch.records(), body);
+                    byIndex.put(batch.index(), new EncodedRequests.Body(body.toByteArray(), batch.records().size()));
+                }
+            });
+        } catch (IOException e) {
+            throw encodingFailed(signal, e);
+        }
+        return new EncodedRequests(name, options.encoding(), options.gzip(), List.copyOf(byIndex.values()));
+    }
+
+    /** Writes {@code records} as one request body in the options' encoding, gzipped when they say so. */
+    private <T> void encode(OtlpSignal<T> signal, List<T> records, ByteSink body) throws IOException {
+        if (!options.gzip()) {
+            signal.encode(options.encoding(), records, body);
+            return;
+        }
+        try (GZIPOutputStream gzip = new GZIPOutputStream(body, 1 << 16)) {
+            signal.encode(options.encoding(), records, gzip);
+        }
+    }
+
+    private static UncheckedIOException encodingFailed(OtlpSignal<?> signal, IOException e) {
+        // Only encoding throws it, into memory: a bug or a record the encoder cannot write.
+        return new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
+    }
+
+    /** One request body: the first {@code length} bytes of {@code bytes}, holding {@code records} records. */
+    private record Request(byte[] bytes, int length, int records) {
+    }
+
+    /** Where the workers of one send take their requests from, one at a time, until it hands out null. */
+    private interface Requests {
+
+        /** The next request, encoded into {@code scratch} when it was not encoded ahead; null when there are no more. */
+        Request next(ByteSink scratch) throws IOException;
+
+        /** Hands out no more requests; those already taken are still finished by their workers. */
+        void stop();
+    }
+
+    /** Requests encoded from batches of records as they are taken. */
+    private final class Encoding<T> implements Requests {
         private final OtlpSignal<T> signal;
         private final BatchQueue<T> queue;
+
+        Encoding(OtlpSignal<T> signal, Iterator<? extends List<T>> batches) {
+            this.signal = signal;
+            this.queue = new BatchQueue<>(batches);
+        }
+
+        @Override
+        public Request next(ByteSink scratch) throws IOException {
+            Batch<T> batch = queue.take();
+            if (batch == null) {
+                return null;
+            }
+            scratch.reset();
+            encode(signal, batch.records(), scratch);
+            return new Request(scratch.array(), scratch.size(), batch.records().size());
+        }
+
+        @Override
+        public void stop() {
+            queue.stop();
+        }
+    }
+
+    /** Requests encoded ahead, handed out in order. */
+    private static final class Encoded implements Requests {
+        private final List<EncodedRequests.Body> bodies;
+        private final AtomicInteger next = new AtomicInteger();
+        private volatile boolean stopped;
+
+        Encoded(List<EncodedRequests.Body> bodies) {
+            this.bodies = bodies;
+        }
+
+        @Override
+        public Request next(ByteSink scratch) {
+            int i = next.getAndIncrement();
+            if (stopped || i >= bodies.size()) {
+                return null;
+            }
+            EncodedRequests.Body body = bodies.get(i);
+            return new Request(body.bytes(), body.bytes().length, body.records());
+        }
+
+        @Override
+        public void stop() {
+            stopped = true;
+        }
+    }
+
+    /** One send: the shared source of requests, pacer and counters. */
+    private final class Run {
+        private final OtlpSignal<?> signal;
+        private final Requests source;
         private final LongConsumer recordsDone;
         private final Object recordsDoneLock = new Object();
         private final URI endpoint;
@@ -122,9 +262,9 @@ public final class OtlpSender {
         private final AtomicReference<String> stoppedBecause = new AtomicReference<>();
         private final AtomicInteger failedInARow = new AtomicInteger();
 
-        Run(OtlpSignal<T> signal, Iterator<? extends List<T>> batches, LongConsumer recordsDone) {
+        Run(OtlpSignal<?> signal, Requests source, LongConsumer recordsDone) {
             this.signal = signal;
-            this.queue = new BatchQueue<>(batches);
+            this.source = source;
             this.recordsDone = Objects.requireNonNull(recordsDone, "recordsDone");
             this.endpoint = options.endpoint(signal.path());
         }
@@ -132,10 +272,9 @@ public final class OtlpSender {
         SendReport run() throws InterruptedException {
             long started = System.nanoTime();
             try {
-                Workers.run("otlp-send-" + signal.name(), options.concurrency(), queue, this::work);
+                Workers.run("otlp-send-" + signal.name(), options.concurrency(), source::stop, this::work);
             } catch (IOException e) {
-                // Only encoding throws it, into memory: a bug or a record the encoder cannot write.
-                throw new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
+                throw encodingFailed(signal, e);
             }
             double elapsed = (System.nanoTime() - started) / 1e9;
             Histogram h = latency.getIntervalHistogram();
@@ -151,19 +290,17 @@ public final class OtlpSender {
             return h.getTotalCount() == 0 ? 0 : nanos / 1e6;
         }
 
-        /** One worker: take, pace, encode, send, until the queue hands out null. */
+        /** One worker: take (encoding it if need be), pace, send, until the source hands out null. */
         private void work() throws IOException, InterruptedException {
-            ByteSink body = new ByteSink();
-            for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
-                int n = batch.records().size();
+            ByteSink scratch = new ByteSink();
+            for (Request request = source.next(scratch); request != null; request = source.next(scratch)) {
+                int n = request.records();
                 pacer.acquire(n);
-                body.reset();
-                encode(batch.records(), body);
                 recordsSent.add(n);
                 if (options.dryRun()) {
-                    bytesSent.add(body.size());
+                    bytesSent.add(request.length());
                 } else {
-                    post(body, n);
+                    post(request);
                 }
                 // One call at a time, so that a progress bar need not be thread-safe.
                 synchronized (recordsDoneLock) {
@@ -172,22 +309,13 @@ public final class OtlpSender {
             }
         }
 
-        private void encode(List<T> records, ByteSink body) throws IOException {
-            if (!options.gzip()) {
-                signal.encode(options.encoding(), records, body);
-                return;
-            }
-            try (GZIPOutputStream gzip = new GZIPOutputStream(body, 1 << 16)) {
-                signal.encode(options.encoding(), records, gzip);
-            }
-        }
-
-        /** Posts one batch until it is accepted, rejected or failed; counts every attempt. */
-        private void post(ByteSink body, int records) throws InterruptedException {
+        /** Posts one request until it is accepted, rejected or failed; counts every attempt. */
+        private void post(Request body) throws InterruptedException {
+            int records = body.records();
             HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
                     .timeout(REQUEST_TIMEOUT)
                     .header("Content-Type", options.encoding().mediaType())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.array(), 0, body.size()));
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes(), 0, body.length()));
             if (options.gzip()) {
                 builder.header("Content-Encoding", "gzip");
             }
@@ -197,7 +325,7 @@ public final class OtlpSender {
             HttpRequest request = builder.build();
             for (int attempt = 1; ; attempt++) {
                 requests.increment();
-                bytesSent.add(body.size());
+                bytesSent.add(body.length());
                 if (attempt > 1) {
                     retried.increment();
                 }
@@ -274,7 +402,7 @@ public final class OtlpSender {
             if (failedInARow.incrementAndGet() >= STOP_AFTER_FAILED_BATCHES
                     && stoppedBecause.compareAndSet(null, STOP_AFTER_FAILED_BATCHES
                             + " batches in a row failed; the last: " + problem)) {
-                queue.stop();
+                source.stop();
             }
         }
 
