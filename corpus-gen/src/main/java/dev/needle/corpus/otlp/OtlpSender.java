@@ -173,6 +173,10 @@ public final class OtlpSender {
         return new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
     }
 
+    /** A server's reply to one attempt: its status, the two headers the sender reads, and its whole body. */
+    private record Reply(int status, String contentTypeOrNull, String retryAfterOrNull, byte[] body) {
+    }
+
     /** One request body: the first {@code length} bytes of {@code bytes}, holding {@code records} records. */
     private record Request(byte[] bytes, int length, int records) {
     }
@@ -330,9 +334,9 @@ public final class OtlpSender {
                     retried.increment();
                 }
                 long started = System.nanoTime();
-                HttpResponse<byte[]> response;
+                Reply reply;
                 try {
-                    response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                    reply = exchange(request);
                 } catch (IOException e) {
                     count(e.getClass().getSimpleName());
                     String problem = "POST " + endpoint + " got no reply: " + describe(e);
@@ -344,17 +348,17 @@ public final class OtlpSender {
                     return;
                 }
                 latency.recordValue(System.nanoTime() - started);
-                int status = response.statusCode();
+                int status = reply.status();
                 count(Integer.toString(status));
                 if (status / 100 == 2) {
-                    accept(response, records);
+                    accept(reply, records);
                     return;
                 }
                 String problem = "HTTP " + status + " from " + endpoint + ": " + OtlpSignal.errorMessage(
-                        replyEncoding(response), response.body());
+                        replyEncoding(reply), reply.body());
                 if (retryable(status)) {
                     if (attempt < options.maxAttempts()) {
-                        TimeUnit.NANOSECONDS.sleep(retryDelayNanos(attempt, response));
+                        TimeUnit.NANOSECONDS.sleep(retryDelayNanos(attempt, reply.retryAfterOrNull()));
                         continue;
                     }
                     giveUp(records, attempt, problem);
@@ -370,15 +374,22 @@ public final class OtlpSender {
             }
         }
 
-        private void accept(HttpResponse<byte[]> response, int records) {
+        /** Sends one attempt and reads the whole reply. */
+        private Reply exchange(HttpRequest request) throws IOException, InterruptedException {
+            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null),
+                    response.headers().firstValue("Retry-After").orElse(null), response.body());
+        }
+
+        private void accept(Reply reply, int records) {
             failedInARow.set(0);
             PartialSuccess partial;
             try {
-                partial = signal.partialSuccess(replyEncoding(response), response.body());
+                partial = signal.partialSuccess(replyEncoding(reply), reply.body());
             } catch (IOException | RuntimeException e) {
                 // The server said 2xx: the records are in. Only the count of rejections is unknown.
                 accepted.add(records);
-                firstError.compareAndSet(null, "HTTP " + response.statusCode() + " from " + endpoint
+                firstError.compareAndSet(null, "HTTP " + reply.status() + " from " + endpoint
                         + " with a reply that is not an export response (counted as all accepted): " + describe(e));
                 return;
             }
@@ -411,8 +422,8 @@ public final class OtlpSender {
         }
 
         /** The encoding the reply says it is in; the request's when it names neither. */
-        private OtlpEncoding replyEncoding(HttpResponse<byte[]> response) {
-            OtlpEncoding e = OtlpEncoding.ofContentType(response.headers().firstValue("Content-Type").orElse(null));
+        private OtlpEncoding replyEncoding(Reply reply) {
+            OtlpEncoding e = OtlpEncoding.ofContentType(reply.contentTypeOrNull());
             return e != null ? e : options.encoding();
         }
     }
@@ -423,8 +434,8 @@ public final class OtlpSender {
     }
 
     /** Retry-After when the reply has a usable one (cut to a minute, plus up to 10% jitter), else the backoff. */
-    private static long retryDelayNanos(int attempt, HttpResponse<?> response) {
-        long retryAfter = retryAfterNanos(response.headers().firstValue("Retry-After").orElse(null));
+    private static long retryDelayNanos(int attempt, String retryAfterOrNull) {
+        long retryAfter = retryAfterNanos(retryAfterOrNull);
         if (retryAfter < 0) {
             return backoffNanos(attempt);
         }
