@@ -8,13 +8,12 @@ import dev.needle.corpus.otlp.OtlpSignal.PartialSuccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +21,10 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -31,6 +32,12 @@ import java.util.function.LongConsumer;
 import java.util.zip.GZIPOutputStream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.eclipse.jetty.client.ByteBufferRequestContent;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 
 /**
  * Sends batches of spans or log records to an OTLP/HTTP server from several threads at an
@@ -55,11 +62,17 @@ public final class OtlpSender {
 
     /*
      * The workers share the source of requests, a pacer and the counters. A worker that encodes
-     * reuses its own buffer, which stays untouched while its request is in flight (HttpClient.send
-     * blocks); requests encoded ahead are posted from the bytes they were encoded into. Both go
+     * JSON or gzip reuses its own buffer, which stays untouched while its request is in flight
+     * (Request.send blocks); plain protobuf is posted from the array its encoder made, and requests
+     * encoded ahead from the bytes they were encoded into. Both go
      * through the same loop, so that they are paced, retried and counted alike. The pacer meters
      * first attempts only: retries are already slowed by their backoff, and counting them would let
      * a struggling server lower the offered rate below the target.
+     *
+     * The HTTP client is Jetty's: the sender shares the server's cores in `needle bench ingest`,
+     * and posting the same requests took a third of the CPU the JDK's java.net.http client took
+     * (bench/results/ingest-2026-12-02-sender-*.md), which copies each body into buffers of its own
+     * and hands every request between several threads.
      */
 
     /** Batches that fail in a row before the run stops. */
@@ -74,16 +87,24 @@ public final class OtlpSender {
     private static final String TENANT_HEADER = "X-Scope-OrgID";
 
     private final SendOptions options;
-    /** Null in a dry run, which makes no connection. */
-    private final HttpClient client;
 
     /** A sender with {@code options}; a dry-run sender opens no connection. */
     public OtlpSender(SendOptions options) {
         this.options = Objects.requireNonNull(options, "options");
-        this.client = options.dryRun() ? null : HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT)
-                .build();
+    }
+
+    /** A started HTTP/1.1 client with up to one connection for each worker. */
+    private HttpClient startClient() {
+        HttpClient client = new HttpClient();
+        client.setConnectTimeout(CONNECT_TIMEOUT.toMillis());
+        client.setMaxConnectionsPerDestination(options.concurrency());
+        client.setFollowRedirects(false);
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the HTTP client did not start: " + e, e);
+        }
+        return client;
     }
 
     /**
@@ -144,11 +165,12 @@ public final class OtlpSender {
         Map<Long, EncodedRequests.Body> byIndex = new ConcurrentSkipListMap<>();
         try {
             Workers.run("otlp-encode-" + signal.name(), options.concurrency(), queue::stop, () -> {
-                ByteSink body = new ByteSink();
+                ByteSink scratch = new ByteSink();
                 for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
-                    body.reset();
-                    encode(signal, batch.records(), body);
-                    byIndex.put(batch.index(), new EncodedRequests.Body(body.toByteArray(), batch.records().size()));
+                    Payload body = encode(signal, batch.records(), scratch);
+                    // The scratch buffer is reused for the next batch; an array of the encoder's own is kept as it is.
+                    byte[] bytes = body.bytes() == scratch.array() ? Arrays.copyOf(body.bytes(), body.length()) : body.bytes();
+                    byIndex.put(batch.index(), new EncodedRequests.Body(bytes, body.records()));
                 }
             });
         } catch (IOException e) {
@@ -157,15 +179,25 @@ public final class OtlpSender {
         return new EncodedRequests(name, options.encoding(), options.gzip(), List.copyOf(byIndex.values()));
     }
 
-    /** Writes {@code records} as one request body in the options' encoding, gzipped when they say so. */
-    private <T> void encode(OtlpSignal<T> signal, List<T> records, ByteSink body) throws IOException {
+    /**
+     * {@code records} as one request body in the options' encoding, gzipped when they say so: in
+     * {@code scratch}, which is reset first, or, as protobuf with nothing to gzip, in the array
+     * the encoder made (exactly its size, so that it is not copied again).
+     */
+    private <T> Payload encode(OtlpSignal<T> signal, List<T> records, ByteSink scratch) throws IOException {
+        if (options.encoding() == OtlpEncoding.PROTOBUF && !options.gzip()) {
+            byte[] body = signal.protobuf(records);
+            return new Payload(body, body.length, records.size());
+        }
+        scratch.reset();
         if (!options.gzip()) {
-            signal.encode(options.encoding(), records, body);
-            return;
+            signal.encode(options.encoding(), records, scratch);
+        } else {
+            try (GZIPOutputStream gzip = new GZIPOutputStream(scratch, 1 << 16)) {
+                signal.encode(options.encoding(), records, gzip);
+            }
         }
-        try (GZIPOutputStream gzip = new GZIPOutputStream(body, 1 << 16)) {
-            signal.encode(options.encoding(), records, gzip);
-        }
+        return new Payload(scratch.array(), scratch.size(), records.size());
     }
 
     private static UncheckedIOException encodingFailed(OtlpSignal<?> signal, IOException e) {
@@ -177,15 +209,15 @@ public final class OtlpSender {
     private record Reply(int status, String contentTypeOrNull, String retryAfterOrNull, byte[] body) {
     }
 
-    /** One request body: the first {@code length} bytes of {@code bytes}, holding {@code records} records. */
-    private record Request(byte[] bytes, int length, int records) {
+    /** One request body to post: the first {@code length} bytes of {@code bytes}, holding {@code records} records. */
+    private record Payload(byte[] bytes, int length, int records) {
     }
 
     /** Where the workers of one send take their requests from, one at a time, until it hands out null. */
     private interface Requests {
 
         /** The next request, encoded into {@code scratch} when it was not encoded ahead; null when there are no more. */
-        Request next(ByteSink scratch) throws IOException;
+        Payload next(ByteSink scratch) throws IOException;
 
         /** Hands out no more requests; those already taken are still finished by their workers. */
         void stop();
@@ -202,14 +234,9 @@ public final class OtlpSender {
         }
 
         @Override
-        public Request next(ByteSink scratch) throws IOException {
+        public Payload next(ByteSink scratch) throws IOException {
             Batch<T> batch = queue.take();
-            if (batch == null) {
-                return null;
-            }
-            scratch.reset();
-            encode(signal, batch.records(), scratch);
-            return new Request(scratch.array(), scratch.size(), batch.records().size());
+            return batch == null ? null : encode(signal, batch.records(), scratch);
         }
 
         @Override
@@ -229,13 +256,13 @@ public final class OtlpSender {
         }
 
         @Override
-        public Request next(ByteSink scratch) {
+        public Payload next(ByteSink scratch) {
             int i = next.getAndIncrement();
             if (stopped || i >= bodies.size()) {
                 return null;
             }
             EncodedRequests.Body body = bodies.get(i);
-            return new Request(body.bytes(), body.bytes().length, body.records());
+            return new Payload(body.bytes(), body.bytes().length, body.records());
         }
 
         @Override
@@ -265,12 +292,15 @@ public final class OtlpSender {
         private final AtomicReference<String> firstError = new AtomicReference<>();
         private final AtomicReference<String> stoppedBecause = new AtomicReference<>();
         private final AtomicInteger failedInARow = new AtomicInteger();
+        /** Started for this send and stopped at its end; null in a dry run, which makes no connection. */
+        private final HttpClient client;
 
         Run(OtlpSignal<?> signal, Requests source, LongConsumer recordsDone) {
             this.signal = signal;
             this.source = source;
             this.recordsDone = Objects.requireNonNull(recordsDone, "recordsDone");
             this.endpoint = options.endpoint(signal.path());
+            this.client = options.dryRun() ? null : startClient();
         }
 
         SendReport run() throws InterruptedException {
@@ -279,6 +309,14 @@ public final class OtlpSender {
                 Workers.run("otlp-send-" + signal.name(), options.concurrency(), source::stop, this::work);
             } catch (IOException e) {
                 throw encodingFailed(signal, e);
+            } finally {
+                if (client != null) {
+                    try {
+                        client.stop();
+                    } catch (Exception e) {
+                        firstError.compareAndSet(null, "stopping the HTTP client failed: " + e);
+                    }
+                }
             }
             double elapsed = (System.nanoTime() - started) / 1e9;
             Histogram h = latency.getIntervalHistogram();
@@ -297,14 +335,14 @@ public final class OtlpSender {
         /** One worker: take (encoding it if need be), pace, send, until the source hands out null. */
         private void work() throws IOException, InterruptedException {
             ByteSink scratch = new ByteSink();
-            for (Request request = source.next(scratch); request != null; request = source.next(scratch)) {
-                int n = request.records();
+            for (Payload payload = source.next(scratch); payload != null; payload = source.next(scratch)) {
+                int n = payload.records();
                 pacer.acquire(n);
                 recordsSent.add(n);
                 if (options.dryRun()) {
-                    bytesSent.add(request.length());
+                    bytesSent.add(payload.length());
                 } else {
-                    post(request);
+                    post(payload);
                 }
                 // One call at a time, so that a progress bar need not be thread-safe.
                 synchronized (recordsDoneLock) {
@@ -314,19 +352,8 @@ public final class OtlpSender {
         }
 
         /** Posts one request until it is accepted, rejected or failed; counts every attempt. */
-        private void post(Request body) throws InterruptedException {
+        private void post(Payload body) throws InterruptedException {
             int records = body.records();
-            HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", options.encoding().mediaType())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes(), 0, body.length()));
-            if (options.gzip()) {
-                builder.header("Content-Encoding", "gzip");
-            }
-            if (options.tenantOrNull() != null) {
-                builder.header(TENANT_HEADER, options.tenantOrNull());
-            }
-            HttpRequest request = builder.build();
             for (int attempt = 1; ; attempt++) {
                 requests.increment();
                 bytesSent.add(body.length());
@@ -336,8 +363,8 @@ public final class OtlpSender {
                 long started = System.nanoTime();
                 Reply reply;
                 try {
-                    reply = exchange(request);
-                } catch (IOException e) {
+                    reply = exchange(body);
+                } catch (IOException | TimeoutException e) {
                     count(e.getClass().getSimpleName());
                     String problem = "POST " + endpoint + " got no reply: " + describe(e);
                     if (attempt < options.maxAttempts()) {
@@ -374,11 +401,43 @@ public final class OtlpSender {
             }
         }
 
-        /** Sends one attempt and reads the whole reply. */
-        private Reply exchange(HttpRequest request) throws IOException, InterruptedException {
-            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(null),
-                    response.headers().firstValue("Retry-After").orElse(null), response.body());
+        /**
+         * Sends one attempt and reads the whole reply.
+         *
+         * @throws IOException      when the connection failed (such as a {@code ConnectException})
+         * @throws TimeoutException when no whole reply came within {@link #REQUEST_TIMEOUT}
+         */
+        private Reply exchange(Payload body) throws IOException, TimeoutException, InterruptedException {
+            Request request = client.newRequest(endpoint)
+                    .method(HttpMethod.POST)
+                    .timeout(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .headers(h -> {
+                        if (options.gzip()) {
+                            h.put(HttpHeader.CONTENT_ENCODING, "gzip");
+                        }
+                        if (options.tenantOrNull() != null) {
+                            h.put(TENANT_HEADER, options.tenantOrNull());
+                        }
+                    })
+                    // The bytes as they are: wrapped, not copied.
+                    .body(new ByteBufferRequestContent(options.encoding().mediaType(),
+                            ByteBuffer.wrap(body.bytes(), 0, body.length())));
+            ContentResponse response;
+            try {
+                response = request.send();
+            } catch (ExecutionException e) {
+                // The client's failure wraps what went wrong on the connection: that is what is counted and told.
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException io) {
+                    throw io;
+                }
+                if (cause instanceof TimeoutException timeout) {
+                    throw timeout;
+                }
+                throw new IOException(cause);
+            }
+            return new Reply(response.getStatus(), response.getHeaders().get(HttpHeader.CONTENT_TYPE),
+                    response.getHeaders().get(HttpHeader.RETRY_AFTER), response.getContent());
         }
 
         private void accept(Reply reply, int records) {
