@@ -1,6 +1,7 @@
 package dev.needle.bench.ingest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.sun.management.OperatingSystemMXBean;
 import dev.needle.bench.StoreFacts;
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.bench.server.ServerProcess;
@@ -17,7 +18,6 @@ import dev.needle.corpus.otlp.SendOptions;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import dev.needle.ingest.server.ServeCommand;
-import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -454,7 +454,7 @@ public final class IngestBench {
         try (Sampler sampler = new Sampler(server.query())) {
             long cpuBefore = PROCESS.getProcessCpuTime();
             SendReport send = requests != null ? sender.send(requests, n -> { })
-                    : batches(corpus, w, options, null, b -> sender.sendSpans(b, n -> { }), b -> sender.sendLogs(b, n -> { }));
+                    : send(corpus, w, options, server.otlp(), false, null, null, 0);
             double senderCpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
             return new Measured(send, sampler.finish(), senderCpuSeconds);
         }

@@ -216,7 +216,7 @@ public final class OtlpSender {
     /** Where the workers of one send take their requests from, one at a time, until it hands out null. */
     private interface Requests {
 
-        /** The next request, encoded into {@code scratch} when it was not encoded ahead; null when there are no more. */
+        /** The next request, encoded now (maybe into {@code scratch}) if it was not ahead; null when there are no more. */
         Payload next(ByteSink scratch) throws IOException;
 
         /** Hands out no more requests; those already taken are still finished by their workers. */
