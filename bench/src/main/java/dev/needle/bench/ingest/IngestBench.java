@@ -1,13 +1,17 @@
 package dev.needle.bench.ingest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.sun.management.OperatingSystemMXBean;
 import dev.needle.bench.StoreFacts;
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.bench.server.ServerProcess;
+import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.corpus.Corpus;
 import dev.needle.corpus.CorpusSpec;
+import dev.needle.corpus.otlp.EncodedRequests;
 import dev.needle.corpus.otlp.OtlpEncoding;
 import dev.needle.corpus.otlp.OtlpSender;
 import dev.needle.corpus.otlp.SendOptions;
@@ -15,6 +19,7 @@ import dev.needle.corpus.otlp.SendReport;
 import dev.needle.corpus.output.Batches;
 import dev.needle.ingest.server.ServeCommand;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -47,11 +52,15 @@ import java.util.stream.Stream;
  *   <li><b>The measurement.</b> Every record of the corpus, {@link Options#concurrency()} requests
  *       in flight, as fast as the server acknowledges, to the default tenant. The rate is records
  *       acknowledged per second of wall time from the first batch taken to the last reply; the
- *       generator runs during it, so its CPU is taken from the server's on a shared machine. The
+ *       generator runs during it, so its CPU is taken from the server's on a shared machine, unless
+ *       {@link Options#preEncode()}: then every request is made and encoded before the clock starts
+ *       and the send only posts them, as a collector elsewhere would. The
  *       latency of a request runs from sending it to reading its whole reply, so it includes the
  *       write-ahead log fsync the server waits for before it acknowledges. The server's {@code /metrics}
  *       are scraped before, every {@value #SAMPLE_MILLIS} ms during, and after it ({@link ServerSample}):
- *       its CPU and garbage-collection time per million records, and its head over time.</li>
+ *       its CPU and garbage-collection time per million records, and its head over time. This
+ *       process's own CPU time over the send is the sender's (generator, encoder and HTTP client) per
+ *       million records: the two processes share the cores, so the rate is bounded by both.</li>
  *   <li><b>A paced run</b>, when {@link Options#paced()} is not zero: the corpus again, to tenant
  *       {@value #PACED_TENANT}, offered at 80% of the workload's goal ({@link Workload#goalPerSecond()})
  *       for at most that long: the latency a server has below its ceiling, where the measurement above
@@ -84,6 +93,9 @@ public final class IngestBench {
     private static final URI DRY_RUN_URL = URI.create("http://127.0.0.1:4318");
     /** Generator threads and chunks made ahead, as {@code needle gen} has by default. */
     private static final int GENERATOR_THREADS = Runtime.getRuntime().availableProcessors();
+    /** This process's CPU time: the sender's, as the server's comes from its own metrics. */
+    private static final OperatingSystemMXBean PROCESS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private IngestBench() {
     }
@@ -145,6 +157,8 @@ public final class IngestBench {
      * @param batch          records per request
      * @param warmUp         how long to send before measuring, per server; zero for none
      * @param paced          how long the paced run may last, per server; zero for none
+     * @param preEncode      whether the measured send's requests are made and encoded before its clock
+     *                       starts, so that it only posts them
      * @param classPath      the class path of the server's JVM: one that holds needle's ingest module
      * @param serverJvmArgs  options for the server's JVM, such as {@code -Xmx1g}; none gives the JVM's defaults
      * @param dataRootOrNull where each workload's data directory and server log are kept, in
@@ -153,7 +167,7 @@ public final class IngestBench {
      * @param progress       told one line at each step
      */
     public record Options(long spans, long logs, List<Workload> workloads, int concurrency, int batch,
-                          Duration warmUp, Duration paced, String classPath, List<String> serverJvmArgs,
+                          Duration warmUp, Duration paced, boolean preEncode, String classPath, List<String> serverJvmArgs,
                           Path dataRootOrNull, Consumer<String> progress) {
 
         public Options {
@@ -191,61 +205,67 @@ public final class IngestBench {
         /**
          * The real run: 2,000,000 spans and 2,000,000 logs in every workload, 8 requests of 1,000
          * records in flight, 20 s of warm-up (a fresh server's JIT compiles through 5 s and the million
-         * records after), a paced run of at most 10 s, the server on this JVM's
+         * records after), a paced run of at most 10 s, records encoded as they are sent, the server on this JVM's
          * class path with the heap {@code ./needle serve} gives it (1 GiB), data in a temporary
          * directory, progress on standard error.
          */
         public static Options defaults() {
             return new Options(2_000_000, 2_000_000, Workload.all(), 8, 1000, Duration.ofSeconds(20),
-                    Duration.ofSeconds(10), System.getProperty("java.class.path"), List.of("-Xmx1g"), null,
+                    Duration.ofSeconds(10), false, System.getProperty("java.class.path"), List.of("-Xmx1g"), null,
                     System.err::println);
         }
 
         /** These options with other record counts. */
         public Options withRecords(long spans, long logs) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with other workloads. */
         public Options withWorkloads(List<Workload> workloads) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with another warm-up. */
         public Options withWarmUp(Duration warmUp) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with another limit on the paced run. */
         public Options withPaced(Duration paced) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
+                    serverJvmArgs, dataRootOrNull, progress);
+        }
+
+        /** These options with the measured send's requests encoded before it, or as it sends. */
+        public Options withPreEncode(boolean preEncode) {
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with other options for the server's JVM. */
         public Options withServerJvmArgs(List<String> serverJvmArgs) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with the server on another class path. */
         public Options withClassPath(String classPath) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
 
         /** These options with data directories kept under {@code root}. */
         public Options withDataRoot(Path root) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, Objects.requireNonNull(root, "root"), progress);
         }
 
         /** These options with progress told to {@code progress}. */
         public Options withProgress(Consumer<String> progress) {
-            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, classPath,
+            return new Options(spans, logs, workloads, concurrency, batch, warmUp, paced, preEncode, classPath,
                     serverJvmArgs, dataRootOrNull, progress);
         }
     }
@@ -260,9 +280,12 @@ public final class IngestBench {
      * @param storedRecords records in the measured tenant's blocks after the server stopped
      * @param samples       the server's metrics before, during and after the measured send, in time order
      * @param pacedOrNull   the paced run, or null when there was none
+     * @param senderCpuSeconds this (the sending) process's CPU time over the measured send, every thread
+     * @param preEncoded    whether the measured send's requests were encoded before it (it only posted them)
      */
     public record Result(Workload workload, SendReport send, SendReport ceiling, long warmUpRecords,
-                         long storedRecords, List<ServerSample> samples, SendReport pacedOrNull) {
+                         long storedRecords, List<ServerSample> samples, SendReport pacedOrNull,
+                         double senderCpuSeconds, boolean preEncoded) {
 
         public Result {
             Objects.requireNonNull(workload, "workload");
@@ -278,6 +301,11 @@ public final class IngestBench {
         /** The server's CPU seconds per million records accepted in the measured send. */
         public double cpuSecondsPerMillion() {
             return perMillion(last().cpuSeconds() - samples.get(0).cpuSeconds());
+        }
+
+        /** The sending process's CPU seconds per million records accepted in the measured send. */
+        public double senderCpuSecondsPerMillion() {
+            return perMillion(senderCpuSeconds);
         }
 
         /** The seconds its collectors took per million records accepted in the measured send. */
@@ -353,8 +381,7 @@ public final class IngestBench {
         }
         Path data = dir.resolve("data");
         long warmUpRecords = 0;
-        SendReport send;
-        List<ServerSample> samples;
+        Measured measured;
         SendReport paced = null;
         try (ServerProcess server = ServerProcess.start(JavaLaunch.classPath(options.classPath(), ServeCommand.class),
                 options.serverJvmArgs(), data, dir.resolve("server.log"))) {
@@ -366,13 +393,11 @@ public final class IngestBench {
                         warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
                         warm.firstError() == null ? "" : "; " + warm.firstError()));
             }
-            try (Sampler sampler = new Sampler(server.query())) {
-                send = send(corpus, w, options, server.otlp(), false, null, null, 0);
-                samples = sampler.finish();
-            }
+            measured = measure(corpus, w, options, server);
+            SendReport m = measured.send();
             progress.accept(format("%s: %,d of %,d records accepted in %.1f s, %,.0f records/s, p50 %.1f ms, p99 %.1f ms",
-                    w.label(), send.accepted(), send.recordsSent(), send.elapsedSeconds(), send.acceptedPerSecond(),
-                    send.latencyP50Millis(), send.latencyP99Millis()));
+                    w.label(), m.accepted(), m.recordsSent(), m.elapsedSeconds(), m.acceptedPerSecond(),
+                    m.latencyP50Millis(), m.latencyP99Millis()));
             if (!options.paced().isZero()) {
                 paced = send(corpus, w, options, server.otlp(), false, PACED_TENANT, options.paced(), w.pacedPerSecond());
                 progress.accept(format("%s: paced at %,d records/s: %,d accepted in %.1f s, %,.0f records/s, "
@@ -382,6 +407,7 @@ public final class IngestBench {
             }
             server.stop();
         }
+        SendReport send = measured.send();
         long stored = StoreFacts.of(data, TenantId.DEFAULT, w.signal()).rows();
         // A batch can be stored twice only when an attempt got no reply (the server may have taken it) and was
         // retried, and a failed one may or may not be stored; the statuses name such attempts by their exception.
@@ -397,11 +423,44 @@ public final class IngestBench {
         SendReport ceiling = send(corpus, w, options, DRY_RUN_URL, true, null, null, 0);
         progress.accept(format("%s: generator ceiling %,.0f records/s (%,d records made and encoded, nothing sent)",
                 w.label(), ceiling.recordsPerSecond(), ceiling.recordsSent()));
-        Result result = new Result(w, send, ceiling, warmUpRecords, stored, samples, paced);
-        progress.accept(format("%s: server CPU %.1f s, GC %.2f s and JIT %.2f s per million records, head at most %,d records",
-                w.label(), result.cpuSecondsPerMillion(), result.gcSecondsPerMillion(), result.jitSecondsPerMillion(),
-                result.headMaxRows()));
+        Result result = new Result(w, send, ceiling, warmUpRecords, stored, measured.samples(), paced,
+                measured.senderCpuSeconds(), options.preEncode());
+        progress.accept(format("%s: server CPU %.1f s, GC %.2f s and JIT %.2f s per million records, head at most %,d "
+                        + "records; sender CPU %.1f s per million records", w.label(), result.cpuSecondsPerMillion(),
+                result.gcSecondsPerMillion(), result.jitSecondsPerMillion(), result.headMaxRows(),
+                result.senderCpuSecondsPerMillion()));
         return result;
+    }
+
+    /** The measured send: its report, the server's samples over it and this process's CPU seconds. */
+    private record Measured(SendReport send, List<ServerSample> samples, double senderCpuSeconds) {
+    }
+
+    /**
+     * Sends every record of {@code corpus} to the default tenant, with the server's metrics scraped
+     * and this process's CPU time taken over the send; with {@link Options#preEncode()}, the requests
+     * are made and encoded before either starts, and held no longer than the send (a million JSON
+     * spans are half a gigabyte).
+     */
+    private static Measured measure(Corpus corpus, Workload w, Options options, ServerProcess server)
+            throws IOException, InterruptedException {
+        OtlpSender sender = sender(w, options, server.otlp(), false, null, 0);
+        EncodedRequests requests = null;
+        if (options.preEncode()) {
+            requests = batches(corpus, w, options, null, sender::encodeSpans, sender::encodeLogs);
+            options.progress().accept(format("%s: %,d requests encoded ahead, %,.1f MiB", w.label(),
+                    requests.bodies().size(), requests.bytes() / (1024.0 * 1024.0)));
+            // Moved to the old generation now, not by the send's first young collections: copying the
+            // held requests is the encoding's cost, not the sending's.
+            System.gc();
+        }
+        try (Sampler sampler = new Sampler(server.query())) {
+            long cpuBefore = PROCESS.getProcessCpuTime();
+            SendReport send = requests != null ? sender.send(requests, n -> { })
+                    : send(corpus, w, options, server.otlp(), false, null, null, 0);
+            double senderCpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
+            return new Measured(send, sampler.finish(), senderCpuSeconds);
+        }
     }
 
     /**
@@ -411,8 +470,27 @@ public final class IngestBench {
      */
     private static SendReport send(Corpus corpus, Workload w, Options options, URI url, boolean dryRun,
                                    String tenantOrNull, Duration limitOrNull, long perSecond) throws InterruptedException {
-        OtlpSender sender = new OtlpSender(new SendOptions(url, options.concurrency(), perSecond, w.encoding(), w.gzip(),
+        OtlpSender sender = sender(w, options, url, dryRun, tenantOrNull, perSecond);
+        return batches(corpus, w, options, limitOrNull, b -> sender.sendSpans(b, n -> { }), b -> sender.sendLogs(b, n -> { }));
+    }
+
+    private static OtlpSender sender(Workload w, Options options, URI url, boolean dryRun, String tenantOrNull,
+                                     long perSecond) {
+        return new OtlpSender(new SendOptions(url, options.concurrency(), perSecond, w.encoding(), w.gzip(),
                 tenantOrNull, SendOptions.DEFAULT_MAX_ATTEMPTS, dryRun));
+    }
+
+    /** What is done with a workload's batches of records: sent, or encoded ahead. */
+    private interface BatchUse<T, R> {
+        R use(Iterator<List<T>> batches) throws InterruptedException;
+    }
+
+    /**
+     * Hands the workload's batches of {@code corpus}, made by a generator pool as they are taken and
+     * ending {@code limitOrNull} after the first when given, to {@code spans} or {@code logs}.
+     */
+    private static <R> R batches(Corpus corpus, Workload w, Options options, Duration limitOrNull,
+                                 BatchUse<SpanRecord, R> spans, BatchUse<LogRecord, R> logs) throws InterruptedException {
         ExecutorService pool = Executors.newFixedThreadPool(GENERATOR_THREADS, r -> {
             Thread t = new Thread(r, "needle-bench-gen");
             t.setDaemon(true);
@@ -420,11 +498,11 @@ public final class IngestBench {
         });
         try {
             if (w.signal() == Signal.SPANS) {
-                return sender.sendSpans(ready(new Batches<>(corpus.spanChunks(), corpus::spans, options.batch(),
-                        GENERATOR_THREADS, pool, corpus.spanTally()), limitOrNull), n -> { });
+                return spans.use(ready(new Batches<>(corpus.spanChunks(), corpus::spans, options.batch(),
+                        GENERATOR_THREADS, pool, corpus.spanTally()), limitOrNull));
             }
-            return sender.sendLogs(ready(new Batches<>(corpus.logChunks(), corpus::logs, options.batch(),
-                    GENERATOR_THREADS, pool, corpus.logTally()), limitOrNull), n -> { });
+            return logs.use(ready(new Batches<>(corpus.logChunks(), corpus::logs, options.batch(),
+                    GENERATOR_THREADS, pool, corpus.logTally()), limitOrNull));
         } finally {
             pool.shutdownNow();
         }
@@ -526,6 +604,11 @@ public final class IngestBench {
      */
     public static String markdown(List<Result> results) {
         StringBuilder s = new StringBuilder();
+        for (boolean preEncoded : results.stream().map(Result::preEncoded).distinct().sorted().toList()) {
+            s.append(preEncoded
+                    ? "Measured send: requests made and encoded before its clock started, only posted during it (--pre-encode).\n\n"
+                    : "Measured send: records made and encoded by the sender as it sent them.\n\n");
+        }
         s.append("| signal | encoding | records | accepted/s | p50 ms | p99 ms | retried | rejected | failed "
                 + "| MiB sent | generator ceiling/s | of ceiling |\n");
         s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -562,16 +645,16 @@ public final class IngestBench {
         if (notes.length() > 0) {
             s.append('\n').append(notes);
         }
-        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | GC s per M records "
-                + "| JIT s per M records | head max rows | head rows at end | paced offer/s | paced accepted/s | paced p50 ms "
-                + "| paced p99 ms |\n");
-        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        s.append("\n| signal | encoding | goal/s | accepted/s of goal | CPU s per M records | sender CPU s per M records "
+                + "| GC s per M records | JIT s per M records | head max rows | head rows at end | paced offer/s "
+                + "| paced accepted/s | paced p50 ms | paced p99 ms |\n");
+        s.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result r : results) {
             SendReport paced = r.pacedOrNull();
-            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.3f | %s | %,d | %,d | %s |\n",
+            s.append(format("| %s | %s | %,d | %.0f%% | %.2f | %.2f | %.3f | %s | %,d | %,d | %s |\n",
                     r.workload().signal().dirName(), r.workload().encodingLabel(), r.workload().goalPerSecond(),
                     100 * r.send().acceptedPerSecond() / r.workload().goalPerSecond(), r.cpuSecondsPerMillion(),
-                    r.gcSecondsPerMillion(), Double.isNaN(r.jitSecondsPerMillion()) ? "–"
+                    r.senderCpuSecondsPerMillion(), r.gcSecondsPerMillion(), Double.isNaN(r.jitSecondsPerMillion()) ? "–"
                             : format("%.2f", r.jitSecondsPerMillion()), r.headMaxRows(), r.headEndRows(), paced == null ? "– | – | – | –"
                             : format("%,d | %,.0f | %.1f | %.1f", r.workload().pacedPerSecond(),
                             paced.acceptedPerSecond(), paced.latencyP50Millis(), paced.latencyP99Millis())));
@@ -579,7 +662,9 @@ public final class IngestBench {
         s.append(format("%nCPU, GC, JIT: the server process's CPU time (user and system, every thread), its collectors' "
                 + "time, and the time its JIT compilers report (elapsed, summed over their threads: near their CPU time on "
                 + "an idle machine; compiling during the send is warm-up, not a record's cost), from its /metrics before "
-                + "and after the measured send, per million records accepted; head: the records acknowledged and not "
+                + "and after the measured send, per million records accepted; sender CPU: the benchmark process's own CPU "
+                + "time (generator, encoder, HTTP client, every thread) over the same send, per million records accepted, "
+                + "taken from the same cores; head: the records acknowledged and not "
                 + "yet published, scraped every %d ms during the send; paced: the corpus again, to another tenant, "
                 + "offered at %.0f%% of the goal for at most the paced limit.%n%n",
                 SAMPLE_MILLIS, 100 * PACED_SHARE));
@@ -605,7 +690,7 @@ public final class IngestBench {
      * Writes the results as one JSON array where {@code g} is: per workload its signal, encoding,
      * gzip, the warm-up's and the stored record counts, the share of the ceiling, the measured
      * send, the dry run and the paced run as {@link SendReport#write} writes them, the server's
-     * CPU and GC per million records, and its metrics' samples.
+     * CPU and GC and the sender's CPU per million records, and the server's metrics' samples.
      */
     public static void writeJson(JsonGenerator g, List<Result> results) throws IOException {
         g.writeStartArray();
@@ -614,6 +699,7 @@ public final class IngestBench {
             g.writeStringField("signal", r.workload().signal().dirName());
             g.writeStringField("encoding", r.workload().encoding().label());
             g.writeBooleanField("gzip", r.workload().gzip());
+            g.writeBooleanField("preEncoded", r.preEncoded());
             g.writeNumberField("warmUpRecords", r.warmUpRecords());
             g.writeNumberField("storedRecords", r.storedRecords());
             g.writeNumberField("ofCeiling", r.ofCeiling());
@@ -623,6 +709,7 @@ public final class IngestBench {
             r.ceiling().write(g);
             g.writeNumberField("goalPerSecond", r.workload().goalPerSecond());
             g.writeNumberField("cpuSecondsPerMillion", r.cpuSecondsPerMillion());
+            g.writeNumberField("senderCpuSecondsPerMillion", r.senderCpuSecondsPerMillion());
             g.writeNumberField("gcSecondsPerMillion", r.gcSecondsPerMillion());
             if (!Double.isNaN(r.jitSecondsPerMillion())) {
                 g.writeNumberField("jitSecondsPerMillion", r.jitSecondsPerMillion());

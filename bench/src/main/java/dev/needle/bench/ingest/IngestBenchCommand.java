@@ -55,6 +55,10 @@ public final class IngestBenchCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     private int pacedSeconds = 10;
 
+    @Option(names = "--pre-encode", description = "make and encode the measured send's requests before its clock starts,"
+            + " so that it only posts them: the server's rate without the generator's work on the same cores")
+    private boolean preEncode;
+
     @Option(names = "--server-heap", paramLabel = "SIZE", description = "the server's -Xmx, as NEEDLE_HEAP gives "
             + "./needle serve (default: ${DEFAULT-VALUE})")
     private String serverHeap = "1g";
@@ -75,6 +79,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
         }
         Options options = Options.defaults().withRecords(records, records).withWorkloads(chosen())
                 .withWarmUp(Duration.ofSeconds(warmUpSeconds)).withPaced(Duration.ofSeconds(pacedSeconds))
+                .withPreEncode(preEncode)
                 .withServerJvmArgs(List.of("-Xmx" + serverHeap))
                 .withProgress(step -> spec.commandLine().getErr().println("ingest: " + step));
         List<Result> results = IngestBench.run(options);
@@ -115,9 +120,10 @@ public final class IngestBenchCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "Command: `./needle bench ingest %s`. Each workload: a fresh `needle serve` "
                         + "child process (-Xmx%s, fsynced write-ahead log, background compaction on as by default), %d s of "
                         + "warm-up, then %,d records sent by corpus-gen's sender (8 requests in flight, 1,000 records each) "
-                        + "on the same cores; the generator's own ceiling is the same send as a dry run.%n"
+                        + "on the same cores, %s; the generator's own ceiling is the same send as a dry run.%n"
                         + "Machine: %d cores, %.1f GiB RAM, Java %s, %s.%s",
-                command, serverHeap, warmUpSeconds, records, Runtime.getRuntime().availableProcessors(),
+                command, serverHeap, warmUpSeconds, records, preEncode ? "its requests made and encoded before the "
+                        + "measured send (--pre-encode)" : "made and encoded as they are sent", Runtime.getRuntime().availableProcessors(),
                 memory / (double) (1L << 30), System.getProperty("java.version"), System.getProperty("os.name"),
                 note == null ? "" : "\n" + note);
     }

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -75,6 +76,8 @@ class IngestBenchTest {
             assertTrue(r.warmUpRecords() > 0, label);
             // The server's own metrics: it worked for the records, and the paced run was sent and taken.
             assertTrue(r.cpuSecondsPerMillion() > 0, label);
+            // This process made, encoded and sent them: its own CPU over the send is counted too.
+            assertTrue(r.senderCpuSeconds() > 0 && r.senderCpuSecondsPerMillion() > 0, label);
             assertTrue(r.gcSecondsPerMillion() >= 0, label);
             // HotSpot counts its compilers' time, so the column has a figure.
             assertTrue(r.jitSecondsPerMillion() >= 0, label);
@@ -90,10 +93,45 @@ class IngestBenchTest {
         }
 
         String table = IngestBench.markdown(results);
+        assertTrue(table.startsWith("Measured send: records made and encoded by the sender as it sent them."), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 250,000 |"), table);
+        assertTrue(table.contains("| CPU s per M records | sender CPU s per M records |"), table);
+        for (Result r : results) {
+            assertTrue(table.contains(String.format(Locale.ROOT, "%.2f | %.2f |", r.cpuSecondsPerMillion(),
+                    r.senderCpuSecondsPerMillion())), table);
+        }
         assertJsonArrayOf(results);
+    }
+
+    @Test
+    void run_preEncode_sendsRequestsEncodedAheadAndSaysSo(@TempDir Path root) throws Exception {
+        Options options = Options.defaults()
+                .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.JSON, false)))
+                .withRecords(5_000, 0)
+                .withWarmUp(Duration.ZERO)
+                .withPaced(Duration.ZERO)
+                .withPreEncode(true)
+                .withClassPath(System.getProperty("java.class.path"))
+                .withDataRoot(root)
+                .withProgress(line -> { });
+
+        Result r = IngestBench.run(options).get(0);
+
+        String label = r.send().toText();
+        assertTrue(r.preEncoded(), label);
+        assertEquals(5_000, r.send().accepted(), label);
+        assertEquals(5_000, r.storedRecords(), label);
+        assertEquals(5_000, rowsInBlocks(root.resolve(r.workload().directoryName()).resolve("data"), TenantId.DEFAULT,
+                Signal.SPANS), label);
+        assertTrue(r.senderCpuSecondsPerMillion() > 0, label);
+        assertTrue(IngestBench.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            IngestBench.writeJson(g, List.of(r));
+        }
+        assertTrue(out.toString().contains("\"preEncoded\":true"), out.toString());
     }
 
     @Test
@@ -163,5 +201,9 @@ class IngestBenchTest {
         }
         assertEquals(results.size(), objects, out.toString());
         assertTrue(out.toString().contains("\"accepted\":20000"), out.toString());
+        for (Result r : results) {
+            assertTrue(out.toString().contains("\"senderCpuSecondsPerMillion\":" + r.senderCpuSecondsPerMillion()),
+                    out.toString());
+        }
     }
 }

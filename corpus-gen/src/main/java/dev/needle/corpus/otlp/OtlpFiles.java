@@ -93,7 +93,7 @@ public final class OtlpFiles {
         LongAdder records = new LongAdder();
         LongAdder bytes = new LongAdder();
         Object recordsDoneLock = new Object();
-        Workers.run("otlp-files-" + signal.name(), threads, queue, () -> {
+        Workers.run("otlp-files-" + signal.name(), threads, queue::stop, () -> {
             ByteSink body = new ByteSink();
             for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
                 body.reset();

@@ -1,27 +1,30 @@
 package dev.needle.corpus.otlp;
 
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.corpus.otlp.BatchQueue.Batch;
 import dev.needle.corpus.otlp.OtlpSignal.PartialSuccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -29,6 +32,12 @@ import java.util.function.LongConsumer;
 import java.util.zip.GZIPOutputStream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.eclipse.jetty.client.ByteBufferRequestContent;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 
 /**
  * Sends batches of spans or log records to an OTLP/HTTP server from several threads at an
@@ -52,10 +61,18 @@ import org.HdrHistogram.Recorder;
 public final class OtlpSender {
 
     /*
-     * The workers share the batch iterator, a pacer and the counters; each reuses its own
-     * encoding buffer, which stays untouched while its request is in flight (HttpClient.send blocks).
-     * The pacer meters first attempts only: retries are already slowed by their backoff, and counting
-     * them would let a struggling server lower the offered rate below the target.
+     * The workers share the source of requests, a pacer and the counters. A worker that encodes
+     * JSON or gzip reuses its own buffer, which stays untouched while its request is in flight
+     * (Request.send blocks); plain protobuf is posted from the array its encoder made, and requests
+     * encoded ahead from the bytes they were encoded into. Both go
+     * through the same loop, so that they are paced, retried and counted alike. The pacer meters
+     * first attempts only: retries are already slowed by their backoff, and counting them would let
+     * a struggling server lower the offered rate below the target.
+     *
+     * The HTTP client is Jetty's: the sender shares the server's cores in `needle bench ingest`,
+     * and posting the same requests took a third of the CPU the JDK's java.net.http client took
+     * (bench/results/ingest-2026-12-02-sender-*.md), which copies each body into buffers of its own
+     * and hands every request between several threads.
      */
 
     /** Batches that fail in a row before the run stops. */
@@ -70,16 +87,24 @@ public final class OtlpSender {
     private static final String TENANT_HEADER = "X-Scope-OrgID";
 
     private final SendOptions options;
-    /** Null in a dry run, which makes no connection. */
-    private final HttpClient client;
 
     /** A sender with {@code options}; a dry-run sender opens no connection. */
     public OtlpSender(SendOptions options) {
         this.options = Objects.requireNonNull(options, "options");
-        this.client = options.dryRun() ? null : HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT)
-                .build();
+    }
+
+    /** A started HTTP/1.1 client with up to one connection for each worker. */
+    private HttpClient startClient() {
+        HttpClient client = new HttpClient();
+        client.setConnectTimeout(CONNECT_TIMEOUT.toMillis());
+        client.setMaxConnectionsPerDestination(options.concurrency());
+        client.setFollowRedirects(false);
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the HTTP client did not start: " + e, e);
+        }
+        return client;
     }
 
     /**
@@ -91,19 +116,165 @@ public final class OtlpSender {
      */
     public SendReport sendSpans(Iterator<? extends List<SpanRecord>> batches, LongConsumer recordsDone)
             throws InterruptedException {
-        return new Run<>(OtlpSignal.SPANS, batches, recordsDone).run();
+        return new Run(OtlpSignal.SPANS, new Encoding<>(OtlpSignal.SPANS, batches), recordsDone).run();
     }
 
     /** Like {@link #sendSpans}, for log records, to {@code <base>/v1/logs}. */
     public SendReport sendLogs(Iterator<? extends List<LogRecord>> batches, LongConsumer recordsDone)
             throws InterruptedException {
-        return new Run<>(OtlpSignal.LOGS, batches, recordsDone).run();
+        return new Run(OtlpSignal.LOGS, new Encoding<>(OtlpSignal.LOGS, batches), recordsDone).run();
     }
 
-    /** One send: the shared queue, pacer and counters. */
-    private final class Run<T> {
+    /**
+     * Encodes (and gzips, when the options say so) every batch of spans as one request, on
+     * {@code concurrency} threads, and holds them for {@link #send}: a send of them then does
+     * nothing but post.
+     */
+    public EncodedRequests encodeSpans(Iterator<? extends List<SpanRecord>> batches) throws InterruptedException {
+        return encodeAhead(Signal.SPANS, OtlpSignal.SPANS, batches);
+    }
+
+    /** Like {@link #encodeSpans}, for log records. */
+    public EncodedRequests encodeLogs(Iterator<? extends List<LogRecord>> batches) throws InterruptedException {
+        return encodeAhead(Signal.LOGS, OtlpSignal.LOGS, batches);
+    }
+
+    /**
+     * Sends requests encoded ahead, as {@link #sendSpans} sends batches: to their signal's endpoint,
+     * {@code concurrency} at a time, paced, retried and counted the same way.
+     *
+     * @throws IllegalArgumentException when they were encoded or gzipped otherwise than these options say
+     * @throws InterruptedException     when the calling thread is interrupted; the workers are stopped first
+     */
+    public SendReport send(EncodedRequests requests, LongConsumer recordsDone) throws InterruptedException {
+        if (requests.encoding() != options.encoding() || requests.gzip() != options.gzip()) {
+            throw new IllegalArgumentException("the requests were encoded as " + label(requests.encoding(), requests.gzip())
+                    + " but this sender sends " + label(options.encoding(), options.gzip()));
+        }
+        OtlpSignal<?> signal = requests.signal() == Signal.SPANS ? OtlpSignal.SPANS : OtlpSignal.LOGS;
+        return new Run(signal, new Encoded(requests.bodies()), recordsDone).run();
+    }
+
+    private static String label(OtlpEncoding encoding, boolean gzip) {
+        return encoding.label() + (gzip ? "+gzip" : "");
+    }
+
+    private <T> EncodedRequests encodeAhead(Signal name, OtlpSignal<T> signal, Iterator<? extends List<T>> batches)
+            throws InterruptedException {
+        BatchQueue<T> queue = new BatchQueue<>(batches);
+        Map<Long, EncodedRequests.Body> byIndex = new ConcurrentSkipListMap<>();
+        try {
+            Workers.run("otlp-encode-" + signal.name(), options.concurrency(), queue::stop, () -> {
+                ByteSink scratch = new ByteSink();
+                for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
+                    Payload body = encode(signal, batch.records(), scratch);
+                    // The scratch buffer is reused for the next batch; an array of the encoder's own is kept as it is.
+                    byte[] bytes = body.bytes() == scratch.array() ? Arrays.copyOf(body.bytes(), body.length()) : body.bytes();
+                    byIndex.put(batch.index(), new EncodedRequests.Body(bytes, body.records()));
+                }
+            });
+        } catch (IOException e) {
+            throw encodingFailed(signal, e);
+        }
+        return new EncodedRequests(name, options.encoding(), options.gzip(), List.copyOf(byIndex.values()));
+    }
+
+    /**
+     * {@code records} as one request body in the options' encoding, gzipped when they say so: in
+     * {@code scratch}, which is reset first, or, as protobuf with nothing to gzip, in the array
+     * the encoder made (exactly its size, so that it is not copied again).
+     */
+    private <T> Payload encode(OtlpSignal<T> signal, List<T> records, ByteSink scratch) throws IOException {
+        if (options.encoding() == OtlpEncoding.PROTOBUF && !options.gzip()) {
+            byte[] body = signal.protobuf(records);
+            return new Payload(body, body.length, records.size());
+        }
+        scratch.reset();
+        if (!options.gzip()) {
+            signal.encode(options.encoding(), records, scratch);
+        } else {
+            try (GZIPOutputStream gzip = new GZIPOutputStream(scratch, 1 << 16)) {
+                signal.encode(options.encoding(), records, gzip);
+            }
+        }
+        return new Payload(scratch.array(), scratch.size(), records.size());
+    }
+
+    private static UncheckedIOException encodingFailed(OtlpSignal<?> signal, IOException e) {
+        // Only encoding throws it, into memory: a bug or a record the encoder cannot write.
+        return new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
+    }
+
+    /** A server's reply to one attempt: its status, the two headers the sender reads, and its whole body. */
+    private record Reply(int status, String contentTypeOrNull, String retryAfterOrNull, byte[] body) {
+    }
+
+    /** One request body to post: the first {@code length} bytes of {@code bytes}, holding {@code records} records. */
+    private record Payload(byte[] bytes, int length, int records) {
+    }
+
+    /** Where the workers of one send take their requests from, one at a time, until it hands out null. */
+    private interface Requests {
+
+        /** The next request, encoded now (maybe into {@code scratch}) if it was not ahead; null when there are no more. */
+        Payload next(ByteSink scratch) throws IOException;
+
+        /** Hands out no more requests; those already taken are still finished by their workers. */
+        void stop();
+    }
+
+    /** Requests encoded from batches of records as they are taken. */
+    private final class Encoding<T> implements Requests {
         private final OtlpSignal<T> signal;
         private final BatchQueue<T> queue;
+
+        Encoding(OtlpSignal<T> signal, Iterator<? extends List<T>> batches) {
+            this.signal = signal;
+            this.queue = new BatchQueue<>(batches);
+        }
+
+        @Override
+        public Payload next(ByteSink scratch) throws IOException {
+            Batch<T> batch = queue.take();
+            return batch == null ? null : encode(signal, batch.records(), scratch);
+        }
+
+        @Override
+        public void stop() {
+            queue.stop();
+        }
+    }
+
+    /** Requests encoded ahead, handed out in order. */
+    private static final class Encoded implements Requests {
+        private final List<EncodedRequests.Body> bodies;
+        private final AtomicInteger next = new AtomicInteger();
+        private volatile boolean stopped;
+
+        Encoded(List<EncodedRequests.Body> bodies) {
+            this.bodies = bodies;
+        }
+
+        @Override
+        public Payload next(ByteSink scratch) {
+            int i = next.getAndIncrement();
+            if (stopped || i >= bodies.size()) {
+                return null;
+            }
+            EncodedRequests.Body body = bodies.get(i);
+            return new Payload(body.bytes(), body.bytes().length, body.records());
+        }
+
+        @Override
+        public void stop() {
+            stopped = true;
+        }
+    }
+
+    /** One send: the shared source of requests, pacer and counters. */
+    private final class Run {
+        private final OtlpSignal<?> signal;
+        private final Requests source;
         private final LongConsumer recordsDone;
         private final Object recordsDoneLock = new Object();
         private final URI endpoint;
@@ -121,21 +292,31 @@ public final class OtlpSender {
         private final AtomicReference<String> firstError = new AtomicReference<>();
         private final AtomicReference<String> stoppedBecause = new AtomicReference<>();
         private final AtomicInteger failedInARow = new AtomicInteger();
+        /** Started for this send and stopped at its end; null in a dry run, which makes no connection. */
+        private final HttpClient client;
 
-        Run(OtlpSignal<T> signal, Iterator<? extends List<T>> batches, LongConsumer recordsDone) {
+        Run(OtlpSignal<?> signal, Requests source, LongConsumer recordsDone) {
             this.signal = signal;
-            this.queue = new BatchQueue<>(batches);
+            this.source = source;
             this.recordsDone = Objects.requireNonNull(recordsDone, "recordsDone");
             this.endpoint = options.endpoint(signal.path());
+            this.client = options.dryRun() ? null : startClient();
         }
 
         SendReport run() throws InterruptedException {
             long started = System.nanoTime();
             try {
-                Workers.run("otlp-send-" + signal.name(), options.concurrency(), queue, this::work);
+                Workers.run("otlp-send-" + signal.name(), options.concurrency(), source::stop, this::work);
             } catch (IOException e) {
-                // Only encoding throws it, into memory: a bug or a record the encoder cannot write.
-                throw new UncheckedIOException("encoding a batch of " + signal.name() + " failed: " + e.getMessage(), e);
+                throw encodingFailed(signal, e);
+            } finally {
+                if (client != null) {
+                    try {
+                        client.stop();
+                    } catch (Exception e) {
+                        firstError.compareAndSet(null, "stopping the HTTP client failed: " + e);
+                    }
+                }
             }
             double elapsed = (System.nanoTime() - started) / 1e9;
             Histogram h = latency.getIntervalHistogram();
@@ -151,19 +332,17 @@ public final class OtlpSender {
             return h.getTotalCount() == 0 ? 0 : nanos / 1e6;
         }
 
-        /** One worker: take, pace, encode, send, until the queue hands out null. */
+        /** One worker: take (encoding it if need be), pace, send, until the source hands out null. */
         private void work() throws IOException, InterruptedException {
-            ByteSink body = new ByteSink();
-            for (Batch<T> batch = queue.take(); batch != null; batch = queue.take()) {
-                int n = batch.records().size();
+            ByteSink scratch = new ByteSink();
+            for (Payload payload = source.next(scratch); payload != null; payload = source.next(scratch)) {
+                int n = payload.records();
                 pacer.acquire(n);
-                body.reset();
-                encode(batch.records(), body);
                 recordsSent.add(n);
                 if (options.dryRun()) {
-                    bytesSent.add(body.size());
+                    bytesSent.add(payload.length());
                 } else {
-                    post(body, n);
+                    post(payload);
                 }
                 // One call at a time, so that a progress bar need not be thread-safe.
                 synchronized (recordsDoneLock) {
@@ -172,40 +351,20 @@ public final class OtlpSender {
             }
         }
 
-        private void encode(List<T> records, ByteSink body) throws IOException {
-            if (!options.gzip()) {
-                signal.encode(options.encoding(), records, body);
-                return;
-            }
-            try (GZIPOutputStream gzip = new GZIPOutputStream(body, 1 << 16)) {
-                signal.encode(options.encoding(), records, gzip);
-            }
-        }
-
-        /** Posts one batch until it is accepted, rejected or failed; counts every attempt. */
-        private void post(ByteSink body, int records) throws InterruptedException {
-            HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", options.encoding().mediaType())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.array(), 0, body.size()));
-            if (options.gzip()) {
-                builder.header("Content-Encoding", "gzip");
-            }
-            if (options.tenantOrNull() != null) {
-                builder.header(TENANT_HEADER, options.tenantOrNull());
-            }
-            HttpRequest request = builder.build();
+        /** Posts one request until it is accepted, rejected or failed; counts every attempt. */
+        private void post(Payload body) throws InterruptedException {
+            int records = body.records();
             for (int attempt = 1; ; attempt++) {
                 requests.increment();
-                bytesSent.add(body.size());
+                bytesSent.add(body.length());
                 if (attempt > 1) {
                     retried.increment();
                 }
                 long started = System.nanoTime();
-                HttpResponse<byte[]> response;
+                Reply reply;
                 try {
-                    response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                } catch (IOException e) {
+                    reply = exchange(body);
+                } catch (IOException | TimeoutException e) {
                     count(e.getClass().getSimpleName());
                     String problem = "POST " + endpoint + " got no reply: " + describe(e);
                     if (attempt < options.maxAttempts()) {
@@ -216,17 +375,17 @@ public final class OtlpSender {
                     return;
                 }
                 latency.recordValue(System.nanoTime() - started);
-                int status = response.statusCode();
+                int status = reply.status();
                 count(Integer.toString(status));
                 if (status / 100 == 2) {
-                    accept(response, records);
+                    accept(reply, records);
                     return;
                 }
                 String problem = "HTTP " + status + " from " + endpoint + ": " + OtlpSignal.errorMessage(
-                        replyEncoding(response), response.body());
+                        replyEncoding(reply), reply.body());
                 if (retryable(status)) {
                     if (attempt < options.maxAttempts()) {
-                        TimeUnit.NANOSECONDS.sleep(retryDelayNanos(attempt, response));
+                        TimeUnit.NANOSECONDS.sleep(retryDelayNanos(attempt, reply.retryAfterOrNull()));
                         continue;
                     }
                     giveUp(records, attempt, problem);
@@ -242,15 +401,54 @@ public final class OtlpSender {
             }
         }
 
-        private void accept(HttpResponse<byte[]> response, int records) {
+        /**
+         * Sends one attempt and reads the whole reply.
+         *
+         * @throws IOException      when the connection failed (such as a {@code ConnectException})
+         * @throws TimeoutException when no whole reply came within {@link #REQUEST_TIMEOUT}
+         */
+        private Reply exchange(Payload body) throws IOException, TimeoutException, InterruptedException {
+            Request request = client.newRequest(endpoint)
+                    .method(HttpMethod.POST)
+                    .timeout(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .headers(h -> {
+                        if (options.gzip()) {
+                            h.put(HttpHeader.CONTENT_ENCODING, "gzip");
+                        }
+                        if (options.tenantOrNull() != null) {
+                            h.put(TENANT_HEADER, options.tenantOrNull());
+                        }
+                    })
+                    // The bytes as they are: wrapped, not copied.
+                    .body(new ByteBufferRequestContent(options.encoding().mediaType(),
+                            ByteBuffer.wrap(body.bytes(), 0, body.length())));
+            ContentResponse response;
+            try {
+                response = request.send();
+            } catch (ExecutionException e) {
+                // The client's failure wraps what went wrong on the connection: that is what is counted and told.
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException io) {
+                    throw io;
+                }
+                if (cause instanceof TimeoutException timeout) {
+                    throw timeout;
+                }
+                throw new IOException(cause);
+            }
+            return new Reply(response.getStatus(), response.getHeaders().get(HttpHeader.CONTENT_TYPE),
+                    response.getHeaders().get(HttpHeader.RETRY_AFTER), response.getContent());
+        }
+
+        private void accept(Reply reply, int records) {
             failedInARow.set(0);
             PartialSuccess partial;
             try {
-                partial = signal.partialSuccess(replyEncoding(response), response.body());
+                partial = signal.partialSuccess(replyEncoding(reply), reply.body());
             } catch (IOException | RuntimeException e) {
                 // The server said 2xx: the records are in. Only the count of rejections is unknown.
                 accepted.add(records);
-                firstError.compareAndSet(null, "HTTP " + response.statusCode() + " from " + endpoint
+                firstError.compareAndSet(null, "HTTP " + reply.status() + " from " + endpoint
                         + " with a reply that is not an export response (counted as all accepted): " + describe(e));
                 return;
             }
@@ -274,7 +472,7 @@ public final class OtlpSender {
             if (failedInARow.incrementAndGet() >= STOP_AFTER_FAILED_BATCHES
                     && stoppedBecause.compareAndSet(null, STOP_AFTER_FAILED_BATCHES
                             + " batches in a row failed; the last: " + problem)) {
-                queue.stop();
+                source.stop();
             }
         }
 
@@ -283,8 +481,8 @@ public final class OtlpSender {
         }
 
         /** The encoding the reply says it is in; the request's when it names neither. */
-        private OtlpEncoding replyEncoding(HttpResponse<byte[]> response) {
-            OtlpEncoding e = OtlpEncoding.ofContentType(response.headers().firstValue("Content-Type").orElse(null));
+        private OtlpEncoding replyEncoding(Reply reply) {
+            OtlpEncoding e = OtlpEncoding.ofContentType(reply.contentTypeOrNull());
             return e != null ? e : options.encoding();
         }
     }
@@ -295,8 +493,8 @@ public final class OtlpSender {
     }
 
     /** Retry-After when the reply has a usable one (cut to a minute, plus up to 10% jitter), else the backoff. */
-    private static long retryDelayNanos(int attempt, HttpResponse<?> response) {
-        long retryAfter = retryAfterNanos(response.headers().firstValue("Retry-After").orElse(null));
+    private static long retryDelayNanos(int attempt, String retryAfterOrNull) {
+        long retryAfter = retryAfterNanos(retryAfterOrNull);
         if (retryAfter < 0) {
             return backoffNanos(attempt);
         }

@@ -29,13 +29,13 @@ final class OtlpSignal<T> {
     private static final JsonFactory JSON = new JsonFactory();
 
     static final OtlpSignal<SpanRecord> SPANS = new OtlpSignal<>("spans", "/v1/traces", "traces",
-            (spans, out) -> out.write(OtlpWireWriter.encodeSpans(spans)), OtlpJson::encodeSpans,
+            OtlpWireWriter::encodeSpans, OtlpJson::encodeSpans,
             "rejectedSpans", "rejected_spans", body -> {
                 ExportTracePartialSuccess p = ExportTraceServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedSpans(), p.getErrorMessage());
             });
     static final OtlpSignal<LogRecord> LOGS = new OtlpSignal<>("logs", "/v1/logs", "logs",
-            (logs, out) -> out.write(OtlpWireWriter.encodeLogs(logs)), OtlpJson::encodeLogs,
+            OtlpWireWriter::encodeLogs, OtlpJson::encodeLogs,
             "rejectedLogRecords", "rejected_log_records", body -> {
                 ExportLogsPartialSuccess p = ExportLogsServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedLogRecords(), p.getErrorMessage());
@@ -43,6 +43,10 @@ final class OtlpSignal<T> {
 
     /** The partial_success of an export response: how many records the server rejected, and why. */
     record PartialSuccess(long rejected, String message) {
+    }
+
+    private interface Protobuf<T> {
+        byte[] encode(List<T> records);
     }
 
     private interface Encoder<T> {
@@ -56,13 +60,13 @@ final class OtlpSignal<T> {
     private final String name;
     private final String path;
     private final String dir;
-    private final Encoder<T> protobuf;
+    private final Protobuf<T> protobuf;
     private final Encoder<T> json;
     private final String jsonRejected;
     private final String jsonRejectedSnake;
     private final ProtoResponse protoResponse;
 
-    private OtlpSignal(String name, String path, String dir, Encoder<T> protobuf, Encoder<T> json,
+    private OtlpSignal(String name, String path, String dir, Protobuf<T> protobuf, Encoder<T> json,
                        String jsonRejected, String jsonRejectedSnake, ProtoResponse protoResponse) {
         this.name = name;
         this.path = path;
@@ -91,7 +95,16 @@ final class OtlpSignal<T> {
 
     /** Writes {@code records} as one export request; does not close {@code out}. */
     void encode(OtlpEncoding encoding, List<T> records, OutputStream out) throws IOException {
-        (encoding == OtlpEncoding.PROTOBUF ? protobuf : json).encode(records, out);
+        if (encoding == OtlpEncoding.PROTOBUF) {
+            out.write(protobuf.encode(records));
+        } else {
+            json.encode(records, out);
+        }
+    }
+
+    /** {@code records} as one protobuf export request, in an array of exactly its size. */
+    byte[] protobuf(List<T> records) {
+        return protobuf.encode(records);
     }
 
     /**

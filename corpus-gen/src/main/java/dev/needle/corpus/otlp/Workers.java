@@ -5,10 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Runs one loop on several threads over a shared {@link BatchQueue}, stopping them all at the first failure. */
+/** Runs one loop on several threads over a shared source of work (such as a {@link BatchQueue}), stopping them all at the first failure. */
 final class Workers {
 
-    /** One worker's loop: takes batches from the queue until it hands out null. */
+    /** One worker's loop: takes work from the shared source until it hands out none. */
     interface Loop {
         void run() throws IOException, InterruptedException;
     }
@@ -18,12 +18,12 @@ final class Workers {
 
     /**
      * Runs {@code loop} on {@code count} threads named {@code name-N} and waits for all of them.
-     * The first exception a loop throws stops the queue, lets the other loops finish the batches
-     * they hold, and is rethrown here (later ones are added to it as suppressed). When the calling
+     * The first exception a loop throws calls {@code stop} (which makes the shared source hand
+     * out no more), lets the other loops finish the work they hold, and is rethrown here (later ones are added to it as suppressed). When the calling
      * thread is interrupted, the workers are interrupted too and waited for, and the interruption
      * is rethrown.
      */
-    static void run(String name, int count, BatchQueue<?> queue, Loop loop) throws IOException, InterruptedException {
+    static void run(String name, int count, Runnable stop, Loop loop) throws IOException, InterruptedException {
         if (count < 1) {
             throw new IllegalArgumentException("the number of threads must be at least 1, got " + count);
         }
@@ -36,7 +36,7 @@ final class Workers {
                 } catch (InterruptedException e) {
                     // Interrupted by run() below, which reports the interruption itself.
                 } catch (Throwable e) {
-                    queue.stop();
+                    stop.run();
                     if (!failure.compareAndSet(null, e)) {
                         failure.get().addSuppressed(e);
                     }
@@ -51,7 +51,7 @@ final class Workers {
                 t.join();
             }
         } catch (InterruptedException e) {
-            queue.stop();
+            stop.run();
             threads.forEach(Thread::interrupt);
             for (Thread t : threads) {
                 joinQuietly(t);

@@ -2,10 +2,12 @@ package dev.needle.corpus.otlp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.corpus.otlp.ScriptedServer.Reply;
 import java.io.StringWriter;
@@ -66,6 +68,51 @@ class OtlpSenderTest {
             assertEquals("/v1/traces", server.received().get(0).path(), "a trailing slash on the base is not doubled");
             assertEquals("application/x-protobuf", server.received().get(0).contentType());
         }
+    }
+
+    @Test
+    void send_requestsEncodedAhead_postedRetriedAndCountedAsWhenEncodedWhileSending() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(List.of(Reply.status(503, "0")), Reply.json(200, "{}"))) {
+            OtlpSender sender = new OtlpSender(new SendOptions(server.baseUrl(), 1, 0, OtlpEncoding.JSON, true, "acme", 3,
+                    false));
+            EncodedRequests requests = sender.encodeLogs(Records.batches(Records.logs(6, 0, 30, 0), 10).iterator());
+            assertEquals(Signal.LOGS, requests.signal());
+            assertEquals(30, requests.records());
+            assertEquals(List.of(10, 10, 10), requests.bodies().stream().map(EncodedRequests.Body::records).toList());
+            AtomicLong done = new AtomicLong();
+
+            SendReport report = sender.send(requests, done::addAndGet);
+
+            assertEquals(4, report.requests());
+            assertEquals(1, report.retried());
+            assertEquals(30, report.recordsSent());
+            assertEquals(30, report.accepted());
+            assertEquals(30, done.get());
+            assertEquals(Map.of("200", 3L, "503", 1L), report.statuses());
+            List<ScriptedServer.Received> received = server.received();
+            for (ScriptedServer.Received r : received) {
+                assertEquals("/v1/logs", r.path());
+                assertEquals("application/json", r.contentType());
+                assertEquals("gzip", r.contentEncoding());
+                assertEquals("acme", r.tenant());
+            }
+            assertEquals(requests.bytes() + requests.bodies().get(0).bytes().length, report.bytesSent(),
+                    "the retried body's bytes count twice");
+            assertEquals(report.bytesSent(), received.stream().mapToLong(ScriptedServer.Received::bodyBytes).sum());
+        }
+    }
+
+    @Test
+    void send_requestsEncodedOtherwise_refusedNamingBoth() throws Exception {
+        EncodedRequests json = new OtlpSender(new SendOptions(URI.create("http://127.0.0.1:9"), 1, 0, OtlpEncoding.JSON,
+                true, null, 1, true)).encodeSpans(List.of(Records.spans(7, 0, 2, 1, 0)).iterator());
+        OtlpSender protobuf = new OtlpSender(new SendOptions(URI.create("http://127.0.0.1:9"), 1, 0,
+                OtlpEncoding.PROTOBUF, true, null, 1, true));
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> protobuf.send(json, n -> { }));
+
+        assertTrue(e.getMessage().contains("encoded as json+gzip") && e.getMessage().contains("sends protobuf+gzip"),
+                e.getMessage());
     }
 
     @Test
