@@ -46,9 +46,9 @@ import java.util.stream.Stream;
  * <ol>
  *   <li><b>A fresh server.</b> {@code needle serve} in a child JVM, as deployed, on an empty data
  *       directory, with ports it picks itself; ready once {@code /ready} answers 200.</li>
- *   <li><b>Warm-up</b>, not measured: the same workload from a corpus with another seed, for
- *       {@link Options#warmUp()} (at most one corpus's worth), to tenant {@value #WARM_UP_TENANT},
- *       so that both JITs are warm and the measured tenant starts empty.</li>
+ *   <li><b>Warm-up</b>, not measured: the same workload from a corpus with another seed, sent again
+ *       and again until {@link Options#warmUp()} has passed, to tenant {@value #WARM_UP_TENANT}, so that
+ *       both JITs are warm and the measured tenant starts empty.</li>
  *   <li><b>The measurement.</b> Every record of the corpus, {@link Options#concurrency()} requests
  *       in flight, as fast as the server acknowledges, to the default tenant. The rate is records
  *       acknowledged per second of wall time from the first batch taken to the last reply; the
@@ -386,12 +386,18 @@ public final class IngestBench {
         try (ServerProcess server = ServerProcess.start(JavaLaunch.classPath(options.classPath(), ServeCommand.class),
                 options.serverJvmArgs(), data, dir.resolve("server.log"))) {
             progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
-            if (!options.warmUp().isZero()) {
-                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, options.warmUp(), 0);
-                warmUpRecords = warm.accepted();
+            // The whole time, not one corpus: a fresh server's JIT compiles through its first millions of records.
+            long warmUntil = System.nanoTime() + options.warmUp().toNanos();
+            for (long left = options.warmUp().toNanos(); left > 0; left = warmUntil - System.nanoTime()) {
+                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT,
+                        Duration.ofNanos(left), 0);
+                warmUpRecords += warm.accepted();
                 progress.accept(format("%s: warm-up %,d records in %.1f s, %,.0f records/s%s", w.label(),
                         warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
                         warm.firstError() == null ? "" : "; " + warm.firstError()));
+                if (warm.accepted() == 0) {
+                    break;
+                }
             }
             measured = measure(corpus, w, options, server);
             SendReport m = measured.send();
