@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  *       directory, with ports it picks itself; ready once {@code /ready} answers 200.</li>
  *   <li><b>Warm-up</b>, not measured: the same workload from a corpus with another seed, sent again
  *       and again until {@link Options#warmUp()} has passed, to tenant {@value #WARM_UP_TENANT}, so that
- *       both JITs are warm and the measured tenant starts empty.</li>
+ *       both JITs are warm and the measured tenant starts empty (with {@link Options#preEncode()}, its
+ *       requests encoded ahead too, and the last pass sent whole).</li>
  *   <li><b>The measurement.</b> Every record of the corpus, {@link Options#concurrency()} requests
  *       in flight, as fast as the server acknowledges, to the default tenant. The rate is records
  *       acknowledged per second of wall time from the first batch taken to the last reply; the
@@ -63,8 +64,9 @@ import java.util.stream.Stream;
  *       million records: the two processes share the cores, so the rate is bounded by both.</li>
  *   <li><b>A paced run</b>, when {@link Options#paced()} is not zero: the corpus again, to tenant
  *       {@value #PACED_TENANT}, offered at 80% of the workload's goal ({@link Workload#goalPerSecond()})
- *       for at most that long: the latency a server has below its ceiling, where the measurement above
- *       gives the latency of a saturated one.</li>
+ *       for at most that long (with {@link Options#preEncode()}, the measured send's requests again): the
+ *       latency a server has below its ceiling, where the measurement above gives the latency of a
+ *       saturated one.</li>
  *   <li><b>The check.</b> SIGTERM: the server publishes its head and must exit 0. The default
  *       tenant's blocks must then hold every acknowledged record (exactly those, unless a request
  *       got no reply or failed): a run that loses or duplicates records fails instead of reporting
@@ -387,10 +389,13 @@ public final class IngestBench {
                 options.serverJvmArgs(), data, dir.resolve("server.log"))) {
             progress.accept(format("%s: needle serve ready, pid %d, OTLP on %s", w.label(), server.pid(), server.otlp()));
             // The whole time, not one corpus: a fresh server's JIT compiles through its first millions of records.
+            EncodedRequests warmUpRequests = options.preEncode() && !options.warmUp().isZero()
+                    ? encodeAhead(warmUpCorpus, w, options, server, "warm-up") : null;
             long warmUntil = System.nanoTime() + options.warmUp().toNanos();
             for (long left = options.warmUp().toNanos(); left > 0; left = warmUntil - System.nanoTime()) {
-                SendReport warm = send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT,
-                        Duration.ofNanos(left), 0);
+                SendReport warm = warmUpRequests != null
+                        ? sender(w, options, server.otlp(), false, WARM_UP_TENANT, 0).send(warmUpRequests, n -> { })
+                        : send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, Duration.ofNanos(left), 0);
                 warmUpRecords += warm.accepted();
                 progress.accept(format("%s: warm-up %,d records in %.1f s, %,.0f records/s%s", w.label(),
                         warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
@@ -399,13 +404,18 @@ public final class IngestBench {
                     break;
                 }
             }
-            measured = measure(corpus, w, options, server);
+            warmUpRequests = null;
+            EncodedRequests requests = options.preEncode() ? encodeAhead(corpus, w, options, server, "measured send") : null;
+            measured = measure(corpus, requests, w, options, server);
             SendReport m = measured.send();
             progress.accept(format("%s: %,d of %,d records accepted in %.1f s, %,.0f records/s, p50 %.1f ms, p99 %.1f ms",
                     w.label(), m.accepted(), m.recordsSent(), m.elapsedSeconds(), m.acceptedPerSecond(),
                     m.latencyP50Millis(), m.latencyP99Millis()));
             if (!options.paced().isZero()) {
-                paced = send(corpus, w, options, server.otlp(), false, PACED_TENANT, options.paced(), w.pacedPerSecond());
+                paced = requests != null
+                        ? sender(w, options, server.otlp(), false, PACED_TENANT, w.pacedPerSecond())
+                                .send(within(requests, options.paced(), w.pacedPerSecond()), n -> { })
+                        : send(corpus, w, options, server.otlp(), false, PACED_TENANT, options.paced(), w.pacedPerSecond());
                 progress.accept(format("%s: paced at %,d records/s: %,d accepted in %.1f s, %,.0f records/s, "
                                 + "p50 %.1f ms, p99 %.1f ms", w.label(), w.pacedPerSecond(), paced.accepted(),
                         paced.elapsedSeconds(), paced.acceptedPerSecond(), paced.latencyP50Millis(),
@@ -443,30 +453,49 @@ public final class IngestBench {
     }
 
     /**
-     * Sends every record of {@code corpus} to the default tenant, with the server's metrics scraped
-     * and this process's CPU time taken over the send; with {@link Options#preEncode()}, the requests
-     * are made and encoded before either starts, and held no longer than the send (a million JSON
-     * spans are half a gigabyte).
+     * Sends every record of {@code corpus} to the default tenant, or {@code requestsOrNull}, its requests
+     * encoded ahead, with the server's metrics scraped and this process's CPU time taken over the send.
      */
-    private static Measured measure(Corpus corpus, Workload w, Options options, ServerProcess server)
-            throws IOException, InterruptedException {
-        OtlpSender sender = sender(w, options, server.otlp(), false, null, 0);
-        EncodedRequests requests = null;
-        if (options.preEncode()) {
-            requests = batches(corpus, w, options, null, sender::encodeSpans, sender::encodeLogs);
-            options.progress().accept(format("%s: %,d requests encoded ahead, %,.1f MiB", w.label(),
-                    requests.bodies().size(), requests.bytes() / (1024.0 * 1024.0)));
-            // Moved to the old generation now, not by the send's first young collections: copying the
-            // held requests is the encoding's cost, not the sending's.
-            System.gc();
-        }
+    private static Measured measure(Corpus corpus, EncodedRequests requestsOrNull, Workload w, Options options,
+                                    ServerProcess server) throws IOException, InterruptedException {
         try (Sampler sampler = new Sampler(server.query())) {
             long cpuBefore = PROCESS.getProcessCpuTime();
-            SendReport send = requests != null ? sender.send(requests, n -> { })
+            SendReport send = requestsOrNull != null
+                    ? sender(w, options, server.otlp(), false, null, 0).send(requestsOrNull, n -> { })
                     : send(corpus, w, options, server.otlp(), false, null, null, 0);
             double senderCpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
             return new Measured(send, sampler.finish(), senderCpuSeconds);
         }
+    }
+
+    /**
+     * The workload's requests of {@code corpus}, made and encoded now and held (a million JSON spans
+     * are half a gigabyte), so that a send of them only posts.
+     */
+    private static EncodedRequests encodeAhead(Corpus corpus, Workload w, Options options, ServerProcess server,
+                                               String what) throws InterruptedException {
+        OtlpSender sender = sender(w, options, server.otlp(), false, null, 0);
+        EncodedRequests requests = batches(corpus, w, options, null, sender::encodeSpans, sender::encodeLogs);
+        options.progress().accept(format("%s: %,d requests of the %s encoded ahead, %,.1f MiB", w.label(),
+                requests.bodies().size(), what, requests.bytes() / (1024.0 * 1024.0)));
+        // Moved to the old generation now, not by the send's first young collections: copying the
+        // held requests is the encoding's cost, not the sending's.
+        System.gc();
+        return requests;
+    }
+
+    /** The first of {@code requests} that take at most {@code limit} at {@code perSecond} records a second. */
+    static EncodedRequests within(EncodedRequests requests, Duration limit, long perSecond) {
+        double records = limit.toNanos() / 1e9 * perSecond;
+        int n = 0;
+        for (long sum = 0; n < requests.bodies().size(); n++) {
+            sum += requests.bodies().get(n).records();
+            if (sum > records) {
+                break;
+            }
+        }
+        return new EncodedRequests(requests.signal(), requests.encoding(), requests.gzip(),
+                requests.bodies().subList(0, Math.max(1, n)));
     }
 
     /**

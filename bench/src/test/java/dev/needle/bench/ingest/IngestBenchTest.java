@@ -17,6 +17,7 @@ import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.corpus.otlp.EncodedRequests;
 import dev.needle.corpus.otlp.OtlpEncoding;
 import dev.needle.corpus.otlp.SendReport;
 import dev.needle.ingest.server.ServeCommand;
@@ -110,8 +111,8 @@ class IngestBenchTest {
         Options options = Options.defaults()
                 .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.JSON, false)))
                 .withRecords(5_000, 0)
-                .withWarmUp(Duration.ZERO)
-                .withPaced(Duration.ZERO)
+                .withWarmUp(Duration.ofSeconds(1))
+                .withPaced(Duration.ofSeconds(1))
                 .withPreEncode(true)
                 .withClassPath(System.getProperty("java.class.path"))
                 .withDataRoot(root)
@@ -126,12 +127,36 @@ class IngestBenchTest {
         assertEquals(5_000, rowsInBlocks(root.resolve(r.workload().directoryName()).resolve("data"), TenantId.DEFAULT,
                 Signal.SPANS), label);
         assertTrue(r.senderCpuSecondsPerMillion() > 0, label);
+        Path data = root.resolve(r.workload().directoryName()).resolve("data");
+        assertTrue(r.warmUpRecords() >= 5_000, "the warm-up's encoded requests sent whole at least once: " + label);
+        assertEquals(r.warmUpRecords(), rowsInBlocks(data, TenantId.of(IngestBench.WARM_UP_TENANT), Signal.SPANS), label);
+        // 1 s at 80% of 150,000 JSON spans a second holds the whole 5,000.
+        assertEquals(5_000, r.pacedOrNull().accepted(), r.pacedOrNull().toText());
+        assertEquals(5_000, rowsInBlocks(data, TenantId.of(IngestBench.PACED_TENANT), Signal.SPANS), label);
         assertTrue(IngestBench.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
         StringWriter out = new StringWriter();
         try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
             IngestBench.writeJson(g, List.of(r));
         }
         assertTrue(out.toString().contains("\"preEncoded\":true"), out.toString());
+    }
+
+    @Test
+    void within_takesTheRequestsThatFitTheTimeAtTheRate() {
+        List<EncodedRequests.Body> bodies = List.of(body(1_000), body(1_000), body(500), body(1_000));
+        EncodedRequests all = new EncodedRequests(Signal.LOGS, OtlpEncoding.PROTOBUF, true, bodies);
+
+        assertEquals(bodies.subList(0, 2), IngestBench.within(all, Duration.ofSeconds(1), 2_000).bodies());
+        assertEquals(bodies.subList(0, 3), IngestBench.within(all, Duration.ofMillis(1_500), 2_000).bodies());
+        assertEquals(bodies, IngestBench.within(all, Duration.ofSeconds(10), 2_000).bodies());
+        assertEquals(bodies.subList(0, 1), IngestBench.within(all, Duration.ofMillis(1), 2_000).bodies(),
+                "at least one request");
+        assertEquals(Signal.LOGS, IngestBench.within(all, Duration.ofSeconds(1), 2_000).signal());
+        assertTrue(IngestBench.within(all, Duration.ofSeconds(1), 2_000).gzip());
+    }
+
+    private static EncodedRequests.Body body(int records) {
+        return new EncodedRequests.Body(new byte[] {1}, records);
     }
 
     @Test
