@@ -393,9 +393,8 @@ public final class IngestBench {
                     ? encodeAhead(warmUpCorpus, w, options, server, "warm-up") : null;
             long warmUntil = System.nanoTime() + options.warmUp().toNanos();
             for (long left = options.warmUp().toNanos(); left > 0; left = warmUntil - System.nanoTime()) {
-                SendReport warm = warmUpRequests != null
-                        ? sender(w, options, server.otlp(), false, WARM_UP_TENANT, 0).send(warmUpRequests, n -> { })
-                        : send(warmUpCorpus, w, options, server.otlp(), false, WARM_UP_TENANT, Duration.ofNanos(left), 0);
+                SendReport warm = post(warmUpCorpus, warmUpRequests, w, options, server, WARM_UP_TENANT,
+                        Duration.ofNanos(left), 0);
                 warmUpRecords += warm.accepted();
                 progress.accept(format("%s: warm-up %,d records in %.1f s, %,.0f records/s%s", w.label(),
                         warm.accepted(), warm.elapsedSeconds(), warm.acceptedPerSecond(),
@@ -412,10 +411,7 @@ public final class IngestBench {
                     w.label(), m.accepted(), m.recordsSent(), m.elapsedSeconds(), m.acceptedPerSecond(),
                     m.latencyP50Millis(), m.latencyP99Millis()));
             if (!options.paced().isZero()) {
-                paced = requests != null
-                        ? sender(w, options, server.otlp(), false, PACED_TENANT, w.pacedPerSecond())
-                                .send(within(requests, options.paced(), w.pacedPerSecond()), n -> { })
-                        : send(corpus, w, options, server.otlp(), false, PACED_TENANT, options.paced(), w.pacedPerSecond());
+                paced = post(corpus, requests, w, options, server, PACED_TENANT, options.paced(), w.pacedPerSecond());
                 progress.accept(format("%s: paced at %,d records/s: %,d accepted in %.1f s, %,.0f records/s, "
                                 + "p50 %.1f ms, p99 %.1f ms", w.label(), w.pacedPerSecond(), paced.accepted(),
                         paced.elapsedSeconds(), paced.acceptedPerSecond(), paced.latencyP50Millis(),
@@ -460,9 +456,7 @@ public final class IngestBench {
                                     ServerProcess server) throws IOException, InterruptedException {
         try (Sampler sampler = new Sampler(server.query())) {
             long cpuBefore = PROCESS.getProcessCpuTime();
-            SendReport send = requestsOrNull != null
-                    ? sender(w, options, server.otlp(), false, null, 0).send(requestsOrNull, n -> { })
-                    : send(corpus, w, options, server.otlp(), false, null, null, 0);
+            SendReport send = post(corpus, requestsOrNull, w, options, server, null, null, 0);
             double senderCpuSeconds = (PROCESS.getProcessCpuTime() - cpuBefore) / 1e9;
             return new Measured(send, sampler.finish(), senderCpuSeconds);
         }
@@ -482,6 +476,23 @@ public final class IngestBench {
         // held requests is the encoding's cost, not the sending's.
         System.gc();
         return requests;
+    }
+
+    /**
+     * Sends to the server, to {@code tenantOrNull}, at most {@code perSecond} records a second (0 for no
+     * limit): {@code requestsOrNull}, encoded ahead, when given (those that {@code limitOrNull} holds at that
+     * rate, when both are given), else the records of {@code corpus} made as they are sent, for at most
+     * {@code limitOrNull}.
+     */
+    private static SendReport post(Corpus corpus, EncodedRequests requestsOrNull, Workload w, Options options,
+                                   ServerProcess server, String tenantOrNull, Duration limitOrNull, long perSecond)
+            throws InterruptedException {
+        if (requestsOrNull == null) {
+            return send(corpus, w, options, server.otlp(), false, tenantOrNull, limitOrNull, perSecond);
+        }
+        EncodedRequests requests = limitOrNull != null && perSecond > 0
+                ? within(requestsOrNull, limitOrNull, perSecond) : requestsOrNull;
+        return sender(w, options, server.otlp(), false, tenantOrNull, perSecond).send(requests, n -> { });
     }
 
     /** The first of {@code requests} that take at most {@code limit} at {@code perSecond} records a second. */

@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Runs one loop on several threads over a shared source of work (such as a {@link BatchQueue}), stopping them all at the first failure. */
+/**
+ * Runs one loop on several threads over a shared source of work (such as a {@link BatchQueue}), stopping
+ * them all at the first failure.
+ */
 final class Workers {
 
     /** One worker's loop: takes work from the shared source until it hands out none. */
@@ -18,10 +21,10 @@ final class Workers {
 
     /**
      * Runs {@code loop} on {@code count} threads named {@code name-N} and waits for all of them.
-     * The first exception a loop throws calls {@code stop} (which makes the shared source hand
-     * out no more), lets the other loops finish the work they hold, and is rethrown here (later ones are added to it as suppressed). When the calling
-     * thread is interrupted, the workers are interrupted too and waited for, and the interruption
-     * is rethrown.
+     * The first exception a loop throws calls {@code stop} (which makes the shared source hand out
+     * no more), lets the other loops finish the work they hold, and is rethrown here (later ones are
+     * added to it as suppressed). When the calling thread is interrupted, the workers are interrupted
+     * too and waited for, and the interruption is rethrown.
      */
     static void run(String name, int count, Runnable stop, Loop loop) throws IOException, InterruptedException {
         if (count < 1) {

@@ -97,7 +97,6 @@ public final class Head implements HeadSource {
         private final Whole<K, R> whole;
         private final List<K> entries = new ArrayList<>();
         private int rows;
-        private long heapBytes;
 
         /** Makes one Records of every active record: a list, its heap bytes and its hashes. */
         interface Whole<K, R> {
@@ -113,7 +112,6 @@ public final class Head implements HeadSource {
         void add(K records) {
             entries.add(records);
             rows += records.size();
-            heapBytes += records.heapBytes();
         }
 
         /** Every record, in the order they came. */
@@ -127,9 +125,11 @@ public final class Head implements HeadSource {
         K whole() {
             int[] hashes = new int[rows];
             int at = 0;
+            long heapBytes = 0;
             for (K e : entries) {
                 System.arraycopy(e.traceHashes(), 0, hashes, at, e.size());
                 at += e.size();
+                heapBytes += e.heapBytes();
             }
             return whole.of(all(), heapBytes, hashes);
         }
