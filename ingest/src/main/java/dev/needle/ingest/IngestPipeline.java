@@ -308,15 +308,15 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     @Override
-    public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf)
+    public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf, int length)
             throws IngestRefusedException, IOException {
-        accept(tenant, Records.Spans.of(spans), protobuf);
+        accept(tenant, Records.Spans.of(spans), protobuf, length);
     }
 
     @Override
-    public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf)
+    public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf, int length)
             throws IngestRefusedException, IOException {
-        accept(tenant, Records.Logs.of(logs), protobuf);
+        accept(tenant, Records.Logs.of(logs), protobuf, length);
     }
 
     /**
@@ -363,7 +363,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 + ", after waiting " + limits.headWait().toMillis() + " ms for the publisher to make room");
     }
 
-    private void accept(TenantId tenant, Records records, byte[] protobuf) throws IngestRefusedException, IOException {
+    private void accept(TenantId tenant, Records records, byte[] protobuf, int length)
+            throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
         }
@@ -375,7 +376,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
         lastRequestHeapBytes = records.heapBytes();
         byte[] payload = protobuf != null ? protobuf : records.encode();
         try {
-            wal.append(records.signal(), tenant, payload, records).get();
+            wal.append(records.signal(), tenant, payload, protobuf != null ? length : payload.length, records).get();
         } catch (WalFullException e) {
             throw new IngestRefusedException(503, 1, e.getMessage());
         } catch (InterruptedException e) {

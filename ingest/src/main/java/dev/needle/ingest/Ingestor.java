@@ -16,12 +16,16 @@ public interface Ingestor {
     void admit() throws IngestRefusedException;
 
     /**
-     * Accepts spans: returns once they are durable and in the head. {@code protobuf} is an
-     * ExportTraceServiceRequest that holds exactly these spans, which the write-ahead log then takes
-     * as it is, or null: the log encodes them.
+     * Accepts spans: returns once they are durable and in the head. The first {@code length} bytes of
+     * {@code protobuf} are an ExportTraceServiceRequest that holds exactly these spans, which the
+     * write-ahead log then takes as they are, or {@code protobuf} is null: the log encodes them. The
+     * array may be used again once this returned or refused; not after any other exception, which
+     * may leave the log still holding it.
      */
-    void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf) throws IngestRefusedException, IOException;
+    void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf, int length)
+            throws IngestRefusedException, IOException;
 
     /** Accepts log records as {@link #acceptSpans} accepts spans; {@code protobuf} an ExportLogsServiceRequest or null. */
-    void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf) throws IngestRefusedException, IOException;
+    void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf, int length)
+            throws IngestRefusedException, IOException;
 }

@@ -80,8 +80,8 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(store)) {
             List<SpanRecord> sent = spans(0, 120);
-            pipeline.acceptSpans(TENANT, sent.subList(0, 60), null);
-            pipeline.acceptSpans(TENANT, sent.subList(60, 120), null);
+            pipeline.acceptSpans(TENANT, sent.subList(0, 60), null, 0);
+            pipeline.acceptSpans(TENANT, sent.subList(60, 120), null, 0);
             assertEquals(new HashSet<>(sent), new HashSet<>(everySpan(store, pipeline)));
             pipeline.cutAndPublish();
             assertEquals(0, pipeline.head().rows());
@@ -99,13 +99,13 @@ class IngestPipelineTest {
              QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2, Duration.ofHours(1),
                      Duration.ofHours(1))) {
             List<SpanRecord> sent = spans(0, 120);
-            pipeline.acceptSpans(TENANT, sent.subList(0, 40), null);
+            pipeline.acceptSpans(TENANT, sent.subList(0, 40), null, 0);
             pipeline.cutAndPublish();
             var all = dev.needle.query.ql.QueryParser.parse("{ }", Signal.SPANS);
             // The engine reads the index now, and keeps it for an hour.
             assertEquals(40, engine.searchSpans(TENANT, all, TimeRange.ALL, 1_000, Mechanisms.ALL).records().size());
 
-            pipeline.acceptSpans(TENANT, sent.subList(40, 120), null);
+            pipeline.acceptSpans(TENANT, sent.subList(40, 120), null, 0);
             pipeline.cutAndPublish();
             assertEquals(0, pipeline.head().rows());
             assertEquals(store.list(TENANT, Signal.SPANS), indexed(store));
@@ -119,7 +119,7 @@ class IngestPipelineTest {
     void open_reconcilesTheIndexWithTheListing() throws Exception {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, spans(0, 120), null);
+            pipeline.acceptSpans(TENANT, spans(0, 120), null, 0);
             pipeline.cutAndPublish();
         }
         IndexObject index = store.readIndex(TENANT, Signal.SPANS, null).orElseThrow();
@@ -140,7 +140,7 @@ class IngestPipelineTest {
         List<SpanRecord> sent = spans(0, 120);
         Path snapshot = dir.resolve("wal-before-checkpoint");
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent, null);
+            pipeline.acceptSpans(TENANT, sent, null, 0);
             copyTree(dir.resolve("wal"), snapshot);
             pipeline.cutAndPublish();
         }
@@ -159,7 +159,7 @@ class IngestPipelineTest {
         List<SpanRecord> sent = spans(0, 120);
         Path snapshot = dir.resolve("wal-before-checkpoint");
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent, null);
+            pipeline.acceptSpans(TENANT, sent, null, 0);
             copyTree(dir.resolve("wal"), snapshot);
             pipeline.cutAndPublish();
         }
@@ -183,7 +183,7 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         List<SpanRecord> sent = spans(0, 120);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent, null);
+            pipeline.acceptSpans(TENANT, sent, null, 0);
             pipeline.cutAndPublish();
         }
         List<BlockRef> blocks = store.list(TENANT, Signal.SPANS);
@@ -204,8 +204,8 @@ class IngestPipelineTest {
         List<SpanRecord> old = spans(0, 50);
         List<SpanRecord> recent = spans(1_000, 50);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, old, null);
-            pipeline.acceptSpans(TENANT, recent, null);
+            pipeline.acceptSpans(TENANT, old, null, 0);
+            pipeline.acceptSpans(TENANT, recent, null, 0);
             pipeline.cutAndPublish();
             long between = recent.get(0).startTimeUnixNano() - 1;
             assertEquals(List.of(), pipeline.applyRetention(between), "one block of the cut is older, the other is not");
@@ -219,7 +219,7 @@ class IngestPipelineTest {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         List<SpanRecord> sent = spans(0, 30);
         try (IngestPipeline pipeline = open(store)) {
-            pipeline.acceptSpans(TENANT, sent, null);
+            pipeline.acceptSpans(TENANT, sent, null, 0);
         }
         FsBlockStore reopened = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(reopened)) {
@@ -238,10 +238,10 @@ class IngestPipelineTest {
             IngestRefusedException e;
             // The publisher cuts under the pipeline's monitor: held here, it cannot make room.
             synchronized (pipeline) {
-                pipeline.acceptSpans(TENANT, spans(0, 5), null);
+                pipeline.acceptSpans(TENANT, spans(0, 5), null, 0);
                 e = assertThrows(IngestRefusedException.class, () -> {
                     for (int i = 0; i < 100; i++) {
-                        pipeline.acceptSpans(TENANT, spans(i * 5, 5), null);
+                        pipeline.acceptSpans(TENANT, spans(i * 5, 5), null, 0);
                     }
                 });
             }
@@ -261,7 +261,7 @@ class IngestPipelineTest {
             for (int i = 0; i < 10; i++) {
                 List<SpanRecord> request = spans(i * 5, 5);
                 assertTrue(Records.Spans.of(request).heapBytes() > tiny.maxHeadBytes());
-                pipeline.acceptSpans(TENANT, request, null);
+                pipeline.acceptSpans(TENANT, request, null, 0);
                 sent.addAll(request);
                 assertTrue(pipeline.head().rows() <= 5, "the head held only this request when it was taken");
             }
@@ -280,7 +280,7 @@ class IngestPipelineTest {
                 while (!pipeline.busy()) {
                     assertTrue(pipeline.head().heapBytes() <= bounded.maxHeadBytes() / 2,
                             "not busy at " + pipeline.head().heapBytes() + " bytes, over half the bound");
-                    pipeline.acceptSpans(TENANT, spans(sent, 5), null);
+                    pipeline.acceptSpans(TENANT, spans(sent, 5), null, 0);
                     sent += 5;
                 }
                 assertTrue(sent > 5, "a request that leaves the head under half its bound does not count");

@@ -120,14 +120,18 @@ public final class OtlpWire {
     /** The parts of the value being read in the message at each depth. */
     private final ValueParts[] parts = new ValueParts[RECURSION_LIMIT + 1];
 
-    private OtlpWire(byte[] body) {
+    private OtlpWire(byte[] body, int length) {
         this.body = body;
-        this.in = CodedInputStream.newInstance(body);
+        this.in = CodedInputStream.newInstance(body, 0, length);
     }
 
     /** The valid spans of a protobuf request, each with its resource and scope, and what was rejected. */
     public static Decoded<SpanRecord> decodeSpans(byte[] body) throws OtlpDecodeException {
-        return decode(body, TRACES, new Request<>(Rejections.spans()) {
+        return decodeSpans(body, body.length);
+    }
+
+    private static Decoded<SpanRecord> decodeSpans(byte[] body, int length) throws OtlpDecodeException {
+        return decode(body, length, TRACES, new Request<>(Rejections.spans()) {
             @Override
             SpanRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
                 return wire.span(resource, scope);
@@ -142,7 +146,11 @@ public final class OtlpWire {
 
     /** The valid log records of a protobuf request, each with its resource and scope, and what was rejected. */
     public static Decoded<LogRecord> decodeLogs(byte[] body) throws OtlpDecodeException {
-        return decode(body, LOGS, new Request<>(Rejections.logs()) {
+        return decodeLogs(body, body.length);
+    }
+
+    private static Decoded<LogRecord> decodeLogs(byte[] body, int length) throws OtlpDecodeException {
+        return decode(body, length, LOGS, new Request<>(Rejections.logs()) {
             @Override
             LogRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
                 return wire.log(resource, scope);
@@ -156,19 +164,20 @@ public final class OtlpWire {
     }
 
     /**
-     * Like {@link #decodeSpans(byte[])}, after counting the spans without building anything: a body
-     * of millions of tiny spans is refused with an {@link OtlpTooManyRecordsException} before it
-     * costs gigabytes of objects.
+     * Like {@link #decodeSpans(byte[])} for the first {@code length} bytes of {@code body} (a buffer
+     * that is reused), after counting the spans without building anything: a body of millions of
+     * tiny spans is refused with an {@link OtlpTooManyRecordsException} before it costs gigabytes of
+     * objects. Nothing decoded refers to {@code body} afterwards.
      */
-    public static Decoded<SpanRecord> decodeSpans(byte[] body, long maxRecords) throws IOException {
-        checkCount(body, maxRecords, "spans", TRACES);
-        return decodeSpans(body);
+    public static Decoded<SpanRecord> decodeSpans(byte[] body, int length, long maxRecords) throws IOException {
+        checkCount(body, length, maxRecords, "spans", TRACES);
+        return decodeSpans(body, length);
     }
 
-    /** Like {@link #decodeSpans(byte[], long)}, for log records. */
-    public static Decoded<LogRecord> decodeLogs(byte[] body, long maxRecords) throws IOException {
-        checkCount(body, maxRecords, "log records", LOGS);
-        return decodeLogs(body);
+    /** Like {@link #decodeSpans(byte[], int, long)}, for log records. */
+    public static Decoded<LogRecord> decodeLogs(byte[] body, int length, long maxRecords) throws IOException {
+        checkCount(body, length, maxRecords, "log records", LOGS);
+        return decodeLogs(body, length);
     }
 
     /** What differs between spans and log records: how one is read and which ids it needs. */
@@ -186,9 +195,10 @@ public final class OtlpWire {
         abstract String idProblem(T record);
     }
 
-    private static <T> Decoded<T> decode(byte[] body, String message, Request<T> request) throws OtlpDecodeException {
+    private static <T> Decoded<T> decode(byte[] body, int length, String message, Request<T> request)
+            throws OtlpDecodeException {
         try {
-            new OtlpWire(body).request(request);
+            new OtlpWire(body, length).request(request);
         } catch (IOException e) {
             // A byte array has no I/O of its own to fail: what fails is the bytes.
             throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
@@ -740,10 +750,11 @@ public final class OtlpWire {
         return new InvalidProtocolBufferException("messages and groups nested deeper than " + RECURSION_LIMIT);
     }
 
-    private static void checkCount(byte[] body, long maxRecords, String what, String message) throws IOException {
+    private static void checkCount(byte[] body, int length, long maxRecords, String what, String message)
+            throws IOException {
         long count;
         try {
-            count = countRecords(CodedInputStream.newInstance(body), 0);
+            count = countRecords(CodedInputStream.newInstance(body, 0, length), 0);
         } catch (InvalidProtocolBufferException e) {
             throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
         }

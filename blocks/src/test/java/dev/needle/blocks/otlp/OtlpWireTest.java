@@ -95,6 +95,43 @@ final class OtlpWireTest {
         assertTrue(rejected > 200, "rejected " + rejected);
     }
 
+    /** The receiver decodes the first bytes of a reused buffer: what follows them is never read. */
+    @Test
+    void bodyAtTheStartOfALongerBuffer_sameAsProtobufJava() {
+        RandomOtlp random = new RandomOtlp(57, true);
+        SplittableRandom spoil = new SplittableRandom(58);
+        for (int request = 0; request < 100; request++) {
+            byte[] spans = OtlpWireWriter.encodeSpans(Invalid.spans(random.spans(), spoil));
+            same(spans, "spans request " + request, ProtobufJavaDecode::spans,
+                    b -> capped(b, spoil, (buffer, length) -> OtlpWire.decodeSpans(buffer, length, Long.MAX_VALUE)),
+                    SpanRecord::resource, SpanRecord::scope);
+            byte[] logs = OtlpWireWriter.encodeLogs(Invalid.logs(random.logs(), spoil));
+            same(logs, "logs request " + request, ProtobufJavaDecode::logs,
+                    b -> capped(b, spoil, (buffer, length) -> OtlpWire.decodeLogs(buffer, length, Long.MAX_VALUE)),
+                    LogRecord::resource, LogRecord::scope);
+        }
+    }
+
+    private interface CappedDecoder<T> {
+        Decoded<T> decode(byte[] buffer, int length) throws IOException;
+    }
+
+    /** Decodes {@code body} from the start of a longer buffer whose tail is random bytes. */
+    private static <T> Decoded<T> capped(byte[] body, SplittableRandom random, CappedDecoder<T> decoder)
+            throws OtlpDecodeException {
+        byte[] buffer = Arrays.copyOf(body, body.length + 1 + random.nextInt(64));
+        for (int i = body.length; i < buffer.length; i++) {
+            buffer[i] = (byte) random.nextInt(256);
+        }
+        try {
+            return decoder.decode(buffer, body.length);
+        } catch (OtlpDecodeException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new AssertionError("no cap to pass: " + e.getMessage(), e);
+        }
+    }
+
     @Test
     void reshuffledRequests_mergedDuplicatesUnknownFieldsWrongWireTypes_sameAsProtobufJava() {
         RandomOtlp random = new RandomOtlp(27, true);
@@ -268,11 +305,11 @@ final class OtlpWireTest {
     void recordCap_countedBeforeDecoding() throws IOException {
         byte[] three = WireBytes.field(1, WireBytes.field(2, WireBytes.cat(WireBytes.field(2, new byte[0]), WireBytes.field(2, new byte[0]),
                 WireBytes.field(2, new byte[0]))));
-        assertEquals(3, OtlpWire.decodeSpans(three, 3).rejected(), "three empty spans, rejected for their ids");
-        assertEquals(3, OtlpWire.decodeLogs(three, 3).records().size(), "three empty log records are valid");
-        OtlpTooManyRecordsException e = assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeSpans(three, 2));
+        assertEquals(3, OtlpWire.decodeSpans(three, three.length, 3).rejected(), "three empty spans, rejected for their ids");
+        assertEquals(3, OtlpWire.decodeLogs(three, three.length, 3).records().size(), "three empty log records are valid");
+        OtlpTooManyRecordsException e = assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeSpans(three, three.length, 2));
         assertEquals("the request holds 3 spans, more than the 2 one request may hold: send smaller batches", e.getMessage());
-        e = assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeLogs(three, 2));
+        e = assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeLogs(three, three.length, 2));
         assertEquals("the request holds 3 log records, more than the 2 one request may hold: send smaller batches",
                 e.getMessage());
         // A million two-byte spans are refused by their count, not after a million records were built.
@@ -282,8 +319,8 @@ final class OtlpWireTest {
             many.write(0);
         }
         byte[] body = WireBytes.field(1, WireBytes.field(2, many.toByteArray()));
-        assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeSpans(body, 100_000));
-        assertThrows(OtlpDecodeException.class, () -> OtlpWire.decodeSpans(Arrays.copyOf(body, 1_000), 100_000),
+        assertThrows(OtlpTooManyRecordsException.class, () -> OtlpWire.decodeSpans(body, body.length, 100_000));
+        assertThrows(OtlpDecodeException.class, () -> OtlpWire.decodeSpans(body, 1_000, 100_000),
                 "a body cut short is refused as such");
     }
 

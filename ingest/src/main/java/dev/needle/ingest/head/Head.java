@@ -57,7 +57,7 @@ public final class Head implements HeadSource {
                     Records.Logs::new)).add(l);
         }
         rows += records.size();
-        bytes += entry.payload().length;
+        bytes += entry.payloadLength();
         heapBytes += records.heapBytes();
         maxSequence = Math.max(maxSequence, entry.sequence());
     }

@@ -15,7 +15,6 @@ import dev.needle.ingest.http.ReceiverMetrics.Rejection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -79,23 +78,25 @@ public final class OtlpReceiver extends Handler.Abstract {
     /** How much of a header value or path a reply quotes. */
     private static final int QUOTE_LIMIT = 100;
 
+    /**
+     * The most that protobuf body arrays kept for the next request hold between requests: 8 requests
+     * in flight of 2 MiB each (the Collector's default batch of 8,192 spans). Out of the heap the
+     * {@code MemoryPlan} leaves to the HTTP server.
+     */
+    private static final long KEPT_BODY_BYTES = 16L << 20;
+
     private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
-            (in, length) -> {
-                byte[] bytes = readBody(in, length);
-                return Received.of(OtlpWire.decodeSpans(bytes, MAX_RECORDS_PER_REQUEST), bytes);
-            },
-            (in, length) -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptSpans);
+            protobuf(OtlpWire::decodeSpans), (in, length, buffers) -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST)),
+            Ingestor::acceptSpans);
     private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
-            (in, length) -> {
-                byte[] bytes = readBody(in, length);
-                return Received.of(OtlpWire.decodeLogs(bytes, MAX_RECORDS_PER_REQUEST), bytes);
-            },
-            (in, length) -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST), null), Ingestor::acceptLogs);
+            protobuf(OtlpWire::decodeLogs), (in, length, buffers) -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST)),
+            Ingestor::acceptLogs);
 
     private final Ingestor ingestor;
     private final ReceiverMetrics metrics;
     private final long maxBodyBytes;
     private final DecodeBudget heap;
+    private final BodyBuffers buffers = new BodyBuffers(KEPT_BODY_BYTES);
 
     /**
      * A receiver handing records to {@code ingestor}, refusing bodies over {@code maxBodyBytes}
@@ -214,7 +215,7 @@ public final class OtlpReceiver extends Handler.Abstract {
         RequestBody body = new RequestBody(Content.Source.asInputStream(request), gzip, maxBodyBytes, reservation);
         try {
             // A gzip body's Content-Length is not its decoded length.
-            received = endpoint.decode(encoding, body.open(), gzip ? -1 : request.getLength());
+            received = endpoint.decode(encoding, body.open(), gzip ? -1 : request.getLength(), buffers);
         } catch (OtlpTooManyRecordsException e) {
             metrics.rejectedRequest(signal, Rejection.TOO_LARGE);
             body.discardRest(maxBodyBytes + DISCARD_BYTES);
@@ -236,24 +237,36 @@ public final class OtlpReceiver extends Handler.Abstract {
         }
 
         Decoded<T> decoded = received.decoded();
+        BodyBuffers.Body logged = received.protobuf();
         try {
-            endpoint.sink().accept(ingestor, tenant, decoded.records(), received.protobuf());
+            endpoint.sink().accept(ingestor, tenant, decoded.records(), logged == null ? null : logged.array(),
+                    logged == null ? 0 : logged.length());
         } catch (IngestRefusedException e) {
+            giveBack(logged);
             metrics.rejectedRequest(signal, Rejection.REFUSED);
             metrics.rejectedRecords(signal, Rejection.REFUSED, decoded.records().size());
             return refused(encoding, e);
         } catch (IOException e) {
+            // The body's array is not given back: a wait that failed may have left it in the log.
             // Not acknowledged, so the client must retry, and OTLP exporters retry a 503; if the log
             // took the records after all, the retry duplicates them rather than losing them.
             LOG.warn("OTLP {}: ingest failed, answering 503", endpoint.path(), e);
             return ExportReply.error(503, encoding, "ingest failed, retry: " + describe(e))
                     .with(HttpHeader.RETRY_AFTER, "1");
         }
+        giveBack(logged);
         metrics.accepted(signal, decoded.records().size());
         if (decoded.rejected() > 0) {
             metrics.rejectedRecords(signal, Rejection.INVALID, decoded.rejected());
         }
         return ExportReply.ok(encoding, encoding.exportResponse(signal, decoded.rejected(), decoded.message()));
+    }
+
+    /** Gives a logged body's array back to the buffers once the write-ahead log is done with it. */
+    private void giveBack(BodyBuffers.Body logged) {
+        if (logged != null) {
+            buffers.give(logged.array());
+        }
     }
 
     private static ExportReply refused(Encoding encoding, IngestRefusedException e) {
@@ -313,50 +326,59 @@ public final class OtlpReceiver extends Handler.Abstract {
 
     /** Decodes a body whose decoded length is {@code length} when known, else -1. */
     private interface Decoder<T> {
-        Received<T> decode(InputStream body, long length) throws IOException;
+        Received<T> decode(InputStream body, long length, BodyBuffers buffers) throws IOException;
+    }
+
+    /** Decodes the first {@code length} bytes of {@code body}, a protobuf export request of its signal. */
+    private interface WireDecoder<T> {
+        Decoded<T> decode(byte[] body, int length, long maxRecords) throws IOException;
     }
 
     /**
-     * The whole body, read straight into an array of its length when that is known (a request's
-     * bytes are then allocated once, not grown in pieces and copied), else as it comes.
+     * A decoder that reads the body into an array of the buffers, decodes it, and keeps the array for
+     * the write-ahead log when every record was accepted (it is then given back after the append), or
+     * gives it back at once.
      */
-    private static byte[] readBody(InputStream in, long length) throws IOException {
-        if (length < 0 || length > Integer.MAX_VALUE - 8) {
-            return in.readAllBytes();
-        }
-        byte[] bytes = new byte[(int) length];
-        int n = in.readNBytes(bytes, 0, bytes.length);
-        byte[] rest = in.readAllBytes();
-        if (n == bytes.length && rest.length == 0) {
-            return bytes;
-        }
-        // Not the length announced: the stream's own limits decide, as for a body without one.
-        byte[] whole = Arrays.copyOf(bytes, n + rest.length);
-        System.arraycopy(rest, 0, whole, n, rest.length);
-        return whole;
+    private static <T> Decoder<T> protobuf(WireDecoder<T> wire) {
+        return (in, length, buffers) -> {
+            BodyBuffers.Body body = buffers.read(in, length);
+            Decoded<T> decoded;
+            try {
+                decoded = wire.decode(body.array(), body.length(), MAX_RECORDS_PER_REQUEST);
+            } catch (IOException | RuntimeException e) {
+                buffers.give(body.array());
+                throw e;
+            }
+            if (decoded.rejected() > 0) {
+                buffers.give(body.array());
+                return Received.of(decoded);
+            }
+            return new Received<>(decoded, body);
+        };
     }
 
     private interface Sink<T> {
-        void accept(Ingestor ingestor, TenantId tenant, List<T> records, byte[] protobuf)
+        void accept(Ingestor ingestor, TenantId tenant, List<T> records, byte[] protobuf, int length)
                 throws IngestRefusedException, IOException;
     }
 
     /**
-     * A request's records, and its protobuf bytes when they hold exactly those records (protobuf,
-     * nothing rejected), so that the write-ahead log takes them as they came instead of encoding anew.
+     * A request's records, and its protobuf body when it holds exactly those records (protobuf,
+     * nothing rejected), so that the write-ahead log takes it as it came instead of encoding anew.
      */
-    private record Received<T>(Decoded<T> decoded, byte[] protobuf) {
+    private record Received<T>(Decoded<T> decoded, BodyBuffers.Body protobuf) {
 
-        static <T> Received<T> of(Decoded<T> decoded, byte[] protobuf) {
-            return new Received<>(decoded, decoded.rejected() == 0 ? protobuf : null);
+        /** Records the log encodes itself. */
+        static <T> Received<T> of(Decoded<T> decoded) {
+            return new Received<>(decoded, null);
         }
     }
 
     /** One signal's path, decoders and ingest call. */
     private record Endpoint<T>(String path, Signal signal, Decoder<T> protobuf, Decoder<T> json, Sink<T> sink) {
 
-        Received<T> decode(Encoding encoding, InputStream body, long length) throws IOException {
-            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body, length);
+        Received<T> decode(Encoding encoding, InputStream body, long length, BodyBuffers buffers) throws IOException {
+            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body, length, buffers);
         }
     }
 }

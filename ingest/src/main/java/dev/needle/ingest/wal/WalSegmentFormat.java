@@ -71,16 +71,16 @@ public final class WalSegmentFormat {
     public static ByteBuffer[] encode(WalEntry entry) {
         byte[] tenant = entry.tenant().value().getBytes(StandardCharsets.UTF_8);
         int fields = FIXED_BODY_BYTES + tenant.length;
-        int body = fields + entry.payload().length;
+        int body = fields + entry.payloadLength();
         ByteBuffer b = ByteBuffer.allocate(ENTRY_PREFIX_BYTES + fields).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(body).putInt(0);
         b.put((byte) (entry.signal() == Signal.SPANS ? 1 : 2)).putLong(entry.sequence()).putShort((short) tenant.length)
                 .put(tenant);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), ENTRY_PREFIX_BYTES, fields);
-        crc.update(entry.payload());
+        crc.update(entry.payload(), 0, entry.payloadLength());
         b.putInt(4, (int) crc.getValue());
-        return new ByteBuffer[] {b.flip(), ByteBuffer.wrap(entry.payload())};
+        return new ByteBuffer[] {b.flip(), ByteBuffer.wrap(entry.payload(), 0, entry.payloadLength())};
     }
 
     /**

@@ -16,6 +16,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -66,7 +67,7 @@ public final class WriteAheadLog<A> implements Closeable {
     public record Recovery<A>(WriteAheadLog<A> log, List<WalEntry> entries, List<String> problems) {
     }
 
-    private record Pending<A>(Signal signal, TenantId tenant, byte[] payload, A attachment,
+    private record Pending<A>(Signal signal, TenantId tenant, byte[] payload, int length, A attachment,
                               CompletableFuture<WalEntry> done) {
     }
 
@@ -173,30 +174,32 @@ public final class WriteAheadLog<A> implements Closeable {
     }
 
     /**
-     * Queues one entry; the future completes once it is fsynced and handed to the listener with
-     * {@code attachment} (the decoded records, so that nobody decodes the payload again). After
-     * {@link #close} it is failed at once.
+     * Queues one entry of the first {@code length} bytes of {@code payload}; the future completes once
+     * it is fsynced and handed to the listener with {@code attachment} (the decoded records, so that
+     * nobody decodes the payload again). The log reads the payload until then, and not after: only once
+     * the future completed may the caller use the array again. After {@link #close} it is failed at once.
      *
      * @throws WalFullException when the entries waiting for fsync already hold too many bytes
      */
-    public CompletableFuture<WalEntry> append(Signal signal, TenantId tenant, byte[] payload, A attachment)
+    public CompletableFuture<WalEntry> append(Signal signal, TenantId tenant, byte[] payload, int length, A attachment)
             throws WalFullException {
+        Objects.checkFromIndexSize(0, length, payload.length);
         if (broken != null) {
             throw new WalFullException("the write-ahead log cannot be written: " + broken.getMessage());
         }
-        long now = pendingBytes.addAndGet(payload.length);
-        if (now > maxPendingBytes && now != payload.length) {
-            pendingBytes.addAndGet(-payload.length);
-            throw new WalFullException("the write-ahead log has " + (now - payload.length)
+        long now = pendingBytes.addAndGet(length);
+        if (now > maxPendingBytes && now != length) {
+            pendingBytes.addAndGet(-length);
+            throw new WalFullException("the write-ahead log has " + (now - length)
                     + " bytes waiting for fsync, above its bound of " + maxPendingBytes);
         }
         CompletableFuture<WalEntry> done = new CompletableFuture<>();
         synchronized (queue) {
             if (closed) {
-                pendingBytes.addAndGet(-payload.length);
+                pendingBytes.addAndGet(-length);
                 return CompletableFuture.failedFuture(new IOException("the write-ahead log is closed"));
             }
-            queue.add(new Pending<>(signal, tenant, payload, attachment, done));
+            queue.add(new Pending<>(signal, tenant, payload, length, attachment, done));
         }
         return done;
     }
@@ -232,7 +235,7 @@ public final class WriteAheadLog<A> implements Closeable {
                 LOG.error("write-ahead log: writing failed; refusing new data from now on", failure);
                 batch.forEach(p -> p.done().completeExceptionally(failure));
             } finally {
-                batch.forEach(p -> pendingBytes.addAndGet(-p.payload().length));
+                batch.forEach(p -> pendingBytes.addAndGet(-p.length()));
                 batch.clear();
             }
         }
@@ -262,7 +265,7 @@ public final class WriteAheadLog<A> implements Closeable {
                 active.force(false);
                 startSegment(lastSequence + 1);
             }
-            WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload());
+            WalEntry entry = new WalEntry(lastSequence + 1, p.signal(), p.tenant(), p.payload(), p.length());
             ByteBuffer[] bytes = WalSegmentFormat.encode(entry);
             ByteBuffer last = bytes[bytes.length - 1];
             while (last.hasRemaining()) {

@@ -736,12 +736,12 @@ class OtlpReceiverTest {
             }
 
             @Override
-            public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf) {
+            public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf, int length) {
                 throw new IllegalStateException("disk on fire");
             }
 
             @Override
-            public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf) {
+            public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf, int length) {
                 throw new IllegalStateException("disk on fire");
             }
         };

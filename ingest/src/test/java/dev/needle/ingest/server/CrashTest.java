@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Crash safety of the whole process: a child {@code needle serve} under steady OTLP ingest is
  * killed with SIGKILL at a random moment and restarted on the same data directory, trial after
- * trial. After every kill each listed block opens and reads whole, with verified sidecars, and no
+ * trial. Requests come in OTLP JSON and protobuf: a protobuf body goes to the write-ahead log in
+ * the array it was read into, which the server reuses for later requests. After every kill each listed block opens and reads whole, with verified sidecars, and no
  * span is in two blocks; after every restart each span acknowledged before the kill is back, through
  * the restarted server's API; at the end a graceful stop (SIGTERM, exit 0) publishes everything,
  * and the blocks hold every acknowledged span exactly once and no span twice.
@@ -204,7 +205,10 @@ class CrashTest {
         }
     }
 
-    /** {@value #LOADERS} threads posting one small OTLP JSON request after another, recording which got a 200. */
+    /**
+     * {@value #LOADERS} threads posting one small OTLP request after another, recording which got a
+     * 200; the first posts JSON, the others protobuf.
+     */
     static final class Load {
 
         private final List<Thread> threads = new ArrayList<>();
@@ -214,18 +218,20 @@ class CrashTest {
         Load(InetSocketAddress otlp, int trial, Map<String, Boolean> traces) {
             for (int loader = 0; loader < LOADERS; loader++) {
                 long first = (long) loader << 32;
-                Thread t = new Thread(() -> send(otlp, trial, first, traces), "crash-load-" + loader);
+                boolean json = loader == 0;
+                Thread t = new Thread(() -> send(otlp, trial, first, json, traces), "crash-load-" + loader);
                 t.start();
                 threads.add(t);
             }
         }
 
-        private void send(InetSocketAddress otlp, int trial, long first, Map<String, Boolean> traces) {
+        private void send(InetSocketAddress otlp, int trial, long first, boolean json, Map<String, Boolean> traces) {
             for (long n = first; !stopped; n++) {
                 String trace = Spans.traceHex(trial + 1, n);
                 traces.put(trace, false);
                 try {
-                    if (Http.postSpans(otlp, Spans.of(trace, SPANS_PER_REQUEST)) == 200) {
+                    List<SpanRecord> spans = Spans.of(trace, SPANS_PER_REQUEST);
+                    if ((json ? Http.postSpans(otlp, spans) : Http.postSpansProtobuf(otlp, spans)) == 200) {
                         traces.put(trace, true);
                         firstAck.countDown();
                     }

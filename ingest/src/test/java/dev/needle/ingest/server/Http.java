@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpJson;
+import dev.needle.blocks.otlp.OtlpWireWriter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -74,6 +75,11 @@ final class Http {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         OtlpJson.encodeSpans(spans, body);
         return post(otlp, "/v1/traces", "application/json", body.toByteArray(), headers).statusCode();
+    }
+
+    /** Posts spans as one OTLP protobuf request; returns the status. */
+    static int postSpansProtobuf(InetSocketAddress otlp, List<SpanRecord> spans) throws IOException {
+        return post(otlp, "/v1/traces", "application/x-protobuf", OtlpWireWriter.encodeSpans(spans)).statusCode();
     }
 
     /**

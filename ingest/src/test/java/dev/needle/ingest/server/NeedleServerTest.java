@@ -108,7 +108,8 @@ class NeedleServerTest {
         // A log as a server left it after a crash: three segments of one trace each, never published.
         WriteAheadLog<Void> log = WriteAheadLog.<Void>open(dir.resolve("wal"), 1, 1 << 20, (e, a) -> { }, n -> { }).log();
         for (int t = 0; t < 3; t++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, Records.Spans.of(Spans.of(Spans.traceHex(5, t), 4)).encode(), null).get();
+            byte[] payload = Records.Spans.of(Spans.of(Spans.traceHex(5, t), 4)).encode();
+            log.append(Signal.SPANS, TenantId.DEFAULT, payload, payload.length, null).get();
         }
         log.close();
         Path middle;

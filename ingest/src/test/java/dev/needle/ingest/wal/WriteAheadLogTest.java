@@ -14,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +35,12 @@ class WriteAheadLogTest {
 
     private WriteAheadLog.Recovery<Void> open(long segmentBytes) throws IOException {
         return WriteAheadLog.<Void>open(dir, segmentBytes, 64 << 20, (entries, attachments) -> durable.addAll(entries), nanos -> fsyncs.incrementAndGet());
+    }
+
+    /** Appends the whole of {@code payload}. */
+    private static CompletableFuture<WalEntry> append(WriteAheadLog<Void> log, Signal signal, TenantId tenant, byte[] payload)
+            throws WalFullException {
+        return log.append(signal, tenant, payload, payload.length, null);
     }
 
     /** The bytes {@code entry} takes in a segment. */
@@ -57,7 +64,7 @@ class WriteAheadLogTest {
         WriteAheadLog<Void> log = open(4096).log();
         List<CompletableFuture<WalEntry>> futures = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            futures.add(log.append(i % 2 == 0 ? Signal.SPANS : Signal.LOGS, TenantId.of("t" + i % 3), payload(i), null));
+            futures.add(append(log, i % 2 == 0 ? Signal.SPANS : Signal.LOGS, TenantId.of("t" + i % 3), payload(i)));
         }
         for (int i = 0; i < futures.size(); i++) {
             assertEquals(i + 1, futures.get(i).get().sequence());
@@ -73,7 +80,31 @@ class WriteAheadLogTest {
             assertEquals(TenantId.of("t" + i % 3), e.tenant());
             assertArrayEquals(payload(i), e.payload());
         }
-        assertEquals(301, again.log().append(Signal.SPANS, TenantId.DEFAULT, payload(1), null).get().sequence());
+        assertEquals(301, append(again.log(), Signal.SPANS, TenantId.DEFAULT, payload(1)).get().sequence());
+        again.log().close();
+    }
+
+    /** A receiver appends the first bytes of its buffer and, once the append completed, overwrites the whole buffer. */
+    @Test
+    void append_fromTheStartOfAReusedBuffer_logsThoseBytesOnly() throws Exception {
+        WriteAheadLog<Void> log = open(4096).log();
+        byte[] buffer = new byte[1000];
+        for (int i = 0; i < 50; i++) {
+            Arrays.fill(buffer, (byte) 0x55);
+            byte[] payload = payload(i);
+            System.arraycopy(payload, 0, buffer, 0, payload.length);
+            assertEquals(i + 1, log.append(Signal.SPANS, TenantId.DEFAULT, buffer, payload.length, null).get().sequence());
+            assertEquals(payload.length, durable.get(i).payloadLength());
+            Arrays.fill(buffer, (byte) i);
+        }
+        assertEquals(0, log.pendingBytes());
+        log.close();
+
+        WriteAheadLog.Recovery<Void> again = open(4096);
+        assertEquals(50, again.entries().size());
+        for (int i = 0; i < 50; i++) {
+            assertArrayEquals(payload(i), again.entries().get(i).payload(), "entry " + (i + 1));
+        }
         again.log().close();
     }
 
@@ -85,7 +116,7 @@ class WriteAheadLogTest {
             Thread thread = new Thread(() -> {
                 try {
                     for (int i = 0; i < 100; i++) {
-                        log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+                        append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
                     }
                 } catch (Exception e) {
                     throw new AssertionError(e);
@@ -109,7 +140,7 @@ class WriteAheadLogTest {
     void open_afterTruncationsOfTheLastSegment_keepsEveryWholeEntry() throws Exception {
         WriteAheadLog<Void> log = open(1 << 20).log();
         for (int i = 0; i < 5; i++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
         }
         log.close();
         Path segment;
@@ -138,7 +169,7 @@ class WriteAheadLogTest {
                 }
             }
             assertEquals(kept, r.entries().size(), "truncated to " + length);
-            long next = r.log().append(Signal.SPANS, TenantId.DEFAULT, payload(9), null).get().sequence();
+            long next = append(r.log(), Signal.SPANS, TenantId.DEFAULT, payload(9)).get().sequence();
             assertEquals(kept + 1, next, "after truncation to " + length);
             r.log().close();
             try (var files = Files.list(dir)) {
@@ -155,7 +186,7 @@ class WriteAheadLogTest {
     void open_withBitFlipInTheTail_cutsThereAndKeepsTheRest() throws Exception {
         WriteAheadLog<Void> log = open(1 << 20).log();
         for (int i = 0; i < 4; i++) {
-            log.append(Signal.LOGS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.LOGS, TenantId.DEFAULT, payload(i)).get();
         }
         log.close();
         Path segment;
@@ -174,7 +205,7 @@ class WriteAheadLogTest {
     void open_withADamagedSegmentBeforeTheTail_keepsWhatIsBeforeTheDamageAndEveryLaterSegment() throws Exception {
         WriteAheadLog<Void> log = open(1024).log();
         for (int i = 0; i < 30; i++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
         }
         log.close();
         List<Path> segments;
@@ -207,7 +238,7 @@ class WriteAheadLogTest {
         Path copy = dir.resolve(WriteAheadLog.DAMAGED).resolve(damaged.getFileName());
         assertTrue(r.problems().get(0).contains("kept in " + dir.relativize(copy)), r.problems().get(0));
         assertArrayEquals(flipped, Files.readAllBytes(copy), "the damaged segment is kept as it was found");
-        assertEquals(31, r.log().append(Signal.SPANS, TenantId.DEFAULT, payload(31), null).get().sequence());
+        assertEquals(31, append(r.log(), Signal.SPANS, TenantId.DEFAULT, payload(31)).get().sequence());
         r.log().close();
     }
 
@@ -221,13 +252,13 @@ class WriteAheadLogTest {
     void checkpoint_deletesCoveredSegmentsAndReplaysOnlyTheRest() throws Exception {
         WriteAheadLog<Void> log = open(1024).log();
         for (int i = 0; i < 100; i++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
         }
         long before = log.bytesOnDisk();
         log.checkpoint(60);
         assertTrue(log.bytesOnDisk() < before);
         for (int i = 0; i < 10; i++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
         }
         log.close();
         WriteAheadLog.Recovery<Void> r = open(1024);
@@ -242,7 +273,7 @@ class WriteAheadLogTest {
     void open_unreadableCheckpoint_replaysEverything() throws Exception {
         WriteAheadLog<Void> log = open(1 << 20).log();
         for (int i = 0; i < 3; i++) {
-            log.append(Signal.SPANS, TenantId.DEFAULT, payload(i), null).get();
+            append(log, Signal.SPANS, TenantId.DEFAULT, payload(i)).get();
         }
         log.checkpoint(2);
         log.close();
@@ -256,9 +287,9 @@ class WriteAheadLogTest {
     @Test
     void append_afterClose_failsAtOnce() throws Exception {
         WriteAheadLog<Void> log = open(1 << 20).log();
-        log.append(Signal.SPANS, TenantId.DEFAULT, payload(1), null).get();
+        append(log, Signal.SPANS, TenantId.DEFAULT, payload(1)).get();
         log.close();
-        CompletableFuture<WalEntry> late = log.append(Signal.SPANS, TenantId.DEFAULT, payload(2), null);
+        CompletableFuture<WalEntry> late = append(log, Signal.SPANS, TenantId.DEFAULT, payload(2));
         ExecutionException e = assertThrows(ExecutionException.class, () -> late.get(5, TimeUnit.SECONDS));
         assertEquals("the write-ahead log is closed", e.getCause().getMessage());
         assertEquals(0, log.pendingBytes());
@@ -274,10 +305,10 @@ class WriteAheadLogTest {
             }
         }, nanos -> { });
         WriteAheadLog<Void> log = r.log();
-        log.append(Signal.SPANS, TenantId.DEFAULT, new byte[600], null);
+        append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
         assertThrows(WalFullException.class, () -> {
             for (int i = 0; i < 10; i++) {
-                log.append(Signal.SPANS, TenantId.DEFAULT, new byte[600], null);
+                append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
             }
         });
         log.close();
