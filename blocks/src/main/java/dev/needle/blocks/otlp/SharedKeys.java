@@ -17,8 +17,9 @@ final class SharedKeys {
      * reads an entry another has just stored sees it whole, or reads the slot's old entry or null and
      * makes the key itself. The bytes of a protobuf key and the chars of a JSON key hash alike when
      * they are ASCII (31·h + c, String's own hash), so the two decoders share those keys' instances;
-     * a key beyond ASCII may sit in two slots, one per decoder. At most SLOTS entries of up to
-     * MAX_LENGTH chars (and their UTF-8) are held: about 1 MB.
+     * a key beyond ASCII may sit in two slots, one per decoder. At most 4096 entries of up to
+     * MAX_LENGTH chars and their UTF-8 are held: under 2 MB however many keys pass through. The entry
+     * holds a copy of the key's bytes, never the request's buffer, which may be reused.
      */
 
     /** Keys of up to this many UTF-8 bytes (protobuf) or chars (JSON) are shared; longer ones rarely repeat. */

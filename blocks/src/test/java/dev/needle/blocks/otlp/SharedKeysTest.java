@@ -35,6 +35,13 @@ final class SharedKeysTest {
 
     private static final Bytes TRACE_ID = Bytes.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
     private static final Bytes SPAN_ID = Bytes.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+    private static final Decoder PROTOBUF = spans -> OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(spans)).records();
+    private static final Decoder JSON = spans -> Bodies.jsonSpans(Bodies.spansJson(spans)).records();
+
+    /** How a request's spans reach the server and are decoded there. */
+    private interface Decoder {
+        List<SpanRecord> decode(List<SpanRecord> spans) throws IOException;
+    }
 
     private static SpanRecord span(Resource resource, List<KeyValue> attributes) {
         return new SpanRecord(resource, Scope.EMPTY, TRACE_ID, SPAN_ID, "", Bytes.EMPTY, 0, "op", 1, 1, 2, attributes,
@@ -50,49 +57,43 @@ final class SharedKeysTest {
         return List.of(span(Resource.EMPTY, attributes));
     }
 
-    private static List<String> keys(Decoded<SpanRecord> decoded) {
-        return decoded.records().get(0).attributes().stream().map(KeyValue::key).toList();
+    /** The keys of the one span of {@link #request}{@code (keys)} as {@code decoder} decodes it. */
+    private static List<String> keys(Decoder decoder, String... keys) throws IOException {
+        return decoder.decode(request(keys)).get(0).attributes().stream().map(KeyValue::key).toList();
     }
 
-    @Test
-    void protobuf_sameKeyInTwoRequests_sameInstance() throws OtlpDecodeException {
-        String[] keys = {"service.name", "http.request.method", "größe.bytes", "x"};
-        List<String> first = keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(keys))));
-        List<String> second = keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(keys))));
+    private static void assertSameInstancesFromTwoRequests(Decoder decoder, String... keys) throws IOException {
+        List<String> first = keys(decoder, keys);
+        List<String> second = keys(decoder, keys);
         assertEquals(List.of(keys), second);
         for (int i = 0; i < keys.length; i++) {
             assertSame(first.get(i), second.get(i), keys[i]);
         }
+    }
+
+    @Test
+    void protobuf_sameKeyInTwoRequests_sameInstance() throws IOException {
+        assertSameInstancesFromTwoRequests(PROTOBUF, "service.name", "http.request.method", "größe.bytes", "x");
     }
 
     @Test
     void json_sameKeyInTwoRequests_sameInstance() throws IOException {
-        String[] keys = {"service.namespace", "url.path", "größe.json", "y"};
-        List<String> first = keys(Bodies.jsonSpans(Bodies.spansJson(request(keys))));
-        List<String> second = keys(Bodies.jsonSpans(Bodies.spansJson(request(keys))));
-        assertEquals(List.of(keys), second);
-        for (int i = 0; i < keys.length; i++) {
-            assertSame(first.get(i), second.get(i), keys[i]);
-        }
+        assertSameInstancesFromTwoRequests(JSON, "service.namespace", "url.path", "größe.json", "y");
     }
 
     @Test
     void asciiKey_protobufAndJson_sameInstance() throws IOException {
-        String fromJson = keys(Bodies.jsonSpans(Bodies.spansJson(request("server.address")))).get(0);
-        String fromProtobuf = keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request("server.address")))).get(0);
-        assertSame(fromJson, fromProtobuf);
+        assertSame(keys(JSON, "server.address").get(0), keys(PROTOBUF, "server.address").get(0));
     }
 
     @Test
     void longKey_notShared_stillDecoded() throws IOException {
         String key = "k".repeat(SharedKeys.MAX_LENGTH + 1);
-        String first = keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(key)))).get(0);
-        String second = keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(key)))).get(0);
+        String first = keys(PROTOBUF, key).get(0);
+        String second = keys(PROTOBUF, key).get(0);
         assertEquals(key, second);
         assertNotSame(first, second);
-        String longest = "k".repeat(SharedKeys.MAX_LENGTH);
-        assertSame(keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(longest)))).get(0),
-                keys(OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(request(longest)))).get(0));
+        assertSameInstancesFromTwoRequests(PROTOBUF, "k".repeat(SharedKeys.MAX_LENGTH));
     }
 
     /**
@@ -111,7 +112,7 @@ final class SharedKeysTest {
             Decoded<SpanRecord> wire = OtlpWire.decodeSpans(body);
             assertEquals(ProtobufJavaDecode.spans(body), wire, "request " + request);
             assertEquals(spans, wire.records(), "request " + request);
-            assertEquals(spans, Bodies.jsonSpans(Bodies.spansJson(spans)).records(), "JSON request " + request);
+            assertEquals(spans, JSON.decode(spans), "JSON request " + request);
             for (SpanRecord s : wire.records()) {
                 for (KeyValue kv : s.attributes()) {
                     instances.computeIfAbsent(kv.key(), k -> Collections.newSetFromMap(new IdentityHashMap<>())).add(kv.key());
@@ -144,8 +145,8 @@ final class SharedKeysTest {
                     int checked = 0;
                     for (int request = 0; request < 100; request++) {
                         List<SpanRecord> spans = spans(pool, random);
-                        assertEquals(spans, OtlpWire.decodeSpans(OtlpWireWriter.encodeSpans(spans)).records());
-                        assertEquals(spans, Bodies.jsonSpans(Bodies.spansJson(spans)).records());
+                        assertEquals(spans, PROTOBUF.decode(spans));
+                        assertEquals(spans, JSON.decode(spans));
                         checked += spans.size();
                     }
                     return checked;
