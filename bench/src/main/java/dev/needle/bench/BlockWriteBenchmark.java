@@ -46,7 +46,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code input}: {@code synthetic}, {@link BenchSpans}' spans, which share eight resource instances and their
  * keys' strings; {@code received}, the corpus {@code ./needle gen} sends, encoded as its requests of
  * {@value #REQUEST_SPANS} spans and decoded by the receiver's {@link OtlpWire}, as a server's head holds them:
- * each request its own resource instances, keys and values.
+ * each request its own resource instances and values, its keys the instances the decoder shares across requests.
  *
  * <p>{@code sidecars}: {@code caller}, built on the writing thread, so that the figure is spans per second
  * per core; {@code own-thread}, on a second thread while the first writes data.arrow, as the server's

@@ -53,17 +53,12 @@ final class OtlpJsonReader {
     private static final String LONG_MIN_DIGITS = Long.toString(Long.MIN_VALUE).substring(1);
     private static final int PATH_HEAD = 8;
     private static final int PATH_TAIL = 6;
-    /** Keys of up to this many chars are shared, in a table of {@link #SHARED_SLOTS} (as {@link OtlpWire} does). */
-    private static final int SHARED_MAX = 64;
-    private static final int SHARED_SLOTS = 1024;
 
     private final JsonParser p;
     private final long maxRecords;
     private long records;
     /** The first reason the resource, scope or record being read must be rejected; null while there is none. */
     private String problem;
-    /** The attribute keys of this request read so far, by a hash of their chars. */
-    private final String[] sharedKeys = new String[SHARED_SLOTS];
 
     OtlpJsonReader(JsonParser p, long maxRecords) {
         this.p = p;
@@ -625,38 +620,21 @@ final class OtlpJsonReader {
     }
 
     /**
-     * An attribute key. Keys repeat from record to record: one of up to {@link #SHARED_MAX} chars is
-     * looked up among those of the request read before, by its chars, and shared, so that the block
-     * writer and the sidecars hash one String per distinct key and request instead of one per attribute.
+     * An attribute key. Keys repeat from record to record and request to request: one read before, by
+     * this or any other request, is given as the same instance ({@link SharedKeys}), so that the block
+     * writer and the sidecars hash one String per distinct key instead of one per attribute. Its chars
+     * were checked for unpaired surrogates when it was first read.
      */
     private String key() throws IOException {
-        if (p.currentToken() != JsonToken.VALUE_STRING || p.getTextLength() > SHARED_MAX) {
+        if (p.currentToken() != JsonToken.VALUE_STRING || p.getTextLength() > SharedKeys.MAX_LENGTH) {
             return string();
         }
-        char[] chars = p.getTextCharacters();
-        int offset = p.getTextOffset();
-        int length = p.getTextLength();
-        int hash = 0;
-        for (int i = offset; i < offset + length; i++) {
-            hash = 31 * hash + chars[i];
+        String key = SharedKeys.get(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+        if (key == null) {
+            key = string();
+            SharedKeys.put(key);
         }
-        int slot = (hash ^ hash >>> 16) & (SHARED_SLOTS - 1);
-        String shared = sharedKeys[slot];
-        if (shared != null && shared.length() == length && sameChars(shared, chars, offset)) {
-            return shared;
-        }
-        shared = string();
-        sharedKeys[slot] = shared;
-        return shared;
-    }
-
-    private static boolean sameChars(String s, char[] chars, int offset) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) != chars[offset + i]) {
-                return false;
-            }
-        }
-        return true;
+        return key;
     }
 
     /** A string; one with an unpaired surrogate (possible through \\u escapes) has no UTF-8 form to store. */

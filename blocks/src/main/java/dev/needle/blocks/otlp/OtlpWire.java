@@ -17,7 +17,6 @@ import dev.needle.blocks.model.SpanRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -90,10 +89,6 @@ public final class OtlpWire {
      */
     static final int RECURSION_LIMIT = 6 + 3 * (ValueCodec.MAX_DEPTH + 1) + 2;
 
-    /** The longest key looked up among those read before; longer ones rarely repeat. */
-    private static final int SHARED_MAX = 64;
-    private static final int SHARED_SLOTS = 1024;
-
     private static final String TRACES = "ExportTraceServiceRequest";
     private static final String LOGS = "ExportLogsServiceRequest";
 
@@ -113,10 +108,6 @@ public final class OtlpWire {
     private String problem;
     /** Whether the value last built nests arrays and kvlists deeper than MAX_DEPTH. */
     private boolean deep;
-    /** Keys of the request by where their bytes are, for {@link #key}: slot by hash of the bytes. */
-    private final String[] shared = new String[SHARED_SLOTS];
-    private final int[] sharedAt = new int[SHARED_SLOTS];
-    private final int[] sharedLength = new int[SHARED_SLOTS];
     /** The parts of the value being read in the message at each depth. */
     private final ValueParts[] parts = new ValueParts[RECURSION_LIMIT + 1];
 
@@ -622,9 +613,9 @@ public final class OtlpWire {
     }
 
     /**
-     * An attribute key. Keys repeat from record to record: one of up to {@link #SHARED_MAX} bytes is
-     * looked up among those of the request read before, by its bytes, and shared; its bytes are
-     * then known to be UTF-8. (Values repeat less: looking them up cost more than it saved.)
+     * An attribute key. Keys repeat from record to record and request to request: one read before,
+     * by this or any other request, is given as the same instance ({@link SharedKeys}); its bytes are
+     * then the valid UTF-8 it was made from. (Values repeat less: looking them up cost more than it saved.)
      */
     private String key() throws IOException {
         int length = in.readRawVarint32();
@@ -634,23 +625,11 @@ public final class OtlpWire {
         if (length == 0) {
             return "";
         }
-        if (length > SHARED_MAX) {
-            return newString(at, length);
+        String s = SharedKeys.get(body, at, length);
+        if (s == null) {
+            s = newString(at, length);
+            SharedKeys.put(s, body, at, length);
         }
-        int hash = 0;
-        for (int i = at; i < at + length; i++) {
-            hash = 31 * hash + body[i];
-        }
-        int slot = (hash ^ hash >>> 16) & (SHARED_SLOTS - 1);
-        String s = shared[slot];
-        if (s != null && sharedLength[slot] == length
-                && Arrays.equals(body, sharedAt[slot], sharedAt[slot] + length, body, at, at + length)) {
-            return s;
-        }
-        s = newString(at, length);
-        shared[slot] = s;
-        sharedAt[slot] = at;
-        sharedLength[slot] = length;
         return s;
     }
 
