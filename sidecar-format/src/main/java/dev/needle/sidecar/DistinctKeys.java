@@ -17,8 +17,8 @@ final class DistinctKeys {
      * (16 bytes a slot, half empty) cost a cache miss on nearly every insert; it was the sidecar
      * thread's hottest method under ingest. Here the keys are appended to a dense array in the order
      * they first came (sequential writes), and the table that is probed at random holds one int a
-     * slot: the key's index + 1 (0 = empty) in the low INDEX_BITS bits, and FINGERPRINT bits of h1
-     * that its position does not use in the high bits. A new key, which is most of them, is looked up
+     * slot: the key's index + 1 (0 = empty) in its low INDEX_BITS bits, and in the high bits a
+     * fingerprint, h1's top bits, which no position uses. A new key, which is most of them, is looked up
      * in the int table alone (a quarter of the bytes); the dense array is read only when the
      * fingerprint matches, and growing rebuilds only the int table, from a sequential read. */
 
