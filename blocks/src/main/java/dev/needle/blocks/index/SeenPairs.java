@@ -13,10 +13,6 @@ import java.util.Arrays;
  * {@link Double#doubleToLongBits} (so -0.0 and 0.0 differ and every NaN is one, as {@code Double}'s
  * equality has it), a boolean as 0 or 1. Emptied by {@link #clear} in constant time: a slot belongs
  * to the current batch only when its stamp is the current generation.
- *
- * <p>A short string value is compared with a copy of its chars that the set keeps, not with the
- * instance first met: that instance belongs to another record of the batch, long out of the cache
- * when its pair comes again, and reading it back was a third of this set's time under ingest.
  */
 final class SeenPairs {
 
@@ -27,8 +23,6 @@ final class SeenPairs {
     static final byte BOOL = 3;
 
     private static final int INITIAL_SLOTS = 1024;
-    /** String values up to this many chars are copied into {@link #chars}; longer ones are compared as held. */
-    private static final int SHORT_CHARS = 64;
 
     private final int maxPairs;
     private long[] hashes;
@@ -36,12 +30,8 @@ final class SeenPairs {
     private int[] stamps;
     private String[] namespaces;
     private String[] keys;
-    /** A long string value as met; null for a short one, whose chars are in {@link #chars}. */
     private String[] strings;
-    /** A value's bits, or for a short string where its chars start in {@link #chars} (high half) and how many. */
     private long[] bits;
-    private char[] chars = new char[1 << 12];
-    private int charsUsed;
     private byte[] kinds;
     private int size;
     private int generation = 1;
@@ -62,8 +52,9 @@ final class SeenPairs {
         int mask = hashes.length - 1;
         int slot = (int) hash & mask;
         while (stamps[slot] == generation) {
-            if (hashes[slot] == hash && kinds[slot] == kind && holdsValue(slot, kind, string, bits)
-                    && namespaces[slot].equals(namespace) && keys[slot].equals(key)) {
+            if (hashes[slot] == hash && kinds[slot] == kind && this.bits[slot] == bits
+                    && namespaces[slot].equals(namespace) && keys[slot].equals(key)
+                    && (kind != STRING || strings[slot].equals(string))) {
                 return false;
             }
             slot = (slot + 1) & mask;
@@ -81,7 +72,6 @@ final class SeenPairs {
     /** Forgets every pair: the next batch starts empty. */
     void clear() {
         size = 0;
-        charsUsed = 0;
         if (generation == Integer.MAX_VALUE) {
             Arrays.fill(stamps, 0);
             generation = 0;
@@ -99,41 +89,7 @@ final class SeenPairs {
         return h ^ (h >>> 33);
     }
 
-    private boolean holdsValue(int slot, byte kind, String string, long bits) {
-        if (kind != STRING) {
-            return this.bits[slot] == bits;
-        }
-        if (strings[slot] != null) {
-            return strings[slot].equals(string);
-        }
-        int length = (int) this.bits[slot];
-        if (string.length() != length) {
-            return false;
-        }
-        for (int i = 0, at = (int) (this.bits[slot] >>> 32); i < length; i++) {
-            if (chars[at + i] != string.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Fills a slot; a short string's chars are copied, so {@code bits} is where they are. */
     private void put(int slot, long hash, String namespace, String key, byte kind, String string, long bits) {
-        if (kind == STRING && string.length() <= SHORT_CHARS) {
-            int length = string.length();
-            if (charsUsed + length > chars.length) {
-                chars = Arrays.copyOf(chars, 2 * chars.length);
-            }
-            string.getChars(0, length, chars, charsUsed);
-            bits = (long) charsUsed << 32 | length;
-            charsUsed += length;
-            string = null;
-        }
-        place(slot, hash, namespace, key, kind, string, bits);
-    }
-
-    private void place(int slot, long hash, String namespace, String key, byte kind, String string, long bits) {
         hashes[slot] = hash;
         stamps[slot] = generation;
         namespaces[slot] = namespace;
@@ -160,7 +116,7 @@ final class SeenPairs {
                 while (stamps[slot] == generation) {
                     slot = (slot + 1) & mask;
                 }
-                place(slot, oldHashes[i], oldNamespaces[i], oldKeys[i], oldKinds[i], oldStrings[i], oldBits[i]);
+                put(slot, oldHashes[i], oldNamespaces[i], oldKeys[i], oldKinds[i], oldStrings[i], oldBits[i]);
             }
         }
     }

@@ -43,29 +43,6 @@ class SeenPairsTest {
         }
     }
 
-    /**
-     * Strings about the length up to which the set keeps copies, empty too, made of "Aa" and "BB",
-     * whose hash codes are equal: strings of one length then differ only in chars the set must compare.
-     */
-    @Test
-    void firstSeen_stringsOfEqualHashCodes_shortAndLong_answerAsAHashSet() {
-        Random random = new Random(11);
-        SeenPairs seen = new SeenPairs(1_000_000);
-        for (int batch = 0; batch < 4; batch++) {
-            Set<String> expected = new HashSet<>();
-            for (int i = 0; i < 30_000; i++) {
-                StringBuilder value = new StringBuilder();
-                for (int blocks = random.nextInt(36); blocks > 0; blocks--) {
-                    value.append(random.nextBoolean() ? "Aa" : "BB");
-                }
-                String string = value.toString();
-                assertEquals(expected.add(string), seen.firstSeen("span.", "k", SeenPairs.STRING, string, 0),
-                        () -> "batch with \"" + string + "\"");
-            }
-            seen.clear();
-        }
-    }
-
     @Test
     void firstSeen_sameBitsOfAnotherKind_orSameValueUnderAnotherKey_isAnotherPair() {
         SeenPairs seen = new SeenPairs(100);
