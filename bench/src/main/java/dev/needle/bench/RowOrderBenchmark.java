@@ -74,9 +74,9 @@ public class RowOrderBenchmark {
             RowOrder.Spans order = RowOrder.spans(records, NOTHING_ALONGSIDE);
             RowOrder.Spans before = spanKeyOrder(records);
             Verify.that(Arrays.equals(order.rows(), before.rows()), "the orders of %s spans differ", input);
-            Verify.that(order.distinctTraceIds() == before.distinctTraceIds()
+            Verify.that(Arrays.equals(order.traceIds(), before.traceIds())
                             && order.distinctTraceIds() == spans.stream().map(SpanRecord::traceId).distinct().count(),
-                    "%d distinct trace ids counted, %d before", order.distinctTraceIds(), before.distinctTraceIds());
+                    "%d distinct trace ids keyed, %d before", order.distinctTraceIds(), before.distinctTraceIds());
         }
     }
 
@@ -128,7 +128,7 @@ public class RowOrderBenchmark {
         return boxedLogOrder(logs.records);
     }
 
-    /** The span order before {@link RowOrder}, with its count of distinct ids; 16-byte trace ids only. */
+    /** The span order before {@link RowOrder}, with its distinct ids' TRACE_IDX keys; 16-byte trace ids only. */
     static RowOrder.Spans spanKeyOrder(SpanRecord[] records) {
         SpanKey[] keys = new SpanKey[records.length];
         for (int i = 0; i < records.length; i++) {
@@ -138,14 +138,16 @@ public class RowOrderBenchmark {
         }
         Arrays.sort(keys);
         int[] rows = new int[keys.length];
-        int distinct = 0;
+        long[] traceIds = new long[2 * keys.length];
+        int halves = 0;
         for (int r = 0; r < keys.length; r++) {
             rows[r] = keys[r].index();
             if (r == 0 || keys[r].high() != keys[r - 1].high() || keys[r].low() != keys[r - 1].low()) {
-                distinct++;
+                traceIds[halves++] = Long.reverseBytes(keys[r].high());
+                traceIds[halves++] = Long.reverseBytes(keys[r].low());
             }
         }
-        return new RowOrder.Spans(rows, distinct);
+        return new RowOrder.Spans(rows, Arrays.copyOf(traceIds, halves));
     }
 
     /** A span's sort key; the index breaks ties. */

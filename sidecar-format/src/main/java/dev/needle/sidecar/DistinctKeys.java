@@ -1,34 +1,53 @@
 package dev.needle.sidecar;
 
+import java.util.Arrays;
+
 /**
- * The distinct keys of a sidecar being built, held as their probe hashes (h1, h2): an
- * open-addressing hash set whose memory grows with distinct keys, not with rows, and that stops
- * at {@link BloomSidecar#MAX_KEYS}.
+ * The distinct keys of a sidecar being built, held as their probe hashes (h1, h2): a hash set
+ * whose memory grows with distinct keys, not with rows, and that stops at
+ * {@link BloomSidecar#MAX_KEYS}.
  */
 final class DistinctKeys {
 
     /* Why (h1, h2) and not (lo, hi): the bits a key sets depend only on (h1, h2), so two keys with
      * equal hashes are the same key to the filter; the hashes are computed once, on insert, and h1
-     * mixes all 128 bits, so structured ids spread over the table. h2 is always odd, so h2 == 0
-     * marks an empty slot. */
+     * mixes all 128 bits, so structured ids spread over the table.
+     *
+     * Why two arrays: a block's keys outgrow the caches, and an open-addressing table of (h1, h2)
+     * (16 bytes a slot, half empty) cost a cache miss on nearly every insert; it was the sidecar
+     * thread's hottest method under ingest. Here the keys are appended to a dense array in the order
+     * they first came (sequential writes), and the table that is probed at random holds one int a
+     * slot: the key's index + 1 (0 = empty) in its low INDEX_BITS bits, and in the high bits a
+     * fingerprint, h1's top bits, which no position uses. A new key, which is most of them, is looked up
+     * in the int table alone (a quarter of the bytes); the dense array is read only when the
+     * fingerprint matches, and growing rebuilds only the int table, from a sequential read. */
 
-    private static final int MIN_CAPACITY = 1 << 10;
+    /** Bits of a slot that hold index + 1, at most MAX_KEYS (2^20 - 1 = 1,048,575 is more). */
+    private static final int INDEX_BITS = 20;
+    private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
+    /** h1 is shifted right by this to give a slot's fingerprint bits; positions use h1's low bits. */
+    private static final int FINGERPRINT_SHIFT = Long.SIZE - (Integer.SIZE - INDEX_BITS);
+    private static final int MIN_SLOTS = 1 << 10;
 
-    /** Slot i holds h1 at 2i and h2 at 2i + 1. */
-    private long[] table;
+    /** Key i's h1 at 2i and h2 at 2i + 1, i = 0..size-1, in the order they first came. */
+    private long[] keys;
+    /** Open addressing by h1's low bits: 0, or fingerprint | (index + 1). At most half full. */
+    private int[] slots;
     private int size;
     private boolean overflowed;
     private boolean hasLast;
     private long lastLo;
     private long lastHi;
 
-    /** A set sized so that {@code expectedKeys} distinct keys fit without rehashing. */
+    /** A set sized so that {@code expectedKeys} distinct keys fit without growing. */
     DistinctKeys(int expectedKeys) {
-        int capacity = MIN_CAPACITY;
-        while (capacity < 2L * Math.min(expectedKeys, BloomSidecar.MAX_KEYS)) {
+        int expected = Math.max(0, Math.min(expectedKeys, BloomSidecar.MAX_KEYS));
+        int capacity = MIN_SLOTS;
+        while (capacity < 2L * expected) {
             capacity <<= 1;
         }
-        table = new long[2 * capacity];
+        slots = new int[capacity];
+        keys = new long[2 * Math.max(expected, MIN_SLOTS / 2)];
     }
 
     /** Adds key (lo, hi); a repeat of the previous key costs one comparison. */
@@ -45,33 +64,53 @@ final class DistinctKeys {
     }
 
     private void insert(long h1, long h2) {
-        int mask = table.length / 2 - 1;
+        int fingerprint = fingerprint(h1);
+        int mask = slots.length - 1;
         int slot = (int) h1 & mask;
-        while (table[2 * slot + 1] != 0) {
-            if (table[2 * slot] == h1 && table[2 * slot + 1] == h2) {
-                return;
+        for (int held = slots[slot]; held != 0; held = slots[slot]) {
+            if ((held & ~INDEX_MASK) == fingerprint) {
+                int at = 2 * ((held & INDEX_MASK) - 1);
+                if (keys[at] == h1 && keys[at + 1] == h2) {
+                    return;
+                }
             }
             slot = (slot + 1) & mask;
         }
-        table[2 * slot] = h1;
-        table[2 * slot + 1] = h2;
-        size++;
-        if (size > BloomSidecar.MAX_KEYS) {
+        if (size == BloomSidecar.MAX_KEYS) {
+            // One key past the cut-off: size says so, and the arrays are not needed any more.
             overflowed = true;
-            table = null;
-        } else if (size * 4L > table.length) {
-            rehash();
+            size++;
+            keys = null;
+            slots = null;
+            return;
+        }
+        if (2 * size + 1 >= keys.length) {
+            keys = Arrays.copyOf(keys, 2 * keys.length);
+        }
+        keys[2 * size] = h1;
+        keys[2 * size + 1] = h2;
+        size++;
+        slots[slot] = fingerprint | size;
+        if (size * 2L > slots.length) {
+            grow();
         }
     }
 
-    private void rehash() {
-        long[] old = table;
-        table = new long[old.length * 2];
-        size = 0;
-        for (int i = 0; i < old.length; i += 2) {
-            if (old[i + 1] != 0) {
-                insert(old[i], old[i + 1]);
+    private static int fingerprint(long h1) {
+        return (int) (h1 >>> FINGERPRINT_SHIFT) << INDEX_BITS;
+    }
+
+    /** Doubles the table, placing the keys again from the dense array: every key is distinct, so no compare. */
+    private void grow() {
+        slots = new int[slots.length * 2];
+        int mask = slots.length - 1;
+        for (int i = 0; i < size; i++) {
+            long h1 = keys[2 * i];
+            int slot = (int) h1 & mask;
+            while (slots[slot] != 0) {
+                slot = (slot + 1) & mask;
             }
+            slots[slot] = fingerprint(h1) | (i + 1);
         }
     }
 
@@ -91,10 +130,8 @@ final class DistinctKeys {
             return null;
         }
         BloomBits bits = BloomBits.sizedFor(size, bitsPerKey);
-        for (int i = 0; i < table.length; i += 2) {
-            if (table[i + 1] != 0) {
-                bits.put(table[i], table[i + 1]);
-            }
+        for (int i = 0; i < 2 * size; i += 2) {
+            bits.put(keys[i], keys[i + 1]);
         }
         return bits;
     }

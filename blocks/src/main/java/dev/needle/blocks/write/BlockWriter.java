@@ -198,6 +198,7 @@ public final class BlockWriter {
         RowOrder.Spans order = RowOrder.spans(records, (span, i) -> shared.take(i, span.resource(), span.scope()));
         Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
         TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
+        long[] traceIds = order.traceIds();
         AttributeSidecars attrs = new AttributeSidecars();
         return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
             private SpanColumns columns;
@@ -217,8 +218,19 @@ public final class BlockWriter {
             }
 
             @Override
+            public void indexSorted() {
+                // From the sort's key columns: reading each span's id again missed the cache row by row.
+                for (int i = 0; i < traceIds.length; i += 2) {
+                    traceIdx.add(traceIds[i], traceIds[i + 1]);
+                }
+            }
+
+            @Override
             public void index(SpanRecord s, Resource resource, Scope scope) {
-                traceIdx.add(s.traceId().unsafeArray(), 0);
+                if (traceIds.length == 0) {
+                    // Ids that are not 16 bytes, which the sort does not key.
+                    traceIdx.add(s.traceId().unsafeArray(), 0);
+                }
                 attrs.pairs.span(s, resource, scope);
             }
 
@@ -266,6 +278,11 @@ public final class BlockWriter {
             }
 
             @Override
+            public void indexSorted() {
+                // Logs are sorted by time: a record's trace id is read with its row.
+            }
+
+            @Override
             public void index(LogRecord r, Resource resource, Scope scope) {
                 if (!r.traceId().isEmpty()) {
                     traceIdx.add(r.traceId().unsafeArray(), 0);
@@ -288,6 +305,9 @@ public final class BlockWriter {
 
         void finish(int rows);
 
+        /** Adds the keys the block's sort already holds to the sidecars' builders; first, on the sidecar executor. */
+        void indexSorted();
+
         /** Adds the record's keys to the sidecars' builders; called in row order, on the sidecar executor. */
         void index(R record, Resource resource, Scope scope);
     }
@@ -300,6 +320,7 @@ public final class BlockWriter {
     /** Every row's sidecar keys, batch by batch as data.arrow has them, then the files built from them. */
     private static <R> Sidecars buildSidecars(Ordered<R> records, int batchRows, TraceIdxBuilder traceIdx,
                                               AttributeSidecars attrs, Rows<R> rows) {
+        rows.indexSorted();
         for (int first = 0, batch = 0; first < records.size(); first += batchRows, batch++) {
             attrs.startBatch(batch);
             int end = Math.min(records.size(), first + batchRows);

@@ -42,10 +42,16 @@ public final class RowOrder {
     /**
      * The spans' places in block order: {@code rows[r]} is the index of row r's span.
      *
-     * @param distinctTraceIds how many distinct trace ids the spans hold, which sizes TRACE_IDX's builder;
-     *                         0 when a trace id is not 16 bytes
+     * @param traceIds the distinct trace ids in block order as TRACE_IDX keys them, id i's little-endian
+     *                 halves lo at 2i and hi at 2i + 1: its keys without reading a span again; empty when
+     *                 a trace id is not 16 bytes
      */
-    public record Spans(int[] rows, int distinctTraceIds) {
+    public record Spans(int[] rows, long[] traceIds) {
+
+        /** How many distinct trace ids the spans hold; 0 when a trace id is not 16 bytes. */
+        public int distinctTraceIds() {
+            return traceIds.length / 2;
+        }
     }
 
     /**
@@ -74,16 +80,30 @@ public final class RowOrder {
             }
         }
         if (!sixteenBytes) {
-            return new Spans(stableOrder(records, BlockWriter.SPAN_ORDER), 0);
+            return new Spans(stableOrder(records, BlockWriter.SPAN_ORDER), new long[0]);
         }
         int[] rows = sort(high, low, start);
         int distinct = 0;
         for (int r = 0; r < rows.length; r++) {
-            if (r == 0 || high[rows[r]] != high[rows[r - 1]] || low[rows[r]] != low[rows[r - 1]]) {
+            if (startsTrace(rows, r, high, low)) {
                 distinct++;
             }
         }
-        return new Spans(rows, distinct);
+        long[] traceIds = new long[2 * distinct];
+        for (int r = 0, id = -2; r < rows.length; r++) {
+            if (startsTrace(rows, r, high, low)) {
+                id += 2;
+                // Back from big-endian with the sign flipped to the little-endian halves of KeyMix.traceIdLo/Hi.
+                traceIds[id] = Long.reverseBytes(high[rows[r]] ^ Long.MIN_VALUE);
+                traceIds[id + 1] = Long.reverseBytes(low[rows[r]] ^ Long.MIN_VALUE);
+            }
+        }
+        return new Spans(rows, traceIds);
+    }
+
+    /** Whether sorted row {@code r} is its trace's first. */
+    private static boolean startsTrace(int[] rows, int r, long[] high, long[] low) {
+        return r == 0 || high[rows[r]] != high[rows[r - 1]] || low[rows[r]] != low[rows[r - 1]];
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.needle.blocks.write;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
@@ -9,6 +10,7 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.sidecar.KeyMix;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.ObjIntConsumer;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -112,6 +115,14 @@ class RowOrderTest {
         boolean sixteen = spans.stream().allMatch(s -> s.traceId().length() == 16);
         long distinct = spans.stream().map(SpanRecord::traceId).distinct().count();
         assertEquals(sixteen ? distinct : 0, order.distinctTraceIds(), what + ": distinct trace ids");
+        if (sixteen) {
+            // TRACE_IDX's keys of the distinct ids, in block order.
+            long[] keys = expected.stream().map(SpanRecord::traceId).distinct()
+                    .flatMapToLong(id -> LongStream.of(KeyMix.traceIdLo(id.toByteArray(), 0),
+                            KeyMix.traceIdHi(id.toByteArray(), 0)))
+                    .toArray();
+            assertArrayEquals(keys, order.traceIds(), what + ": trace ids");
+        }
         return order;
     }
 
