@@ -70,7 +70,7 @@ class GeneratedBlockSidecarsTest {
             for (int first = 0; first < generated.size(); first += REQUEST_RECORDS) {
                 byte[] request = OtlpWireWriter.encodeSpans(generated.subList(first,
                         Math.min(generated.size(), first + REQUEST_RECORDS)));
-                spans.addAll(OtlpWire.decodeSpans(request, REQUEST_RECORDS).records());
+                spans.addAll(OtlpWire.decodeSpans(request).records());
             }
         }
         WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
@@ -91,7 +91,7 @@ class GeneratedBlockSidecarsTest {
             for (int first = 0; first < generated.size(); first += REQUEST_RECORDS) {
                 byte[] request = OtlpWireWriter.encodeLogs(generated.subList(first,
                         Math.min(generated.size(), first + REQUEST_RECORDS)));
-                logs.addAll(OtlpWire.decodeLogs(request, REQUEST_RECORDS).records());
+                logs.addAll(OtlpWire.decodeLogs(request).records());
             }
         }
         WrittenBlock block = new BlockWriter(store, allocator).writeLogs(TenantId.DEFAULT, logs);
