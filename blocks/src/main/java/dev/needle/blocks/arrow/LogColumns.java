@@ -101,15 +101,16 @@ public final class LogColumns {
 
     /**
      * Writes log {@code r} as row {@code row}; rows are written in order from 0, into vectors fresh from
-     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
+     * allocateNew or reset, where a row's nullable columns are null until set, and that were allocated for at
+     * least {@code row + 1} rows: fixed-width columns are set without growing (an index past them throws). {@code resource} and
      * {@code scope} are the record's, as one instance per distinct value of the block (see
      * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
      */
     public void write(int row, LogRecord r, Resource resource, Scope scope) {
-        time.setSafe(row, r.timeUnixNano());
-        observedTime.setSafe(row, r.observedTimeUnixNano());
-        eventTime.setSafe(row, r.eventTimeUnixNano());
-        severityNumber.setSafe(row, r.severityNumber());
+        time.set(row, r.timeUnixNano());
+        observedTime.set(row, r.observedTimeUnixNano());
+        eventTime.set(row, r.eventTimeUnixNano());
+        severityNumber.set(row, r.severityNumber());
         Vectors.setNullableString(severityText, row, r.severityText());
         if (r.body() instanceof AnyValue.Str s) {
             Vectors.setString(bodyString, row, s.value());
@@ -117,8 +118,8 @@ public final class LogColumns {
             bodyValue.setSafe(row, ValueCodec.encodeValue(r.body()));
         }
         attributes.write(row, r.attributes());
-        droppedAttributes.setSafe(row, r.droppedAttributesCount());
-        flags.setSafe(row, r.flags());
+        droppedAttributes.set(row, r.droppedAttributesCount());
+        flags.set(row, r.flags());
         Vectors.setBytesOrNull(traceId, row, r.traceId().unsafeArray());
         Vectors.setBytesOrNull(spanId, row, r.spanId().unsafeArray());
         Vectors.setNullableString(eventName, row, r.eventName());

@@ -77,6 +77,7 @@ final class ResourceScopeColumns {
     /**
      * Writes row {@code row}'s resource and scope, given as one instance per distinct value of the block
      * (the writer shares them, see {@link dev.needle.blocks.model.Interner}): a batch finds them by identity.
+     * The vectors were allocated for at least {@code row + 1} rows, as the record columns' {@code write} says.
      */
     void write(int row, Resource resource, Scope scope) {
         Integer heldAt = resourceRows.get(resource);
@@ -84,9 +85,9 @@ final class ResourceScopeColumns {
             resourceRows.put(resource, row);
         }
         int rRow = heldAt == null ? row : heldAt;
-        resourceRow.setSafe(row, rRow);
+        resourceRow.set(row, rRow);
         resourceAttributes.write(row, rRow == row ? resource.attributes() : List.of());
-        resourceDropped.setSafe(row, rRow == row ? resource.droppedAttributesCount() : 0);
+        resourceDropped.set(row, rRow == row ? resource.droppedAttributesCount() : 0);
         Vectors.setNullableString(resourceSchemaUrl, row, rRow == row ? resource.schemaUrl() : "");
 
         heldAt = scopeRows.get(scope);
@@ -94,11 +95,11 @@ final class ResourceScopeColumns {
             scopeRows.put(scope, row);
         }
         int sRow = heldAt == null ? row : heldAt;
-        scopeRow.setSafe(row, sRow);
+        scopeRow.set(row, sRow);
         Vectors.setNullableString(scopeName, row, sRow == row ? scope.name() : "");
         Vectors.setNullableString(scopeVersion, row, sRow == row ? scope.version() : "");
         scopeAttributes.write(row, sRow == row ? scope.attributes() : List.of());
-        scopeDropped.setSafe(row, sRow == row ? scope.droppedAttributesCount() : 0);
+        scopeDropped.set(row, sRow == row ? scope.droppedAttributesCount() : 0);
         Vectors.setNullableString(scopeSchemaUrl, row, sRow == row ? scope.schemaUrl() : "");
     }
 

@@ -122,29 +122,30 @@ public final class SpanColumns {
 
     /**
      * Writes span {@code s} as row {@code row}; rows are written in order from 0, into vectors fresh from
-     * allocateNew or reset, where a row's nullable columns are null until set. {@code resource} and
+     * allocateNew or reset, where a row's nullable columns are null until set, and that were allocated for at
+     * least {@code row + 1} rows: fixed-width columns are set without growing (an index past them throws). {@code resource} and
      * {@code scope} are the span's, as one instance per distinct value of the block (see
      * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
      */
     public void write(int row, SpanRecord s, Resource resource, Scope scope) {
-        traceId.setSafe(row, s.traceId().unsafeArray());
-        spanId.setSafe(row, s.spanId().unsafeArray());
+        traceId.set(row, s.traceId().unsafeArray());
+        spanId.set(row, s.spanId().unsafeArray());
         Vectors.setBytesOrNull(parentSpanId, row, s.parentSpanId().unsafeArray());
         Vectors.setNullableString(traceState, row, s.traceState());
-        flags.setSafe(row, s.flags());
+        flags.set(row, s.flags());
         Vectors.setString(name, row, s.name());
-        kind.setSafe(row, s.kind());
-        start.setSafe(row, s.startTimeUnixNano());
-        end.setSafe(row, s.endTimeUnixNano());
-        duration.setSafe(row, s.durationNano());
-        statusCode.setSafe(row, s.statusCode());
+        kind.set(row, s.kind());
+        start.set(row, s.startTimeUnixNano());
+        end.set(row, s.endTimeUnixNano());
+        duration.set(row, s.durationNano());
+        statusCode.set(row, s.statusCode());
         Vectors.setNullableString(statusMessage, row, s.statusMessage());
         attributes.write(row, s.attributes());
-        droppedAttributes.setSafe(row, s.droppedAttributesCount());
+        droppedAttributes.set(row, s.droppedAttributesCount());
         Vectors.setBytesOrNull(events, row, s.events().isEmpty() ? NO_BYTES : ValueCodec.encodeEvents(s.events()));
-        droppedEvents.setSafe(row, s.droppedEventsCount());
+        droppedEvents.set(row, s.droppedEventsCount());
         Vectors.setBytesOrNull(links, row, s.links().isEmpty() ? NO_BYTES : ValueCodec.encodeLinks(s.links()));
-        droppedLinks.setSafe(row, s.droppedLinksCount());
+        droppedLinks.set(row, s.droppedLinksCount());
         resourceScope.write(row, resource, scope);
     }
 

@@ -62,10 +62,13 @@ final class Vectors {
         }
     }
 
-    /** Sets a row to {@code bytes}; none leave it null, as a vector fresh from allocateNew or reset holds every row. */
+    /**
+     * Sets a row to {@code bytes}; none leave it null, as a vector fresh from allocateNew or reset holds every
+     * row. The vector holds the row already: its width is fixed, and it was allocated for the batch's rows.
+     */
     static void setBytesOrNull(FixedSizeBinaryVector v, int row, byte[] bytes) {
         if (bytes.length != 0) {
-            v.setSafe(row, bytes);
+            v.set(row, bytes);
         }
     }
 
