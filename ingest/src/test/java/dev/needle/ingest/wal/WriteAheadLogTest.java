@@ -97,8 +97,8 @@ class WriteAheadLogTest {
             assertEquals(payload.length, durable.get(i).payloadLength());
             Arrays.fill(buffer, (byte) i);
         }
-        assertEquals(0, log.pendingBytes());
         log.close();
+        assertEquals(0, log.pendingBytes());
 
         WriteAheadLog.Recovery<Void> again = open(4096);
         assertEquals(50, again.entries().size());
