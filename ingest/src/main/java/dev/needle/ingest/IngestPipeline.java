@@ -186,7 +186,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 skipped++;
                 continue;
             }
-            head.add(entry, Records.decode(entry.signal(), entry.payload()));
+            head.add(entry, Records.decode(entry));
             replayed++;
         }
         LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",

@@ -121,7 +121,11 @@ public final class OtlpWire {
         return decodeSpans(body, body.length);
     }
 
-    private static Decoded<SpanRecord> decodeSpans(byte[] body, int length) throws OtlpDecodeException {
+    /**
+     * Like {@link #decodeSpans(byte[])} for the first {@code length} bytes of {@code body}, a buffer that
+     * may be reused: nothing decoded refers to it afterwards.
+     */
+    public static Decoded<SpanRecord> decodeSpans(byte[] body, int length) throws OtlpDecodeException {
         return decode(body, length, TRACES, new Request<>(Rejections.spans()) {
             @Override
             SpanRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
@@ -140,7 +144,8 @@ public final class OtlpWire {
         return decodeLogs(body, body.length);
     }
 
-    private static Decoded<LogRecord> decodeLogs(byte[] body, int length) throws OtlpDecodeException {
+    /** Like {@link #decodeSpans(byte[], int)}, for log records. */
+    public static Decoded<LogRecord> decodeLogs(byte[] body, int length) throws OtlpDecodeException {
         return decode(body, length, LOGS, new Request<>(Rejections.logs()) {
             @Override
             LogRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
@@ -155,10 +160,9 @@ public final class OtlpWire {
     }
 
     /**
-     * Like {@link #decodeSpans(byte[])} for the first {@code length} bytes of {@code body} (a buffer
-     * that is reused), after counting the spans without building anything: a body of millions of
-     * tiny spans is refused with an {@link OtlpTooManyRecordsException} before it costs gigabytes of
-     * objects. Nothing decoded refers to {@code body} afterwards.
+     * Like {@link #decodeSpans(byte[], int)}, after counting the spans without building anything: a
+     * body of millions of tiny spans is refused with an {@link OtlpTooManyRecordsException} before it
+     * costs gigabytes of objects.
      */
     public static Decoded<SpanRecord> decodeSpans(byte[] body, int length, long maxRecords) throws IOException {
         checkCount(body, length, maxRecords, "spans", TRACES);

@@ -9,6 +9,7 @@ import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
+import dev.needle.ingest.wal.WalEntry;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -42,11 +43,11 @@ public sealed interface Records {
     /** Writes the records as one block, with id {@code id}. */
     WrittenBlock writeBlock(BlockWriter writer, TenantId tenant, String id) throws IOException;
 
-    /** The records of a write-ahead log payload written by {@link #encode}. */
-    static Records decode(Signal signal, byte[] payload) throws IOException {
-        return switch (signal) {
-            case SPANS -> Spans.of(OtlpWire.decodeSpans(payload).records());
-            case LOGS -> Logs.of(OtlpWire.decodeLogs(payload).records());
+    /** The records of a write-ahead log entry, whose payload {@link #encode} or a receiver wrote. */
+    static Records decode(WalEntry entry) throws IOException {
+        return switch (entry.signal()) {
+            case SPANS -> Spans.of(OtlpWire.decodeSpans(entry.payload(), entry.payloadLength()).records());
+            case LOGS -> Logs.of(OtlpWire.decodeLogs(entry.payload(), entry.payloadLength()).records());
         };
     }
 

@@ -2,7 +2,6 @@ package dev.needle.ingest.wal;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
-import java.util.Objects;
 
 /**
  * One write-ahead log entry: the accepted records of one request, as an OTLP protobuf export
@@ -17,10 +16,6 @@ import java.util.Objects;
  * @param payloadLength how many bytes of {@code payload} are the entry's
  */
 public record WalEntry(long sequence, Signal signal, TenantId tenant, byte[] payload, int payloadLength) {
-
-    public WalEntry {
-        Objects.checkFromIndexSize(0, payloadLength, payload.length);
-    }
 
     /** An entry whose payload is the whole array. */
     public WalEntry(long sequence, Signal signal, TenantId tenant, byte[] payload) {
