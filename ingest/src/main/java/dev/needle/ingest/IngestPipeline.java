@@ -102,6 +102,8 @@ public final class IngestPipeline implements Ingestor, Closeable {
     /** Heap bytes of the last request the head took: what the next is expected to add, before it is decoded. */
     private volatile long lastRequestHeapBytes;
     private WriteAheadLog<Records> wal;
+    /** What stopped the publisher (an Error in a publish); null while it runs. */
+    private volatile Error publisherFailure;
     private List<String> recoveryProblems = List.of();
 
     private IngestPipeline(BlockStore store, IngestLimits limits, PublishBackoff backoff, String writerId,
@@ -456,7 +458,22 @@ public final class IngestPipeline implements Ingestor, Closeable {
         } catch (RuntimeException e) {
             LOG.error("publishing failed; the records stay in the head and the write-ahead log, retrying in "
                     + backOff(), e);
+        } catch (Error e) {
+            // The scheduler would drop the task silently, and the head would fill for ever: said, and left
+            // to whoever watches failure().
+            publisherFailure = e;
+            LOG.error("publishing failed and the publisher stopped; the records stay in the write-ahead log", e);
+            throw e;
         }
+    }
+
+    /**
+     * What stopped ingest for good, or null while it works: the write-ahead log refuses every entry, or
+     * the publisher stopped. The process should then exit, so that a restart replays the log.
+     */
+    public Throwable failure() {
+        IOException wal = this.wal.broken();
+        return wal != null ? wal : publisherFailure;
     }
 
     /** Whether the active part is large enough to cut; half the head's bound too, so that publishing frees memory before ingest must refuse data. */

@@ -18,6 +18,7 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.head.Records;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.QueryLimits;
 import dev.needle.query.engine.TimeRange;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -96,7 +97,7 @@ class IngestPipelineTest {
     void publish_addsTheBlocksToTheIndex_andTheHeadNamesThemToAnEngineWhoseIndexIsOlder() throws Exception {
         FsBlockStore store = new FsBlockStore(dir.resolve("data"));
         try (IngestPipeline pipeline = open(store);
-             QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2, Duration.ofHours(1),
+             QueryEngine engine = new QueryEngine(store, pipeline.head(), 1 << 20, 2, QueryLimits.DEFAULTS, Duration.ofHours(1),
                      Duration.ofHours(1))) {
             List<SpanRecord> sent = spans(0, 120);
             pipeline.acceptSpans(TENANT, sent.subList(0, 40), null, 0);

@@ -57,7 +57,7 @@ public final class SwappedEngines implements Closeable {
         closeEngine();
         engine = next;
         this.closeStore = closeStore;
-        api.setHandler(new QueryApi(next, new QueryMetrics(new PrometheusRegistry(), next.sidecarCache())));
+        api.setHandler(new QueryApi(next, new QueryMetrics(new PrometheusRegistry(), next)));
     }
 
     private void closeEngine() {

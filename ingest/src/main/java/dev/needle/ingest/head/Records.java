@@ -1,6 +1,7 @@
 package dev.needle.ingest.head;
 
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.HeapEstimate;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;

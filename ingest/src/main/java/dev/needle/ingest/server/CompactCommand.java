@@ -2,6 +2,7 @@ package dev.needle.ingest.server;
 
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.compact.Compactor;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.FsBlockStore;

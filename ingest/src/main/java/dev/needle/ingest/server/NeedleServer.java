@@ -1,5 +1,6 @@
 package dev.needle.ingest.server;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.compact.Compactor;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
@@ -15,6 +16,7 @@ import dev.needle.ingest.http.OtlpReceiver;
 import dev.needle.ingest.http.ReceiverMetrics;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.QueryLimits;
 import dev.needle.query.http.HeadEndpoint;
 import dev.needle.query.http.MetricsHandler;
 import dev.needle.query.http.QueryApi;
@@ -32,6 +34,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.eclipse.jetty.http.pathmap.PathSpec;
 import org.eclipse.jetty.server.Handler;
@@ -95,6 +98,8 @@ public final class NeedleServer implements Closeable {
     private static final Duration RETENTION_MARGIN = Duration.ofMinutes(5);
     /** How long a graceful stop waits for requests in flight. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+    /** How often the watchdog looks whether ingest stopped for good. */
+    private static final Duration WATCH_EVERY = Duration.ofMillis(500);
     /** Where, under the data directory, blocks bound for a bucket are written before they are uploaded. */
     static final String S3_STAGING_DIR = "s3-staging";
 
@@ -116,13 +121,18 @@ public final class NeedleServer implements Closeable {
      *                        ({@link #effectiveCompression})
      * @param compactEvery    how often the compactor runs on a node that ingests; null: never
      * @param compactGrace    how long blocks a compaction replaced stay before they are deleted (see {@link Compactor})
+     * @param queryTimeout    how long one query may run
+     * @param maxQueryBytes   the heap one query's records may hold; null: the memory plan's ({@link MemoryPlan#queryBytes})
      */
     public record Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits,
                          long maxRequestBytes, Duration retention, S3Location s3, Role role, List<URI> ingesters,
-                         BlockWriter.Codec compression, Duration compactEvery, Duration compactGrace) {
+                         BlockWriter.Codec compression, Duration compactEvery, Duration compactGrace,
+                         Duration queryTimeout, Long maxQueryBytes) {
 
         /** How often a server compacts unless told otherwise. */
         public static final Duration DEFAULT_COMPACT_EVERY = Duration.ofSeconds(30);
+        /** How long a query may run unless told otherwise: Grafana's own data source timeout is 30 s by default. */
+        public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(60);
 
         /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
@@ -162,13 +172,20 @@ public final class NeedleServer implements Closeable {
             if (compactGrace.isNegative()) {
                 throw new IllegalArgumentException("the compaction grace must not be negative, got " + compactGrace);
             }
+            Objects.requireNonNull(queryTimeout, "queryTimeout");
+            if (queryTimeout.isNegative() || queryTimeout.isZero()) {
+                throw new IllegalArgumentException("the query timeout must be positive, got " + queryTimeout);
+            }
+            if (maxQueryBytes != null && maxQueryBytes < 1) {
+                throw new IllegalArgumentException("a query's memory must be positive, got " + maxQueryBytes);
+            }
         }
 
         /** A config that compacts every {@link #DEFAULT_COMPACT_EVERY}. */
         public Config(Path data, String bind, int otlpPort, int queryPort, IngestLimits limits, long maxRequestBytes,
                       Duration retention, S3Location s3, Role role, List<URI> ingesters, BlockWriter.Codec compression) {
             this(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters, compression,
-                    DEFAULT_COMPACT_EVERY, Compactor.DEFAULT_GRACE);
+                    DEFAULT_COMPACT_EVERY, Compactor.DEFAULT_GRACE, DEFAULT_QUERY_TIMEOUT, null);
         }
 
         /** A config of the {@code all} role. */
@@ -186,43 +203,49 @@ public final class NeedleServer implements Closeable {
         /** This config with another data directory. */
         public Config withData(Path data) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config with other ports. */
         public Config withPorts(int otlpPort, int queryPort) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config with other ingest limits. */
         public Config withLimits(IngestLimits limits) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config with another role, and for a query node the ingest nodes it asks. */
         public Config withRole(Role role, List<URI> ingesters) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config with the blocks in a bucket. */
         public Config withS3(S3Location s3) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config with another compression of published blocks; null for the store's default. */
         public Config withCompression(BlockWriter.Codec compression) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /** This config compacting every {@code compactEvery} (null: never), replaced blocks deleted after {@code compactGrace}. */
         public Config withCompaction(Duration compactEvery, Duration compactGrace) {
             return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
-                    compression, compactEvery, compactGrace);
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
+        }
+
+        /** This config with queries stopped after {@code queryTimeout} or past {@code maxQueryBytes} (null: the plan's). */
+        public Config withQueryLimits(Duration queryTimeout, Long maxQueryBytes) {
+            return new Config(data, bind, otlpPort, queryPort, limits, maxRequestBytes, retention, s3, role, ingesters,
+                    compression, compactEvery, compactGrace, queryTimeout, maxQueryBytes);
         }
 
         /**
@@ -250,10 +273,19 @@ public final class NeedleServer implements Closeable {
         t.setDaemon(true);
         return t;
     });
+    /** Looks every {@link #WATCH_EVERY} whether ingest stopped for good; alone, so that no long task delays it. */
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "needle-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile boolean ready;
+    /** Told once when ingest stops for good; the process's command exits on it. */
+    private volatile Consumer<Throwable> onIngestFailure = failure -> { };
     private InetSocketAddress otlpAddress;
     private InetSocketAddress queryAddress;
     private MemoryPlan memory;
+    private QueryLimits queryLimits;
     private DataDirectoryLock lock;
     private BlockStore store;
     private IngestPipeline pipeline;
@@ -273,7 +305,7 @@ public final class NeedleServer implements Closeable {
         this.queryConnector = connector(QUERY, config.queryPort(), http);
 
         PathMappingsHandler queryPaths = new PathMappingsHandler();
-        queryPaths.addMapping(PathSpec.from("/ready"), new ReadyHandler(() -> ready));
+        queryPaths.addMapping(PathSpec.from("/ready"), new ReadyHandler(this::notReady));
         ProcessMetrics.register(registry);
         queryPaths.addMapping(PathSpec.from("/metrics"), new MetricsHandler(registry));
         if (config.role().ingests()) {
@@ -314,9 +346,13 @@ public final class NeedleServer implements Closeable {
     public static NeedleServer start(Config config) throws IOException {
         NeedleServer s = new NeedleServer(config);
         try {
+            long heap = Runtime.getRuntime().maxMemory();
+            s.memory = config.role().ingests()
+                    ? MemoryPlan.of(heap, config.limits().maxHeadBytes(),
+                            config.role().queries() ? QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES : 0, config.maxRequestBytes())
+                    : MemoryPlan.ofQueryNode(heap, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES);
+            s.queryLimits = s.queryLimits();
             if (config.role().ingests()) {
-                s.memory = MemoryPlan.of(Runtime.getRuntime().maxMemory(), config.limits().maxHeadBytes(),
-                        config.role().queries() ? QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES : 0, config.maxRequestBytes());
                 // A query node takes no lock: it only reads, beside the one process that writes.
                 s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
             }
@@ -388,6 +424,8 @@ public final class NeedleServer implements Closeable {
         LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
+        watchdog.scheduleWithFixedDelay(this::watchIngest, WATCH_EVERY.toMillis(), WATCH_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
         LOG.info(memory.describe());
         otlpGate.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
                 new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
@@ -419,14 +457,29 @@ public final class NeedleServer implements Closeable {
             heads = remoteHeads;
             LOG.info("unpublished records from {}", config.ingesters());
         }
+        LOG.info(memory.describe());
         serveQueries(heads);
         ready = true;
     }
 
+    /**
+     * What queries may use: the plan's share for all of them, the configured share of one (half the plan's
+     * unless told), and the configured time.
+     */
+    private QueryLimits queryLimits() {
+        long one = config.maxQueryBytes() != null ? config.maxQueryBytes() : memory.queryDefaultBytes();
+        if (one > memory.queryBytes()) {
+            throw new IllegalArgumentException("--max-query-bytes " + Units.formatBytes(one) + " is more than the "
+                    + Units.formatBytes(memory.queryBytes()) + " all queries may hold in this heap; lower it or give the"
+                    + " server more heap (NEEDLE_HEAP=2g ./needle serve)");
+        }
+        return new QueryLimits(one, memory.queryBytes(), config.queryTimeout());
+    }
+
     private void serveQueries(HeadSource head) {
         engine = new QueryEngine(store, head, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES,
-                Math.max(2, Runtime.getRuntime().availableProcessors()));
-        queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine.sidecarCache())));
+                Math.max(2, Runtime.getRuntime().availableProcessors()), queryLimits);
+        queryGate.setHandler(new QueryApi(engine, new QueryMetrics(registry, engine)));
         prepareQueries();
     }
 
@@ -476,9 +529,37 @@ public final class NeedleServer implements Closeable {
         }
     }
 
-    /** Whether recovery is done, both ports listen and the query path is prepared: what {@code /ready} answers. */
+    /** Whether recovery is done, both ports listen, the query path is prepared and ingest works: what {@code /ready} answers. */
     public boolean ready() {
-        return ready;
+        return notReady() == null;
+    }
+
+    /** Why {@code /ready} says 503, or null when it says 200. */
+    private String notReady() {
+        if (!ready) {
+            return "recovering the write-ahead log, or shutting down";
+        }
+        Throwable failure = pipeline == null ? null : pipeline.failure();
+        return failure == null ? null : "ingest stopped: " + failure;
+    }
+
+    /**
+     * Calls {@code handler} once, within {@link #WATCH_EVERY}, if ingest stops for good (the write-ahead
+     * log refuses every entry, or the publisher stopped: see {@link IngestPipeline#failure}). Until then
+     * and after, {@code /ready} says 503. {@code needle serve} exits on it, so that a supervisor restarts
+     * the process and recovery replays the log, rather than leave a live process that acknowledges nothing.
+     */
+    public void onIngestFailure(Consumer<Throwable> handler) {
+        this.onIngestFailure = handler;
+    }
+
+    private void watchIngest() {
+        Throwable failure = pipeline.failure();
+        if (failure != null) {
+            LOG.error("ingest stopped for good: {}", failure.toString());
+            watchdog.shutdown();
+            onIngestFailure.accept(failure);
+        }
     }
 
     /** The address the OTLP port is bound to, with the actual port when 0 was asked for; null on a query node. */
@@ -543,6 +624,7 @@ public final class NeedleServer implements Closeable {
             LOG.error("stopping the HTTP server failed; publishing the head all the same", e);
         }
         background.shutdownNow();
+        watchdog.shutdownNow();
         if (compaction != null) {
             compaction.close();
         }

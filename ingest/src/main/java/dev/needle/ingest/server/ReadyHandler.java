@@ -1,6 +1,6 @@
 package dev.needle.ingest.server;
 
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
@@ -9,16 +9,17 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * {@code /ready}: 200 once recovery is done and both ports listen, 503 before that and while
- * shutting down, so that a load balancer or an orchestrator sends traffic only to a server that
- * takes it.
+ * {@code /ready}: 200 once recovery is done and both ports listen, 503 before that, while shutting
+ * down and once ingest has stopped for good, so that a load balancer or an orchestrator sends traffic
+ * only to a server that takes it. The 503's body says why.
  */
 final class ReadyHandler extends Handler.Abstract.NonBlocking {
 
-    private final BooleanSupplier ready;
+    /** Why the server is not ready, or null when it is. */
+    private final Supplier<String> notReady;
 
-    ReadyHandler(BooleanSupplier ready) {
-        this.ready = ready;
+    ReadyHandler(Supplier<String> notReady) {
+        this.notReady = notReady;
     }
 
     @Override
@@ -26,10 +27,9 @@ final class ReadyHandler extends Handler.Abstract.NonBlocking {
         if (!HttpMethod.GET.is(request.getMethod()) && !HttpMethod.HEAD.is(request.getMethod())) {
             response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
             PlainText.send(response, callback, 405, request.getMethod() + " is not allowed: use GET");
-        } else if (ready.getAsBoolean()) {
-            PlainText.send(response, callback, 200, "ready");
         } else {
-            PlainText.send(response, callback, 503, "not ready: recovering the write-ahead log, or shutting down");
+            String why = notReady.get();
+            PlainText.send(response, callback, why == null ? 200 : 503, why == null ? "ready" : "not ready: " + why);
         }
         return true;
     }

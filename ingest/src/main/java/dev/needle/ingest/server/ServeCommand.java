@@ -2,6 +2,7 @@ package dev.needle.ingest.server;
 
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.store.S3Location;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
@@ -48,6 +49,9 @@ import picocli.CommandLine.Spec;
                     + "ingest node acknowledged is answered by every query node at once.",
             ""})
 public final class ServeCommand implements Callable<Integer> {
+
+    /** The exit status when ingest stopped for good or a thread died: a supervisor should restart the process. */
+    static final int EXIT_FAILED = 70;
 
     @Spec
     private CommandSpec spec;
@@ -127,6 +131,15 @@ public final class ServeCommand implements Callable<Integer> {
                     + "a local data directory)")
     private BlockWriter.Codec compression;
 
+    @Option(names = "--query-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "stop a query that runs longer than this, with a 503 that says so (default: ${DEFAULT-VALUE})")
+    private Duration queryTimeout;
+
+    @Option(names = "--max-query-bytes", paramLabel = "SIZE", converter = BytesConverter.class,
+            description = "heap one query's records may hold; a query that needs more stops with a 422 (default: half"
+                    + " of the eighth of the heap all queries' records may hold)")
+    private Long maxQueryBytes;
+
     @Option(names = "--store", paramLabel = "s3://BUCKET/PREFIX",
             description = "keep the blocks in this bucket instead of the data directory; credentials and region from "
                     + "the AWS SDK's chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, profiles)")
@@ -142,6 +155,11 @@ public final class ServeCommand implements Callable<Integer> {
     /** Runs {@code serve} with the given arguments, or {@code compact} with those after it; returns only if it could not start. */
     public static void main(String[] args) {
         configureLogging();
+        // A thread of needle's that dies leaves part of the server dead while the rest answers: exit instead.
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            e.printStackTrace();
+            exitForRestart("thread " + thread.getName() + " died (" + e + ")");
+        });
         if (args.length > 0 && args[0].equals("compact")) {
             System.exit(CompactCommand.commandLine().execute(Arrays.copyOfRange(args, 1, args.length)));
         }
@@ -184,7 +202,8 @@ public final class ServeCommand implements Callable<Integer> {
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
                     store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
-                    compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace);
+                    compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace, queryTimeout,
+                    maxQueryBytes);
             if (store == null && (s3Endpoint != null || s3PathStyle)) {
                 throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
             }
@@ -209,6 +228,7 @@ public final class ServeCommand implements Callable<Integer> {
         }
         // Only now: a signal during recovery just ends the process, and the next start recovers again.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "needle-shutdown"));
+        server.onIngestFailure(failure -> exitForRestart("ingest stopped for good (" + failure + ")"));
         System.out.println("needle: ready"
                 + (server.otlpAddress() == null ? "" : " otlp=" + NeedleServer.hostPort(server.otlpAddress()))
                 + " query=" + NeedleServer.hostPort(server.queryAddress())
@@ -234,10 +254,25 @@ public final class ServeCommand implements Callable<Integer> {
         } else if (!ingesters.isEmpty()) {
             unused.add("--ingester (it tells a --role query node where to ask; this node queries its own head)");
         }
+        if (role == Role.INGEST) {
+            List.of("--query-timeout", "--max-query-bytes").stream().filter(given::hasMatchedOption).forEach(unused::add);
+        }
         if (!unused.isEmpty()) {
             throw new IllegalArgumentException("--role " + role.word() + " has no use for " + String.join(", ", unused)
-                    + (role == Role.QUERY ? ": a query node takes no OTLP, keeps no write-ahead log and writes nothing" : ""));
+                    + (role == Role.QUERY ? ": a query node takes no OTLP, keeps no write-ahead log and writes nothing"
+                    : role == Role.INGEST ? ": an ingest node answers no queries but query nodes' questions for its head" : ""));
         }
+    }
+
+    /**
+     * Ends the process at once with {@link #EXIT_FAILED}, so that a supervisor restarts it and recovery
+     * replays the write-ahead log: what remains of a process whose ingest stopped, or whose thread died,
+     * could only answer 503 for ever. Nothing acknowledged is lost: it is in the log.
+     */
+    private static void exitForRestart(String why) {
+        System.err.println("needle serve: " + why + "; exiting so that a restart replays the write-ahead log");
+        System.err.flush();
+        Runtime.getRuntime().halt(EXIT_FAILED);
     }
 
     /**
@@ -283,6 +318,7 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
                 case "--compact-every" -> Units.formatDuration(d.compactEvery());
                 case "--compact-grace" -> Units.formatDuration(d.compactGrace());
+                case "--query-timeout" -> Units.formatDuration(d.queryTimeout());
                 default -> null;
             };
         }

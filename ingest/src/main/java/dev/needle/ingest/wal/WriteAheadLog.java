@@ -174,6 +174,14 @@ public final class WriteAheadLog<A> implements Closeable {
     }
 
     /**
+     * Why the log refuses every entry from now on (its writer failed in a way a next batch cannot mend,
+     * such as running out of memory), or null while it works. Only a restart, which replays the log, mends it.
+     */
+    public IOException broken() {
+        return broken;
+    }
+
+    /**
      * Queues one entry of the first {@code length} bytes of {@code payload}; the future completes once
      * it is fsynced and handed to the listener with {@code attachment} (the decoded records, so that
      * nobody decodes the payload again). The log reads the payload until then, and not after: only once

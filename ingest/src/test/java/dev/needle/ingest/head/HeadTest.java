@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
+import dev.needle.blocks.model.HeapEstimate;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;

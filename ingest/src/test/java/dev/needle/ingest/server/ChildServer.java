@@ -40,7 +40,7 @@ final class ChildServer implements AutoCloseable {
         // Surefire runs tests from a manifest-only jar; this property holds the real class path.
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "-Xmx" + heap, "-XX:TieredStopAtLevel=1", "-cp", classPath, ServeCommand.class.getName(),
+                "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1", "-cp", classPath, ServeCommand.class.getName(),
                 "--data", data.toString(), "--otlp-port", "0", "--query-port", "0"));
         command.addAll(args);
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();

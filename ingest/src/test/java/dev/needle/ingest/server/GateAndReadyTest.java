@@ -3,7 +3,7 @@ package dev.needle.ingest.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jetty.http.HttpTester;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.LocalConnector;
@@ -55,11 +55,13 @@ class GateAndReadyTest {
     }
 
     @Test
-    void ready_followsItsSupplier_andRefusesPost() throws Exception {
-        AtomicBoolean ready = new AtomicBoolean();
-        start(new ReadyHandler(ready::get));
-        assertEquals(503, get("/ready").getStatus());
-        ready.set(true);
+    void ready_followsItsSupplier_sayingWhyNot_andRefusesPost() throws Exception {
+        AtomicReference<String> notReady = new AtomicReference<>("ingest stopped: java.lang.OutOfMemoryError");
+        start(new ReadyHandler(notReady::get));
+        HttpTester.Response stopped = get("/ready");
+        assertEquals(503, stopped.getStatus());
+        assertEquals("not ready: ingest stopped: java.lang.OutOfMemoryError\n", stopped.getContent());
+        notReady.set(null);
         HttpTester.Response ok = get("/ready");
         assertEquals(200, ok.getStatus());
         assertEquals("ready\n", ok.getContent());

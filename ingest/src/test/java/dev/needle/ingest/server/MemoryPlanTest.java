@@ -13,13 +13,25 @@ class MemoryPlanTest {
     private static final long MIB = 1L << 20;
 
     @Test
-    void theScriptsDefaultHeap_holdsTheDefaults_withTheRestForDecoding() {
+    void theScriptsDefaultHeap_holdsTheDefaults_withTheRestForDecoding_andAnEighthBesideForQueries() {
         MemoryPlan plan = MemoryPlan.of(1024 * MIB, IngestLimits.DEFAULTS.maxHeadBytes(), 64 * MIB,
                 OtlpReceiver.DEFAULT_MAX_BODY_BYTES);
 
+        assertEquals(128, plan.queryBytes() / MIB);
+        assertEquals(64, plan.queryDefaultBytes() / MIB, "one query may hold half of what all may");
         assertEquals(819 - 256 - 64, plan.decodeBytes() / MIB, "80% of 1 GiB, less head and cache, in whole MiB");
         assertEquals(0, plan.decodeBytes() % MIB);
-        assertEquals("memory: heap 1GiB; head bound 256MiB, sidecar cache and index filters 64MiB, decoding 499MiB", plan.describe());
+        assertEquals("memory: heap 1GiB; head bound 256MiB, sidecar cache and index filters 64MiB, queries' records"
+                + " 128MiB, decoding 499MiB", plan.describe());
+    }
+
+    @Test
+    void aQueryNode_givesQueriesWhatTheCacheLeaves() {
+        MemoryPlan plan = MemoryPlan.ofQueryNode(1024 * MIB, 64 * MIB);
+
+        assertEquals(819 - 64, plan.queryBytes() / MIB);
+        assertEquals(0, plan.headBytes());
+        assertEquals(0, plan.decodeBytes());
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.ingest.IngestLimits;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -3,6 +3,7 @@ package dev.needle.ingest.wal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -311,6 +312,23 @@ class WriteAheadLogTest {
                 append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
             }
         });
+        log.close();
+    }
+
+    @Test
+    void anErrorWhileWriting_failsTheWaitingAppend_refusesEveryLaterOne_andSaysWhyItIsBroken() throws Exception {
+        // The head, out of memory while it takes the records: no later batch can mend that.
+        WriteAheadLog<Void> log = WriteAheadLog.<Void>open(dir, 1 << 20, 64 << 20, (entries, attachments) -> {
+            throw new OutOfMemoryError("Java heap space");
+        }, nanos -> { }).log();
+        assertEquals(null, log.broken());
+        CompletableFuture<WalEntry> first = append(log, Signal.SPANS, TenantId.DEFAULT, payload(1));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> first.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(OutOfMemoryError.class, e.getCause().getCause());
+        assertTrue(log.broken().getMessage().contains("Java heap space"), log.broken().getMessage());
+        WalFullException refused = assertThrows(WalFullException.class,
+                () -> append(log, Signal.SPANS, TenantId.DEFAULT, payload(2)));
+        assertTrue(refused.getMessage().startsWith("the write-ahead log cannot be written"), refused.getMessage());
         log.close();
     }
 }

@@ -77,19 +77,30 @@ final class BlockScan {
     }
 
     /**
-     * The records of block {@code ref} that {@code target} matches: all of them, or with a
-     * {@code limit} only the newest {@code limit} distinct ones (which is all a search keeps of a
-     * block), so that rows past them are never decoded. With {@code indexed} and {@code held} (what the
-     * store's index holds of the block, its meta.json and its filter; else null) those come from there
-     * instead of the block.
+     * The records of block {@code ref} that {@code target} matches. A lookup ({@code first} null) returns
+     * all of them; a search offers them to {@code first}, the search's first records over every block, and
+     * returns none: only rows that may be among those are decoded. With {@code indexed} and {@code held}
+     * (what the store's index holds of the block, its meta.json and its filter; else null) those come from
+     * there instead of the block. Records decoded are reserved in {@code budget}, which is checked between
+     * batches.
+     *
+     * @throws QueryAbortedException when the query passes its memory or its deadline
      */
-    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
-                       BlockCatalog.Indexed indexed, IndexedFilters.Held held) {
+    <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, FirstRecords<R> first,
+                       QueryBudget budget, BlockCatalog.Indexed indexed, IndexedFilters.Held held) {
         Outcome<R> unread = decideUnread(ref, target, range, mechanisms, held);
         if (unread != null) {
             return unread;
         }
-        return run(ref, target, range, mechanisms, limit, indexed, held, true, new ReadTally());
+        return run(ref, target, range, mechanisms, new Keep<>(first, first == null ? Integer.MAX_VALUE : -1, budget),
+                indexed, held, true, new ReadTally());
+    }
+
+    /**
+     * What a block's scan keeps: a lookup's every match ({@code first} null), or for a search the rows that
+     * may be among {@code first}, at most {@code positions} of them (-1: the search's limit).
+     */
+    private record Keep<R>(FirstRecords<R> first, int positions, QueryBudget budget) {
     }
 
     /**
@@ -98,9 +109,10 @@ final class BlockScan {
      * allows and nothing better is cached; a read that fails that way is made again from the block's own
      * files, counting every request in {@code tally}.
      */
-    private <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, int limit,
+    private <R> Outcome<R> run(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, Keep<R> keep,
                                BlockCatalog.Indexed indexed, IndexedFilters.Held held, boolean indexFacts,
                                ReadTally tally) {
+        FirstRecords<R> first = keep.first();
         String name = ref.name().toString();
         String failedOpen = null;
         long sidecarBytes = 0;
@@ -157,12 +169,13 @@ final class BlockScan {
             if (all(batchRuledOut)) {
                 return everyBatchRuledOut(name, batchRuledOut, failedOpen, decideBytes, tally);
             }
-            try (MatchedRows<R> matches = new MatchedRows<>(target, limit)) {
+            int positions = keep.positions() >= 0 ? keep.positions() : first.limit();
+            try (MatchedRows<R> matches = new MatchedRows<>(target, keep.budget(), reader, first, positions)) {
                 int batchesRead = 0;
                 int batchesSkipped = 0;
                 long rows = 0;
                 String lastSkip = null;
-                List<Integer> order = batchOrder(reader, limit);
+                List<Integer> order = batchOrder(reader, first);
                 String[] skip = new String[reader.batchCount()];
                 List<Integer> toRead = new ArrayList<>();
                 for (int b : order) {
@@ -172,13 +185,14 @@ final class BlockScan {
                     }
                 }
                 boolean whole = target.readsWholeBatches();
-                ReadAhead ahead = new ReadAhead(reader, toRead, whole ? null : matches.columns(),
-                        limit != Integer.MAX_VALUE);
+                ReadAhead ahead = new ReadAhead(reader, toRead, whole ? null : matches.columns(), first != null);
                 for (int b : order) {
+                    keep.budget().check();
                     BatchMeta batch = reader.meta().map(m -> m.batches().get(b)).orElse(null);
-                    if (batch != null && matches.complete(batch.maxTimeUnixNano())) {
+                    if (batch != null && first != null && matches.complete(first.order().bestRank(batch))) {
                         batchesSkipped++;
-                        lastSkip = "batch " + b + ": the limit of " + limit + " was reached with newer records";
+                        lastSkip = "batch " + b + ": the limit of " + first.limit() + " was reached with records"
+                                + " before this batch's";
                         continue;
                     }
                     if (skip[b] != null) {
@@ -192,11 +206,12 @@ final class BlockScan {
                     rows += columns.getRowCount();
                     matches.add(b, columns, whole);
                 }
-                List<R> records = matches.decode(reader);
-                if (limit != Integer.MAX_VALUE && hasDuplicates(target, records)) {
-                    // The limit counted rows, and two of them are one record (a span sent twice): the
-                    // newest rows are not the newest records. Rare enough to answer by reading every match.
-                    return run(ref, target, range, mechanisms, Integer.MAX_VALUE, indexed, held, indexFacts, tally);
+                List<R> records = matches.decode();
+                if (matches.duplicates() && positions != Integer.MAX_VALUE) {
+                    // The limit counted rows, and two of them are one record (a span sent twice): the block's
+                    // first rows are not its first records. Rare enough to offer every match instead.
+                    return run(ref, target, range, mechanisms, new Keep<>(first, Integer.MAX_VALUE, keep.budget()),
+                            indexed, held, indexFacts, tally);
                 }
                 long bytes = sidecarBytes + reader.bytesRead();
                 if (batchesRead == 0 && reader.batchCount() > 0) {
@@ -207,19 +222,20 @@ final class BlockScan {
                 }
                 String reason = matches.count() == 0
                         ? (failedOpen != null ? "no match; the sidecar failed open (" + failedOpen + ")" : "no match")
-                        : matches.count() + " matching rows" + (records.size() < matches.count()
-                                ? ", the newest " + records.size() + " decoded" : "");
+                        : matches.count() + " matching rows" + (matches.decoded() < matches.count()
+                                ? ", the first " + matches.decoded() + " decoded" : "");
                 if (reader.meta().isEmpty()) {
                     reason += "; no zone maps or checksums: " + reader.metaProblem();
                 }
                 return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
-                        batchesSkipped, rows, records.size(), decideBytes, bytes, tally.requests()), records, null);
+                        batchesSkipped, rows, first == null ? records.size() : matches.count(), decideBytes, bytes,
+                        tally.requests()), records, null);
             }
         } catch (IOException e) {
             if (fromIndex != null) {
                 // The index's copy of the footer may be what is wrong: the block's own files decide.
                 cache.forgetFacts(ref);
-                return run(ref, target, range, mechanisms, limit, indexed, held, false, tally);
+                return run(ref, target, range, mechanisms, keep, indexed, held, false, tally);
             }
             String problem = e instanceof CorruptBlockException ? e.getMessage()
                     : "block " + ref + ": " + (e instanceof CorruptValueException ? e.getMessage() : e.toString());
@@ -267,24 +283,19 @@ final class BlockScan {
                 + "BATCH_ATTR_IDX (batch " + last + ": " + why[last] + ")",
                 failedOpen, 0, why.length, 0, 0, decideBytes, decideBytes, tally.requests()), List.of(), null);
     }
-    private static <R> boolean hasDuplicates(Target<R> target, List<R> records) {
-        Found<R> distinct = target.found();
-        distinct.addAll(records);
-        return distinct.records().size() < records.size();
-    }
 
     /**
-     * The order to read batches in: as stored, or with a limit newest first (by their zone maps'
-     * latest time), so that the newest records are known before older batches are opened.
+     * The order to read batches in: as stored, or with a limit the batches that may hold the first
+     * records first (by their zone maps' times), so that those are known before later batches are opened.
      */
-    private static List<Integer> batchOrder(BlockReader reader, int limit) {
+    private static List<Integer> batchOrder(BlockReader reader, FirstRecords<?> first) {
         List<Integer> order = new ArrayList<>();
         for (int b = 0; b < reader.batchCount(); b++) {
             order.add(b);
         }
-        if (limit != Integer.MAX_VALUE && reader.meta().isPresent()) {
+        if (first != null && reader.meta().isPresent()) {
             List<BatchMeta> batches = reader.meta().get().batches();
-            order.sort(Comparator.comparingLong((Integer b) -> batches.get(b).maxTimeUnixNano()).reversed());
+            order.sort(Comparator.comparingLong((Integer b) -> first.order().bestRank(batches.get(b))).reversed());
         }
         return order;
     }

@@ -3,6 +3,7 @@ package dev.needle.query.engine;
 import dev.needle.blocks.arrow.AttributeColumn;
 import dev.needle.blocks.arrow.AttributeView;
 import dev.needle.blocks.arrow.BufferViews;
+import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.arrow.VarWidthView;
 import dev.needle.blocks.codec.CorruptValueException;
@@ -12,9 +13,11 @@ import dev.needle.blocks.model.AnyValue;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -317,6 +320,21 @@ final class ColumnKernels {
                 }
             }
         }
+    }
+
+    /**
+     * Removes from {@code rows} those whose body is a string that fails {@code text}; a row whose body is
+     * of another type (body_str null) stays, for the record's own test.
+     */
+    static void keepBodyText(VectorSchemaRoot batch, RoaringBitmap rows, Predicate<String> text) {
+        VarCharVector bodies = (VarCharVector) batch.getVector(LogColumns.BODY_STRING);
+        RoaringBitmap failed = new RoaringBitmap();
+        for (int row : rows) {
+            if (!bodies.isNull(row) && !text.test(new String(bodies.get(row), StandardCharsets.UTF_8))) {
+                failed.add(row);
+            }
+        }
+        rows.andNot(failed);
     }
 
     private static void requireNoNulls(FieldVector vector) throws CorruptValueException {

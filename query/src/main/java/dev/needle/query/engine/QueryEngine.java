@@ -32,7 +32,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -40,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -71,6 +71,9 @@ public final class QueryEngine implements AutoCloseable {
 
     private final BlockStore store;
     private final HeadSource head;
+    private final QueryLimits limits;
+    /** What the records of every running query hold together (see {@link QueryBudget}). */
+    private final AtomicLong held = new AtomicLong();
     private final SidecarCache cache;
     private final BlockCatalog catalog;
     private final BufferAllocator allocator = new RootAllocator();
@@ -93,17 +96,23 @@ public final class QueryEngine implements AutoCloseable {
      * then twice as many in each wave up to that many.
      */
     public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads) {
-        this(store, head, sidecarCacheBytes, threads, INDEX_POLL, LIST_EVERY);
+        this(store, head, sidecarCacheBytes, threads, QueryLimits.DEFAULTS);
+    }
+
+    /** An engine as {@link #QueryEngine(BlockStore, HeadSource, long, int)} whose queries run within {@code limits}. */
+    public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads, QueryLimits limits) {
+        this(store, head, sidecarCacheBytes, threads, limits, INDEX_POLL, LIST_EVERY);
     }
 
     /**
-     * An engine as {@link #QueryEngine(BlockStore, HeadSource, long, int)}, reading each index again at
-     * most every {@code indexPoll} and listing blocks at most every {@code listEvery}.
+     * An engine as {@link #QueryEngine(BlockStore, HeadSource, long, int, QueryLimits)}, reading each index
+     * again at most every {@code indexPoll} and listing blocks at most every {@code listEvery}.
      */
-    public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads, Duration indexPoll,
-                       Duration listEvery) {
+    public QueryEngine(BlockStore store, HeadSource head, long sidecarCacheBytes, int threads, QueryLimits limits,
+                       Duration indexPoll, Duration listEvery) {
         this.store = store;
         this.head = head;
+        this.limits = limits;
         this.cache = new SidecarCache(sidecarCacheBytes);
         this.catalog = new BlockCatalog(store, indexPoll.toNanos(), listEvery.toNanos());
         this.scan = new BlockScan(store, allocator, cache);
@@ -124,6 +133,16 @@ public final class QueryEngine implements AutoCloseable {
     /** The decoded-sidecar cache, for metrics. */
     public SidecarCache sidecarCache() {
         return cache;
+    }
+
+    /** Heap the records of the queries running now hold, as their budgets count it. */
+    public long queryBytes() {
+        return held.get();
+    }
+
+    /** A budget for one query, to be closed when the query is done. */
+    private QueryBudget budget() {
+        return new QueryBudget(limits, held);
     }
 
     /** Bytes of filters held from the stores' indexes, beside {@link #sidecarCache}. */
@@ -191,20 +210,31 @@ public final class QueryEngine implements AutoCloseable {
         }
     }
 
-    /** Every span of a trace, and its log records when {@code withLogs}. */
+    /**
+     * Every span of a trace, and its log records when {@code withLogs}.
+     *
+     * @throws QueryAbortedException when the lookup passes its memory or its deadline ({@link QueryLimits})
+     */
     public TraceResult trace(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms, boolean withLogs)
             throws IOException {
+        try (QueryBudget budget = budget()) {
+            return trace(tenant, traceId, range, mechanisms, withLogs, budget);
+        }
+    }
+
+    private TraceResult trace(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms, boolean withLogs,
+                              QueryBudget budget) throws IOException {
         if (traceId.length() != 16) {
             throw new IllegalArgumentException("a trace id has 16 bytes, got " + traceId.length());
         }
         List<String> problems = new ArrayList<>();
         Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, TraceTarget.spans(traceId, range), range, mechanisms,
                 head.traceSpanParts(tenant, traceId), s -> range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano, problems);
+                SpanRecord::startTimeUnixNano, problems, budget);
         Lookup<LogRecord> logs = withLogs
                 ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
                         head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
-                        LogRecord::eventTimeUnixNano, problems)
+                        LogRecord::eventTimeUnixNano, problems, budget)
                 : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
@@ -221,19 +251,21 @@ public final class QueryEngine implements AutoCloseable {
      */
     public SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
                                                 Mechanisms mechanisms) throws IOException {
-        return searchSpans(tenant, expr, range, limit, mechanisms, new HashMap<>());
+        try (QueryBudget budget = budget()) {
+            return searchSpans(tenant, expr, range, limit, mechanisms, new HashMap<>(), budget);
+        }
     }
 
     /** {@link #searchSpans}, keeping in {@code looked} each trace it looks up whole, so that no trace is looked up twice. */
     private SearchResult<SpanRecord> searchSpans(TenantId tenant, Expr expr, TimeRange range, int limit,
-                                                 Mechanisms mechanisms, Map<Bytes, TraceResult> looked)
-            throws IOException {
+                                                 Mechanisms mechanisms, Map<Bytes, TraceResult> looked,
+                                                 QueryBudget budget) throws IOException {
         if (!namesTrace(expr)) {
-            return spanSearch(tenant, expr, range, limit, mechanisms);
+            return spanSearch(tenant, expr, range, limit, mechanisms, budget);
         }
         int candidates = limit;
         while (true) {
-            SearchResult<SpanRecord> found = spanSearch(tenant, expr, range, candidates, mechanisms);
+            SearchResult<SpanRecord> found = spanSearch(tenant, expr, range, candidates, mechanisms, budget);
             Set<String> problems = new LinkedHashSet<>(found.problems());
             Map<Bytes, WholeTrace> traces = new HashMap<>();
             List<SpanRecord> kept = new ArrayList<>();
@@ -243,7 +275,7 @@ public final class QueryEngine implements AutoCloseable {
                 }
                 WholeTrace trace = traces.get(s.traceId());
                 if (trace == null) {
-                    TraceResult whole = lookUpWhole(tenant, s.traceId(), mechanisms, looked);
+                    TraceResult whole = lookUpWhole(tenant, s.traceId(), mechanisms, looked, budget);
                     problems.addAll(whole.problems());
                     trace = new WholeTrace(withFound(whole, List.of(s)));
                     traces.put(s.traceId(), trace);
@@ -260,10 +292,11 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private SearchResult<SpanRecord> spanSearch(TenantId tenant, Expr expr, TimeRange range, int limit,
-                                                Mechanisms mechanisms) throws IOException {
-        return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, mechanisms,
-                head.spanParts(tenant), s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano);
+                                                Mechanisms mechanisms, QueryBudget budget) throws IOException {
+        return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, Order.NEWEST_FIRST,
+                mechanisms, head.spanParts(tenant),
+                s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
+                SpanRecord::startTimeUnixNano, budget);
     }
 
     /** Whether {@code e} has a condition on the whole trace, which only the trace's lookup decides. */
@@ -276,11 +309,11 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /** The trace looked up by id over all time, or what {@code looked} holds of it from an earlier lookup. */
-    private TraceResult lookUpWhole(TenantId tenant, Bytes traceId, Mechanisms mechanisms, Map<Bytes, TraceResult> looked)
-            throws IOException {
+    private TraceResult lookUpWhole(TenantId tenant, Bytes traceId, Mechanisms mechanisms, Map<Bytes, TraceResult> looked,
+                                    QueryBudget budget) throws IOException {
         TraceResult whole = looked.get(traceId);
         if (whole == null) {
-            whole = trace(tenant, traceId, TimeRange.ALL, mechanisms, false);
+            whole = trace(tenant, traceId, TimeRange.ALL, mechanisms, false, budget);
             looked.put(traceId, whole);
         }
         return whole;
@@ -291,14 +324,15 @@ public final class QueryEngine implements AutoCloseable {
      * {@code looked} does not hold yet, and adds it there.
      */
     private void lookUpAll(TenantId tenant, Collection<Bytes> traceIds, Mechanisms mechanisms,
-                           Map<Bytes, TraceResult> looked) throws IOException {
+                           Map<Bytes, TraceResult> looked, QueryBudget budget) throws IOException {
         List<Bytes> missing = traceIds.stream().filter(id -> !looked.containsKey(id)).distinct().toList();
         List<Future<TraceResult>> futures = new ArrayList<>(missing.size());
         try {
             for (Bytes id : missing) {
                 futures.add(lookups.submit(() -> {
                     try {
-                        return trace(tenant, id, TimeRange.ALL, mechanisms, false);
+                        budget.check();
+                        return trace(tenant, id, TimeRange.ALL, mechanisms, false, budget);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
@@ -308,8 +342,9 @@ public final class QueryEngine implements AutoCloseable {
             throw new IllegalStateException("the query engine is closed", e);
         }
         try {
+            List<TraceResult> found = awaitAll(futures);
             for (int i = 0; i < missing.size(); i++) {
-                looked.put(missing.get(i), await(futures.get(i)));
+                looked.put(missing.get(i), found.get(i));
             }
         } catch (UncheckedIOException e) {
             throw e.getCause();
@@ -321,7 +356,7 @@ public final class QueryEngine implements AutoCloseable {
      * has (a block the lookup could not read still answered the search).
      */
     private static List<SpanRecord> withFound(TraceResult whole, List<SpanRecord> found) {
-        Found<SpanRecord> all = Found.spans();
+        Found<SpanRecord> all = new Found<>(RecordKind.SPANS);
         all.addAll(whole.spans());
         all.addAll(found);
         List<SpanRecord> sorted = new ArrayList<>(all.records());
@@ -346,13 +381,20 @@ public final class QueryEngine implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
+        try (QueryBudget budget = budget()) {
+            return searchTraces(tenant, expr, range, limit, mechanisms, budget);
+        }
+    }
+
+    private TraceSearchResult searchTraces(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                           Mechanisms mechanisms, QueryBudget budget) throws IOException {
         Map<Bytes, TraceResult> looked = new HashMap<>();
         int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
-        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked);
+        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked, budget);
         while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
                 && spanLimit < Integer.MAX_VALUE) {
             spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
-            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked);
+            spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked, budget);
         }
         Map<Bytes, List<SpanRecord>> byTrace = new LinkedHashMap<>();
         for (SpanRecord s : spans.records()) {
@@ -364,7 +406,7 @@ public final class QueryEngine implements AutoCloseable {
         List<Explain> plans = new ArrayList<>();
         plans.add(spans.plan());
         List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
-        lookUpAll(tenant, byTrace.keySet(), mechanisms, looked);
+        lookUpAll(tenant, byTrace.keySet(), mechanisms, looked, budget);
         for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
             TraceResult whole = looked.get(e.getKey());
             problems.addAll(whole.problems());
@@ -394,7 +436,7 @@ public final class QueryEngine implements AutoCloseable {
     public TagsResult spanTags(TenantId tenant, TimeRange range, Predicate<String> complete, boolean tagsOnly)
             throws IOException {
         return tags(tenant, Signal.SPANS, range, complete, tagsOnly, head.spanParts(tenant),
-                SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL), TagsOnlyPairs::allOf,
+                filter -> SearchTarget.spans(new Expr.MatchAll(), TimeRange.ALL, filter), TagsOnlyPairs::allOf,
                 SpanRecord::startTimeUnixNano);
     }
 
@@ -405,22 +447,33 @@ public final class QueryEngine implements AutoCloseable {
      */
     public TagsResult logTags(TenantId tenant, TimeRange range, Predicate<String> complete) throws IOException {
         return tags(tenant, Signal.LOGS, range, complete, false, head.logParts(tenant),
-                SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL), tags -> new IndexedPairs(tags)::log,
+                filter -> SearchTarget.logs(new Expr.MatchAll(), TimeRange.ALL, filter), tags -> new IndexedPairs(tags)::log,
                 LogRecord::eventTimeUnixNano);
     }
 
     /** {@code pairs} gives what feeds a builder every TAGS pair of the records passed to it. */
     private <R> TagsResult tags(TenantId tenant, Signal signal, TimeRange range, Predicate<String> complete,
-                                boolean tagsOnly, List<HeadSource.Part<R>> headParts, SearchTarget<R> everything,
+                                boolean tagsOnly, List<HeadSource.Part<R>> headParts,
+                                Function<RecordFilter<R>, SearchTarget<R>> everything,
                                 Function<BlockTags.Builder, Consumer<R>> pairs, ToLongFunction<R> time)
             throws IOException {
+        try (QueryBudget budget = budget()) {
+            return tags(tenant, signal, range, complete, tagsOnly, headParts, everything, pairs, time, budget);
+        }
+    }
+
+    private <R> TagsResult tags(TenantId tenant, Signal signal, TimeRange range, Predicate<String> complete,
+                                boolean tagsOnly, List<HeadSource.Part<R>> headParts,
+                                Function<RecordFilter<R>, SearchTarget<R>> everything,
+                                Function<BlockTags.Builder, Consumer<R>> pairs, ToLongFunction<R> time,
+                                QueryBudget budget) throws IOException {
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, Mechanisms.ALL, headParts, problems);
         List<BlockRef> blocks = new ArrayList<>(plan.known().blocks());
         blocks.addAll(plan.named());
         List<R> head = plan.headRecords();
         blocks.removeIf(b -> !range.overlaps(b.name().startUnixNano(), b.name().endUnixNano()));
-        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete, tagsOnly));
+        List<BlockTags> files = runAll(blocks, ref -> tagsFile(ref, complete, tagsOnly), budget);
         List<BlockRef> toScan = new ArrayList<>();
         BlockTags.Builder tags = new BlockTags.Builder();
         for (int i = 0; i < blocks.size(); i++) {
@@ -431,9 +484,16 @@ public final class QueryEngine implements AutoCloseable {
             }
         }
         Consumer<R> add = pairs.apply(tags);
-        for (BlockScan.Outcome<R> outcome : runAll(toScan,
-                ref -> scan.run(ref, everything, TimeRange.ALL, Mechanisms.ALL, Integer.MAX_VALUE, null, null))) {
-            outcome.records().forEach(add);
+        // A scanned block's records are added as they are decoded and none is kept, so that a block of any
+        // size is scanned within the query's memory; the blocks are scanned in parallel into one builder.
+        SearchTarget<R> adding = everything.apply(new RecordFilter<>(null, r -> {
+            synchronized (tags) {
+                add.accept(r);
+            }
+            return false;
+        }));
+        for (BlockScan.Outcome<R> outcome : runAll(toScan, ref -> scan.run(ref, adding, TimeRange.ALL, Mechanisms.ALL,
+                null, budget, null, null), budget)) {
             if (outcome.problem() != null) {
                 problems.add(outcome.problem());
             }
@@ -452,10 +512,12 @@ public final class QueryEngine implements AutoCloseable {
             throw new IllegalArgumentException("a trace id has 16 bytes, got " + traceId.length());
         }
         List<String> problems = new ArrayList<>();
-        Lookup<LogRecord> logs = lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
-                head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
-                LogRecord::eventTimeUnixNano, problems);
-        return new SearchResult<>(logs.records(), problems, logs.plan());
+        try (QueryBudget budget = budget()) {
+            Lookup<LogRecord> logs = lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
+                    head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
+                    LogRecord::eventTimeUnixNano, problems, budget);
+            return new SearchResult<>(logs.records(), problems, logs.plan());
+        }
     }
 
     /**
@@ -483,69 +545,89 @@ public final class QueryEngine implements AutoCloseable {
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */
     public SearchResult<LogRecord> searchLogs(TenantId tenant, Expr expr, TimeRange range, int limit,
                                               Mechanisms mechanisms) throws IOException {
-        return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range), range, limit, mechanisms,
-                head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()),
-                LogRecord::eventTimeUnixNano);
+        return searchLogs(tenant, expr, RecordFilter.none(), range, limit, Order.NEWEST_FIRST, mechanisms);
+    }
+
+    /**
+     * Log records matching {@code expr} that pass {@code filter} in {@code range}, the first {@code limit}
+     * in {@code order}, in that order. The filter is judged as the blocks are read, so that the query
+     * holds at most its answer however many records the Expr leaves.
+     *
+     * @throws QueryAbortedException when the search passes its memory or its deadline ({@link QueryLimits})
+     */
+    public SearchResult<LogRecord> searchLogs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter,
+                                              TimeRange range, int limit, Order order, Mechanisms mechanisms)
+            throws IOException {
+        Predicate<LogRecord> passes = filter.record() == null ? r -> true : filter.record();
+        try (QueryBudget budget = budget()) {
+            return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order, mechanisms,
+                    head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano())
+                            && passes.test(r), LogRecord::eventTimeUnixNano, budget);
+        }
     }
 
     private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,
-                                       Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
-                                       ToLongFunction<R> time) throws IOException {
+                                       Order order, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
+                                       Predicate<R> headMatch, ToLongFunction<R> time, QueryBudget budget)
+            throws IOException {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
         List<R> headRecords = plan.headRecords();
-        Found<R> found = target.found();
+        FirstRecords<R> first = new FirstRecords<>(limit, order, target.kind(), time, budget);
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {
-                found.add(r);
+                first.offer(r);
                 headMatched++;
             }
         }
-        // Newest blocks first, a wave of blocks at a time: once the limit is met by records newer
-        // than everything a block can hold, that block and all older ones are left unread. The first
+        // The blocks that may hold the first records first (the newest by their end, or the oldest by
+        // their start), a wave of blocks at a time: once the limit is met by records that come before
+        // everything a block can hold, that block and all after it are left unread. The first
         // wave holds as many blocks to read as the engine has threads (and those decided without a
         // read besides), as a limit is often met there; each next one twice as many, up to as many as
         // the pool reads at once (on an object store more than the cores: each read mostly waits for
-        // its GETs), so that a search the limit does not stop early takes few waves.
+        // its GETs), so that a search the limit does not stop early takes few waves. Every block offers
+        // what it finds to the search's first records, which keep the first limit of them.
         int wave = Math.max(1, threads);
         BlockCatalog.Known known = plan.known();
-        Visit visit = visit(plan, known.positions().newestEndFirst(),
-                Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        Comparator<BlockRef> blockOrder = Comparator.comparingLong((BlockRef b) -> order.bestRank(b.name())).reversed();
+        Visit visit = visit(plan, order == Order.NEWEST_FIRST ? known.positions().newestEndFirst()
+                : IntStream.range(0, known.blocks().size()).boxed().sorted(Comparator.comparing(known.blocks()::get,
+                        blockOrder)).mapToInt(Integer::intValue).toArray(), blockOrder);
         List<BlockRef> blocks = visit.blocks();
         int[] ids = visit.ids();
         List<BlockDecision> decisions = new ArrayList<>();
         Map<BlockRef, String> unreadable = new LinkedHashMap<>();
         IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
         for (int next = 0; next < blocks.size(); ) {
-            long floor = newestFloor(found, limit, time);
-            if (blocks.get(next).name().endUnixNano() < floor) {
+            long floor = first.floor();
+            if (order.bestRank(blocks.get(next).name()) <= floor) {
                 for (BlockRef skipped : blocks.subList(next, blocks.size())) {
                     decisions.add(new BlockDecision(skipped.name().toString(), BlockDecision.Step.LIMIT, true,
-                            "the limit of " + limit + " was reached with records newer than this block's", null,
-                            0, 0, 0, 0, 0, 0, 0));
+                            "the limit of " + limit + " was reached with records " + (order == Order.NEWEST_FIRST
+                                    ? "newer" : "older") + " than this block's", null, 0, 0, 0, 0, 0, 0, 0));
                 }
                 break;
             }
             int end = next;
             for (int toRead = 0; end < blocks.size() && toRead < wave
-                    && blocks.get(end).name().endUnixNano() >= floor; end++) {
+                    && order.bestRank(blocks.get(end).name()) >= floor; end++) {
                 if (scan.decideUnread(blocks.get(end), target, range, mechanisms, filters.block(ids[end])) == null) {
                     toRead++;
                 }
             }
             List<BlockRef> batch = blocks.subList(next, end);
             List<BlockScan.Outcome<R>> outcomes = decideAndRun(batch, Arrays.copyOfRange(ids, next, next + batch.size()),
-                    target, range, mechanisms, limit, plan, filters);
+                    target, range, mechanisms, first, plan, filters, budget);
             for (int i = 0; i < outcomes.size(); i++) {
                 if (outcomes.get(i).problem() != null && gone(batch.get(i))) {
                     continue;
                 }
                 decisions.add(outcomes.get(i).decision());
-                found.addAll(outcomes.get(i).records());
                 if (outcomes.get(i).problem() != null) {
                     unreadable.put(batch.get(i), outcomes.get(i).problem());
                 }
@@ -553,32 +635,15 @@ public final class QueryEngine implements AutoCloseable {
             next += batch.size();
             wave = Math.min(readers, 2 * wave);
         }
-        // An unreadable block older than the limit's newest records could not have changed the answer.
-        long floor = newestFloor(found, limit, time);
+        // An unreadable block after the limit's first records could not have changed the answer.
+        long floor = first.floor();
         unreadable.forEach((ref, problem) -> {
-            if (ref.name().endUnixNano() >= floor) {
+            if (order.bestRank(ref.name()) >= floor) {
                 problems.add(problem);
             }
         });
-        List<R> records = new ArrayList<>(found.records());
-        records.sort(Comparator.comparingLong(time).reversed());
-        return new SearchResult<>(records.subList(0, Math.min(limit, records.size())), problems,
+        return new SearchResult<>(first.records(), problems,
                 new Explain(signal.dirName(), mechanisms, plan.source(), decisions, headRecords.size(), headMatched));
-    }
-
-    /** The time of the limit-th newest record found, or the smallest time while fewer are found. */
-    private static <R> long newestFloor(Found<R> found, int limit, ToLongFunction<R> time) {
-        if (found.records().size() < limit) {
-            return Long.MIN_VALUE;
-        }
-        PriorityQueue<Long> newest = new PriorityQueue<>();
-        for (R r : found.records()) {
-            newest.add(time.applyAsLong(r));
-            if (newest.size() > limit) {
-                newest.poll();
-            }
-        }
-        return newest.peek();
     }
 
     /** The records one lookup found and the plan that found them. */
@@ -587,7 +652,7 @@ public final class QueryEngine implements AutoCloseable {
 
     private <R> Lookup<R> lookup(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
                                  Mechanisms mechanisms, List<HeadSource.Part<R>> head, Predicate<R> headMatch,
-                                 ToLongFunction<R> time, List<String> problems) throws IOException {
+                                 ToLongFunction<R> time, List<String> problems, QueryBudget budget) throws IOException {
         Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
         List<R> headRecords = plan.headRecords();
         Found<R> found = target.found();
@@ -610,8 +675,8 @@ public final class QueryEngine implements AutoCloseable {
                 : visit(plan, IntStream.range(0, n).map(i -> n - 1 - i).toArray(), Comparator.reverseOrder());
         List<BlockRef> blocks = visit.blocks();
         int[] ids = visit.ids();
-        List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, ids, target, range, mechanisms, Integer.MAX_VALUE,
-                plan, filters);
+        List<BlockScan.Outcome<R>> outcomes = decideAndRun(blocks, ids, target, range, mechanisms, null, plan, filters,
+                budget);
         List<BlockDecision> visited = new ArrayList<>(outcomes.size());
         List<Integer> goneAt = new ArrayList<>();
         for (int i = 0; i < outcomes.size(); i++) {
@@ -718,8 +783,9 @@ public final class QueryEngine implements AutoCloseable {
      * at once), read in the pool otherwise. {@code ids} are the blocks' ids in the index's filters.
      */
     private <R> List<BlockScan.Outcome<R>> decideAndRun(List<BlockRef> blocks, int[] ids, Target<R> target,
-                                                        TimeRange range, Mechanisms mechanisms, int limit,
-                                                        Plan<R> plan, IndexedFilters.Lookup filters) {
+                                                        TimeRange range, Mechanisms mechanisms, FirstRecords<R> first,
+                                                        Plan<R> plan, IndexedFilters.Lookup filters,
+                                                        QueryBudget budget) {
         List<BlockScan.Outcome<R>> outcomes = new ArrayList<>(blocks.size());
         List<Integer> toRead = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
@@ -730,8 +796,8 @@ public final class QueryEngine implements AutoCloseable {
                 toRead.add(i);
             }
         }
-        List<BlockScan.Outcome<R>> read = runAll(toRead, i -> scan.run(blocks.get(i), target, range, mechanisms, limit,
-                plan.known().indexed().get(blocks.get(i).name()), filters.block(ids[i])));
+        List<BlockScan.Outcome<R>> read = runAll(toRead, i -> scan.run(blocks.get(i), target, range, mechanisms, first,
+                budget, plan.known().indexed().get(blocks.get(i).name()), filters.block(ids[i])), budget);
         for (int i = 0, next = 0; i < outcomes.size(); i++) {
             if (outcomes.get(i) == null) {
                 outcomes.set(i, read.get(next++));
@@ -796,31 +862,53 @@ public final class QueryEngine implements AutoCloseable {
         }
     }
 
-    private <X, T> List<T> runAll(List<X> blocks, Function<X, T> work) {
+    /** Runs {@code work} on each block in the pool, each task first checking that the query may go on. */
+    private <X, T> List<T> runAll(List<X> blocks, Function<X, T> work, QueryBudget budget) {
         List<Future<T>> futures = new ArrayList<>(blocks.size());
         try {
             for (X block : blocks) {
-                futures.add(pool.submit(() -> work.apply(block)));
+                futures.add(pool.submit(() -> {
+                    budget.check();
+                    return work.apply(block);
+                }));
             }
         } catch (RejectedExecutionException e) {
             throw new IllegalStateException("the query engine is closed", e);
         }
-        List<T> results = new ArrayList<>(futures.size());
-        for (Future<T> f : futures) {
-            results.add(await(f));
-        }
-        return results;
+        return awaitAll(futures);
     }
 
-    private static <T> T await(Future<T> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading blocks", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof UncheckedIOException u ? u : new IllegalStateException(e.getCause());
+    /**
+     * The results of every future, in order, once all are done: a query whose task failed (or that
+     * passed a limit, which makes its other tasks stop at their next check) answers only when none of
+     * its tasks still reads, so that nothing of it is left running. Rethrows the first failure as it
+     * was thrown, but for a checked exception, which is wrapped.
+     */
+    private static <T> List<T> awaitAll(List<Future<T>> futures) {
+        List<T> results = new ArrayList<>(futures.size());
+        Throwable failure = null;
+        for (Future<T> f : futures) {
+            try {
+                results.add(f.get());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                futures.forEach(g -> g.cancel(true));
+                throw new IllegalStateException("interrupted while reading blocks", e);
+            } catch (ExecutionException e) {
+                failure = failure == null ? e.getCause() : failure;
+                results.add(null);
+            }
         }
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+        return results;
     }
 
     /** Waits (up to a minute each) for the trace lookups and block reads in flight, then frees the engine's memory; later queries fail. */

@@ -23,7 +23,8 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * The records matching a query: ATTR_IDX decides equalities, the batch zone maps decide
  * comparisons on duration and severity, and the rows are found on only the columns the query
- * names, by {@link ColumnKernels}.
+ * names, by {@link ColumnKernels}; a log search's test of the body's text is made on the body column
+ * too, and its {@link RecordFilter#record} on the records those leave.
  */
 final class SearchTarget<R> implements Target<R> {
 
@@ -38,6 +39,7 @@ final class SearchTarget<R> implements Target<R> {
     private final TimeRange range;
     private final Layout layout;
     private final RecordKind<R> kind;
+    private final RecordFilter<R> filter;
     private final Set<String> columns = new HashSet<>();
 
     /** The names, in one signal's schema, of the columns a search reads besides the intrinsics' own. */
@@ -45,12 +47,16 @@ final class SearchTarget<R> implements Target<R> {
             String scopeRow, String scopeAttributes) {
     }
 
-    private SearchTarget(Expr expr, TimeRange range, Layout layout, RecordKind<R> kind) {
+    private SearchTarget(Expr expr, TimeRange range, Layout layout, RecordKind<R> kind, RecordFilter<R> filter) {
         this.expr = expr;
         this.range = range;
         this.layout = layout;
         this.kind = kind;
+        this.filter = filter;
         collectColumns(expr);
+        if (filter.bodyText() != null) {
+            columns.add(LogColumns.BODY_STRING);
+        }
         // Times are read only to test a range, or to count the rows of a query that names no column.
         if (!range.isAll() || columns.isEmpty()) {
             columns.add(layout.time());
@@ -59,17 +65,32 @@ final class SearchTarget<R> implements Target<R> {
 
     /** Spans matching {@code expr} whose start time lies in {@code range}. */
     static SearchTarget<SpanRecord> spans(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, SPANS, RecordKind.SPANS);
+        return spans(expr, range, RecordFilter.none());
+    }
+
+    /** Spans matching {@code expr} whose start time lies in {@code range} and that pass {@code filter}. */
+    static SearchTarget<SpanRecord> spans(Expr expr, TimeRange range, RecordFilter<SpanRecord> filter) {
+        return new SearchTarget<>(expr, range, SPANS, RecordKind.SPANS, filter);
     }
 
     /** Log records matching {@code expr} whose event time lies in {@code range}. */
     static SearchTarget<LogRecord> logs(Expr expr, TimeRange range) {
-        return new SearchTarget<>(expr, range, LOGS, RecordKind.LOGS);
+        return logs(expr, range, RecordFilter.none());
+    }
+
+    /** Log records matching {@code expr} whose event time lies in {@code range} and that pass {@code filter}. */
+    static SearchTarget<LogRecord> logs(Expr expr, TimeRange range, RecordFilter<LogRecord> filter) {
+        return new SearchTarget<>(expr, range, LOGS, RecordKind.LOGS, filter);
     }
 
     @Override
     public RecordKind<R> kind() {
         return kind;
+    }
+
+    @Override
+    public RecordFilter<R> filter() {
+        return filter;
     }
 
     private void collectColumns(Expr e) {
@@ -214,7 +235,11 @@ final class SearchTarget<R> implements Target<R> {
     @Override
     public RoaringBitmap matchingRows(VectorSchemaRoot batch) throws CorruptValueException {
         try {
-            return new ColumnKernels(batch, layout).rows(expr, range);
+            RoaringBitmap rows = new ColumnKernels(batch, layout).rows(expr, range);
+            if (filter.bodyText() != null) {
+                ColumnKernels.keepBodyText(batch, rows, filter.bodyText());
+            }
+            return rows;
         } catch (RuntimeException e) {
             throw new CorruptValueException("a row cannot be tested: " + e, 0);
         }

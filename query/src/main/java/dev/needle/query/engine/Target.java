@@ -55,6 +55,11 @@ interface Target<R> {
         return false;
     }
 
+    /** What the search judges beyond the columns' test of {@link #matchingRows}: nothing, but for a search given one. */
+    default RecordFilter<R> filter() {
+        return RecordFilter.none();
+    }
+
     /** The columns {@link #matchingRows} reads. */
     Set<String> predicateColumns();
 
@@ -69,7 +74,7 @@ interface Target<R> {
 
     /** An empty set of found records of this target's signal, which holds each record once. */
     default Found<R> found() {
-        return kind().found().get();
+        return new Found<>(kind());
     }
 
     /** Binds a full batch for decoding matched rows. */

@@ -1,6 +1,7 @@
 package dev.needle.query.http;
 
 import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.QueryAbortedException;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * for logs. GET only but for Loki's paths, which take POST forms too (anything else is 405 with
  * {@code Allow: GET}); errors are, as Tempo's, the message as plain text with a 4xx, a 503 with
  * Retry-After when the store cannot be listed, or a 500 for a failure inside needle (Grafana shows
- * such a body as it is).
+ * such a body as it is). A query that passes its limits ({@link dev.needle.query.engine.QueryLimits})
+ * stops with a 422 (it needs more memory than a query may hold) or a 503 (it ran past its time, or the
+ * running queries hold all the memory queries may: then with Retry-After).
  *
  * <pre>
  * GET /api/v2/traces/{id}   Tempo's trace by id: {"trace":{"resourceSpans":[…]},"status":"COMPLETE"|"PARTIAL",
@@ -75,6 +78,7 @@ public final class QueryApi extends Handler.Abstract {
     private final LogsEndpoint logs;
     private final TagsEndpoint tags;
     private final LokiApi loki;
+    private final QueryMetrics metrics;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public QueryApi(QueryEngine engine, QueryMetrics metrics) {
@@ -84,6 +88,7 @@ public final class QueryApi extends Handler.Abstract {
         this.logs = new LogsEndpoint(engine, metrics);
         this.tags = new TagsEndpoint(engine);
         this.loki = new LokiApi(engine, metrics);
+        this.metrics = metrics;
     }
 
     @Override
@@ -97,6 +102,14 @@ public final class QueryApi extends Handler.Abstract {
             return route(request);
         } catch (ApiException e) {
             return ApiReply.text(e.status(), e.getMessage());
+        } catch (QueryAbortedException e) {
+            // Prometheus' statuses: 422 for a query that needs more than it may have, 503 for one that ran
+            // out of time or found the server's query memory taken.
+            metrics.aborted(e.reason());
+            LOG.warn("query stopped: {}: {}", request.getHttpURI(), e.getMessage());
+            ApiReply reply = ApiReply.text(e.reason() == QueryAbortedException.Reason.MEMORY ? 422 : 503, e.getMessage());
+            return e.reason() == QueryAbortedException.Reason.BUSY
+                    ? reply.withHeader(HttpHeader.RETRY_AFTER.asString(), "5") : reply;
         } catch (IOException | UncheckedIOException e) {
             // The store could not be listed (a bucket that is down): there is no partial answer to give,
             // and it is not needle's fault. A block that cannot be read makes an answer PARTIAL instead.

@@ -2,6 +2,8 @@ package dev.needle.query.http;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.QueryAbortedException;
+import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.SidecarCache;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -9,6 +11,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -36,6 +39,10 @@ import java.util.Map;
  *     <td>blocks that could not be read: each made an answer PARTIAL</td></tr>
  * <tr><td>{@code needle_query_rows_scanned_total}</td><td>counter</td><td>signal</td><td>rows tested</td></tr>
  * <tr><td>{@code needle_query_read_bytes_total}</td><td>counter</td><td>signal</td><td>bytes read from blocks</td></tr>
+ * <tr><td>{@code needle_query_aborted_total}</td><td>counter</td><td>reason</td>
+ *     <td>queries stopped at a limit: timeout, memory (one query's), busy (all queries' memory)</td></tr>
+ * <tr><td>{@code needle_query_held_bytes}</td><td>gauge</td><td></td>
+ *     <td>heap the records of the queries running now hold, as their memory limits count it</td></tr>
  * <tr><td>{@code needle_query_sidecar_cache_bytes}</td><td>gauge</td><td></td><td>decoded sidecars held in memory</td></tr>
  * <tr><td>{@code needle_query_sidecar_cache_hits_total}</td><td>counter</td><td></td><td>sidecars found in the cache</td></tr>
  * <tr><td>{@code needle_query_sidecar_cache_misses_total}</td><td>counter</td><td></td><td>sidecars read from their file</td></tr>
@@ -71,9 +78,11 @@ public final class QueryMetrics {
     private final Counter unreadable;
     private final Counter rowsScanned;
     private final Counter bytesRead;
+    private final Counter aborted;
 
-    /** Registers the metrics in {@code registry}, reading cache sizes and hits from {@code cache}. */
-    public QueryMetrics(PrometheusRegistry registry, SidecarCache cache) {
+    /** Registers the metrics in {@code registry}, reading cache sizes, hits and the memory queries hold from {@code engine}. */
+    public QueryMetrics(PrometheusRegistry registry, QueryEngine engine) {
+        SidecarCache cache = engine.sidecarCache();
         lookups = Counter.builder().name("needle_query_lookups_total")
                 .help("Lookups run, per signal and kind of lookup").labelNames("signal", "kind").register(registry);
         latency = Histogram.builder().name("needle_query_latency_seconds")
@@ -92,6 +101,14 @@ public final class QueryMetrics {
                 "Blocks that could not be read, each making an answer partial", "signal");
         rowsScanned = counter(registry, "needle_query_rows_scanned_total", "Rows tested by lookups", "signal");
         bytesRead = counter(registry, "needle_query_read_bytes_total", "Bytes read from blocks by lookups", "signal");
+        aborted = counter(registry, "needle_query_aborted_total",
+                "Queries stopped at a limit: timeout, memory (one query's) or busy (all queries' memory)", "reason");
+        for (QueryAbortedException.Reason reason : QueryAbortedException.Reason.values()) {
+            aborted.initLabelValues(label(reason));
+        }
+        GaugeWithCallback.builder().name("needle_query_held_bytes")
+                .help("Heap the records of the queries running now hold").callback(cb -> cb.call(engine.queryBytes()))
+                .register(registry);
         GaugeWithCallback.builder().name("needle_query_sidecar_cache_bytes")
                 .help("Bytes of decoded sidecars held in memory").callback(cb -> cb.call(cache.bytes())).register(registry);
         CounterWithCallback.builder().name("needle_query_sidecar_cache_hits_total")
@@ -118,6 +135,15 @@ public final class QueryMetrics {
 
     private static Counter counter(PrometheusRegistry registry, String name, String help, String... labels) {
         return Counter.builder().name(name).help(help).labelNames(labels).register(registry);
+    }
+
+    /** Counts a query stopped at a limit. */
+    void aborted(QueryAbortedException.Reason reason) {
+        aborted.labelValues(label(reason)).inc();
+    }
+
+    private static String label(QueryAbortedException.Reason reason) {
+        return reason.name().toLowerCase(Locale.ROOT);
     }
 
     /** Counts one request's lookups: {@code nanos} the engine took and the plan of each signal looked up. */

@@ -124,7 +124,11 @@ public sealed interface LogQl {
 
         @Override
         public boolean test(LokiEntry e, Map<String, String> parsed) {
-            String line = e.line();
+            return test(e.line());
+        }
+
+        /** Whether {@code line} passes this filter. */
+        public boolean test(String line) {
             return switch (op) {
                 case CONTAINS -> line.contains(text);
                 case NOT_CONTAINS -> !line.contains(text);

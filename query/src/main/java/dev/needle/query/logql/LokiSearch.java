@@ -4,7 +4,9 @@ import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
+import dev.needle.query.engine.Order;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.RecordFilter;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
@@ -15,21 +17,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Runs a log query over the engine: the keys in the range ({@link QueryEngine#logTags}, read only when
  * the query has an equality a lookup can decide) make the {@link LogQlPruning}; the engine's lookup by that finds the candidates (by trace id through
- * TRACE_IDX when the query names one), and the query itself judges them.
- *
- * <p>Backward (newest first), the lookup is asked for {@code limit} records, and four times as many
- * again while the query keeps fewer than the limit and more may be found. Forward (oldest first),
- * the range is read in windows from its start, each twice as long as the one before, until the
- * limit is met: the engine finds newest first, and the oldest entries are in the first windows.
+ * TRACE_IDX when the query names one), and the query itself judges them as the engine reads them: its
+ * line filters on the body column before a record is built, then the whole query on each record
+ * ({@link RecordFilter}). The engine keeps only the first {@code limit} that pass, newest or oldest
+ * first, so that a query holds at most its answer however many lines its selector covers.
  */
 public final class LokiSearch {
-
-    /** The first forward window is this fraction of the range. */
-    private static final int FIRST_WINDOWS = 64;
 
     private final QueryEngine engine;
 
@@ -66,58 +64,35 @@ public final class LokiSearch {
         if (pruning.nothing()) {
             return new Result(List.of(), List.copyOf(problems), plans);
         }
-        List<LokiEntry> found;
-        if (pruning.traceId() != null) {
-            SearchResult<LogRecord> logs = engine.traceLogs(tenant, pruning.traceId(), range, mechanisms);
-            problems.addAll(logs.problems());
-            plans.add(logs.plan());
-            found = judge(query, logs.records());
-        } else if (forward) {
-            found = forward(tenant, query, pruning, range, limit, mechanisms, problems, plans);
-        } else {
-            found = backward(tenant, query, pruning, range, limit, mechanisms, problems, plans);
-        }
+        SearchResult<LogRecord> logs = pruning.traceId() != null
+                ? engine.traceLogs(tenant, pruning.traceId(), range, mechanisms)
+                : engine.searchLogs(tenant, pruning.expr(), filter(query), range, limit,
+                        forward ? Order.OLDEST_FIRST : Order.NEWEST_FIRST, mechanisms);
+        problems.addAll(logs.problems());
+        plans.add(logs.plan());
+        List<LokiEntry> found = judge(query, logs.records());
         Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
         found.sort(forward ? byTime : byTime.reversed());
         return new Result(List.copyOf(found.subList(0, Math.min(limit, found.size()))), List.copyOf(problems), plans);
     }
 
-    private List<LokiEntry> backward(TenantId tenant, LogQl.LogQuery query, LogQlPruning pruning, TimeRange range,
-                                     int limit, Mechanisms mechanisms, Set<String> problems, List<Explain> plans)
-            throws IOException {
-        int ask = limit;
-        while (true) {
-            SearchResult<LogRecord> logs = engine.searchLogs(tenant, pruning.expr(), range, ask, mechanisms);
-            plans.add(logs.plan());
-            List<LokiEntry> kept = judge(query, logs.records());
-            if (kept.size() >= limit || logs.records().size() < ask || ask == Integer.MAX_VALUE) {
-                problems.addAll(logs.problems());
-                return kept;
+    /**
+     * The query as the engine judges it while reading: its line filters on a string body's text (no stage
+     * of the pipeline changes the line, so every line filter tests the body as rendered), then the whole
+     * query on the record.
+     */
+    static RecordFilter<LogRecord> filter(LogQl.LogQuery query) {
+        List<LogQl.LineFilter> lines = query.pipeline().stream()
+                .filter(LogQl.LineFilter.class::isInstance).map(LogQl.LineFilter.class::cast).toList();
+        Predicate<String> text = lines.isEmpty() ? null : line -> {
+            for (LogQl.LineFilter f : lines) {
+                if (!f.test(line)) {
+                    return false;
+                }
             }
-            ask = (int) Math.min(Integer.MAX_VALUE, ask * 4L);
-        }
-    }
-
-    private List<LokiEntry> forward(TenantId tenant, LogQl.LogQuery query, LogQlPruning pruning, TimeRange range,
-                                    int limit, Mechanisms mechanisms, Set<String> problems, List<Explain> plans)
-            throws IOException {
-        List<LokiEntry> kept = new ArrayList<>();
-        long width = Math.max(1, (range.toUnixNano() - range.fromUnixNano()) / FIRST_WINDOWS);
-        long from = range.fromUnixNano();
-        while (kept.size() < limit) {
-            long to = range.toUnixNano() - from < width ? range.toUnixNano() : from + width - 1;
-            SearchResult<LogRecord> logs = engine.searchLogs(tenant, pruning.expr(), new TimeRange(from, to),
-                    Integer.MAX_VALUE, mechanisms);
-            plans.add(logs.plan());
-            problems.addAll(logs.problems());
-            kept.addAll(judge(query, logs.records()));
-            if (to == range.toUnixNano()) {
-                break;
-            }
-            from = to + 1;
-            width = width > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : width * 2;
-        }
-        return kept;
+            return true;
+        };
+        return new RecordFilter<>(text, r -> query.matches(LokiEntry.of(r)));
     }
 
     private static List<LokiEntry> judge(LogQl.LogQuery query, List<LogRecord> records) {

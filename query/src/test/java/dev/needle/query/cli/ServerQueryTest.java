@@ -68,7 +68,7 @@ final class ServerQueryTest {
             connector.setHost("127.0.0.1");
             connector.setPort(0);
             jetty.addConnector(connector);
-            jetty.setHandler(new QueryApi(engine, new QueryMetrics(new PrometheusRegistry(), engine.sidecarCache())));
+            jetty.setHandler(new QueryApi(engine, new QueryMetrics(new PrometheusRegistry(), engine)));
             jetty.start();
             return new ApiServer(jetty, engine, "http://127.0.0.1:" + connector.getLocalPort());
         }

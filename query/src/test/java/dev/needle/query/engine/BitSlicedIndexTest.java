@@ -61,7 +61,7 @@ class BitSlicedIndexTest {
                 }
                 return out;
             });
-            try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, Duration.ZERO,
+            try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, QueryLimits.DEFAULTS, Duration.ZERO,
                     Duration.ofHours(1))) {
                 Explain plan = assertAnswersAsFullScan(engine, corpus);
                 Map<String, BlockDecision> byBlock = plan.blocks().stream()

@@ -66,7 +66,7 @@ class CompactionQueryTest {
             }
             List<Answer> before;
             // Reads the index at every query: the grace that covers a slower poll is not under test here.
-            try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, Duration.ZERO, Duration.ZERO);
+            try (QueryEngine engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, QueryLimits.DEFAULTS, Duration.ZERO, Duration.ZERO);
                  Compactor compactor = new Compactor(stores.get(1), new Compactor.Options(400,
                          BlockWriter.Options.DEFAULT.withBatchRows(64), Duration.ZERO, "", b -> true))) {
                 before = answers(engine, ids);

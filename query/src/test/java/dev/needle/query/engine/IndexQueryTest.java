@@ -87,7 +87,7 @@ class IndexQueryTest {
     }
 
     private QueryEngine engine(BlockStore store, HeadSource head, Duration poll) {
-        QueryEngine engine = new QueryEngine(store, head, 1 << 20, 2, poll, NEVER);
+        QueryEngine engine = new QueryEngine(store, head, 1 << 20, 2, QueryLimits.DEFAULTS, poll, NEVER);
         closing.add(0, engine);
         return engine;
     }

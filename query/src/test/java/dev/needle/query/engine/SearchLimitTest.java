@@ -51,7 +51,7 @@ class SearchLimitTest {
             BlockDecision block = result.plan().blocks().get(0);
             assertEquals(1, block.batchesRead(), "the newest batch holds the 20 newest spans: " + block);
             assertEquals(4, block.batchesSkipped(), block.toString());
-            assertTrue(block.reason().endsWith("the newest 20 decoded"), block.reason());
+            assertTrue(block.reason().endsWith("the first 20 decoded"), block.reason());
         }
     }
 

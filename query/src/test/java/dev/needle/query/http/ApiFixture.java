@@ -123,7 +123,7 @@ final class ApiFixture implements AutoCloseable {
         writer.writeLogs(B, logsB);
 
         engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
-        metrics = new QueryMetrics(registry, engine.sidecarCache());
+        metrics = new QueryMetrics(registry, engine);
         server.addConnector(connector);
         server.setHandler(new QueryApi(engine, metrics));
         server.start();

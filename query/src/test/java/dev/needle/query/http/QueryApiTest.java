@@ -15,11 +15,13 @@ import dev.needle.blocks.store.PendingBlock;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.QueryLimits;
 import dev.needle.sidecar.cli.NeedleVersion;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -198,7 +200,7 @@ class QueryApiTest {
         server.addConnector(connector);
         try (QueryEngine broken = new QueryEngine(new FailingStore(), HeadSource.EMPTY, 0, 1);
              QueryEngine headless = new QueryEngine(api.store, failingHead, 0, 1)) {
-            server.setHandler(new QueryApi(broken, new QueryMetrics(new PrometheusRegistry(), broken.sidecarCache())));
+            server.setHandler(new QueryApi(broken, new QueryMetrics(new PrometheusRegistry(), broken)));
             server.start();
             for (String uri : List.of("/api/search", "/api/logs", "/api/v2/traces/abc", "/api/traces/abc")) {
                 HttpTester.Response r = get(connector, uri);
@@ -209,11 +211,51 @@ class QueryApiTest {
             assertEquals(200, get(connector, "/api/echo").getStatus());
             assertEquals(400, get(connector, "/api/search?limit=0").getStatus(), "input is checked before the engine runs");
             server.stop();
-            server.setHandler(new QueryApi(headless, new QueryMetrics(new PrometheusRegistry(), headless.sidecarCache())));
+            server.setHandler(new QueryApi(headless, new QueryMetrics(new PrometheusRegistry(), headless)));
             server.start();
             HttpTester.Response r = get(connector, "/api/search");
             assertEquals(500, r.getStatus());
             assertTrue(error(r).contains("head lost"), error(r));
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void aQueryPastItsLimits_is422Or503_sayingWhich_countedInMetrics_andTheNextAnswers() throws Exception {
+        Server server = new Server();
+        LocalConnector connector = new LocalConnector(server);
+        server.addConnector(connector);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        // Room for a few records per query, and a deadline no query meets.
+        try (QueryEngine small = new QueryEngine(api.store, HeadSource.EMPTY, 0, 1,
+                new QueryLimits(2_000, 2_000, Duration.ofMinutes(1)));
+             QueryEngine slow = new QueryEngine(api.store, HeadSource.EMPTY, 0, 1,
+                     new QueryLimits(1 << 30, 1 << 30, Duration.ofNanos(1)))) {
+            QueryMetrics metrics = new QueryMetrics(registry, small);
+            server.setHandler(new QueryApi(small, metrics));
+            server.start();
+            HttpTester.Response big = ApiFixture.send(connector, "GET", "/api/search?q=" + enc("{ }") + "&limit=1000",
+                    "X-Scope-OrgID", A.value());
+            assertEquals(422, big.getStatus(), big.getContent());
+            assertTrue(big.getContent().contains("memory limit of 2000B"), big.getContent());
+            assertEquals(200, get(connector, "/api/echo").getStatus());
+            String trace = "/api/v2/traces/" + api.failedTraces.get(0).hex();
+            HttpTester.Response one = ApiFixture.send(connector, "GET", "/loki/api/v1/query_range?query="
+                    + enc("{service_name=\"frontend\"}") + "&limit=1&start=0", "X-Scope-OrgID", A.value());
+            assertEquals(200, one.getStatus(), one.getContent());
+            assertTrue(one.getContent().contains("\"values\":[["), "a small query still runs: " + one.getContent());
+            server.stop();
+            server.setHandler(new QueryApi(slow, new QueryMetrics(new PrometheusRegistry(), slow)));
+            server.start();
+            HttpTester.Response late = ApiFixture.send(connector, "GET", trace, "X-Scope-OrgID", A.value());
+            assertEquals(503, late.getStatus(), late.getContent());
+            assertTrue(late.getContent().contains("ran longer than its limit"), late.getContent());
+            assertEquals(1.0, registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("needle_query_aborted"))
+                    .findFirst().orElseThrow().getDataPoints().stream()
+                    .filter(p -> p.getLabels().get("reason").equals("memory")).mapToDouble(p ->
+                            ((io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot) p).getValue())
+                    .sum());
         } finally {
             server.stop();
         }

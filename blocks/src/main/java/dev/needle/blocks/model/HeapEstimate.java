@@ -1,28 +1,19 @@
-package dev.needle.ingest.head;
+package dev.needle.blocks.model;
 
-import dev.needle.blocks.model.AnyValue;
-import dev.needle.blocks.model.Bytes;
-import dev.needle.blocks.model.KeyValue;
-import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
-import dev.needle.blocks.model.SpanEvent;
-import dev.needle.blocks.model.SpanLink;
-import dev.needle.blocks.model.SpanRecord;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * How many bytes of Java heap decoded records hold: what the head's memory bound counts, since
- * the objects take several times their write-ahead log bytes.
+ * How many bytes of Java heap decoded records hold: what the ingest head's memory bound and a
+ * query's memory budget count, since the objects take several times their encoded bytes.
  *
  * <p>The layout of a 64-bit JVM with compressed references (12-byte object headers, 4-byte
  * references, 8-byte alignment, Latin-1 strings in one byte a character, which is what
  * telemetry mostly is; others count twice). A resource or scope shared by the records of one
  * request is counted once, as it is held once.
  */
-final class HeapEstimate {
+public final class HeapEstimate {
 
     private static final int HEADER = 12;
     private static final int REF = 4;
@@ -34,32 +25,46 @@ final class HeapEstimate {
     private HeapEstimate() {
     }
 
-    /** The trace id hashes of one request's records (see {@link Records#traceHashes}): an int each, in an array. */
-    static long traceHashes(int records) {
+    /** The trace id hashes of one request's records: an int each, in an array. */
+    public static long traceHashes(int records) {
         return ARRAY_HEADER + (long) Integer.BYTES * records + REF;
     }
 
     /** The heap bytes of these spans, their list included. */
-    static long spans(List<SpanRecord> spans) {
+    public static long spans(List<SpanRecord> spans) {
         HeapEstimate e = new HeapEstimate();
         e.bytes += list(spans.size());
         for (int i = 0, n = spans.size(); i < n; i++) {
-            e.span(spans.get(i));
+            e.add(spans.get(i));
         }
         return e.bytes;
     }
 
     /** The heap bytes of these log records, their list included. */
-    static long logs(List<LogRecord> logs) {
+    public static long logs(List<LogRecord> logs) {
         HeapEstimate e = new HeapEstimate();
         e.bytes += list(logs.size());
         for (int i = 0, n = logs.size(); i < n; i++) {
-            e.log(logs.get(i));
+            e.add(logs.get(i));
         }
         return e.bytes;
     }
 
-    private void span(SpanRecord s) {
+    /** The heap bytes of one span, its resource and scope included. */
+    public static long span(SpanRecord s) {
+        HeapEstimate e = new HeapEstimate();
+        e.add(s);
+        return e.bytes;
+    }
+
+    /** The heap bytes of one log record, its resource and scope included. */
+    public static long log(LogRecord r) {
+        HeapEstimate e = new HeapEstimate();
+        e.add(r);
+        return e.bytes;
+    }
+
+    private void add(SpanRecord s) {
         bytes += object(11 * REF + 2 * 8 + 6 * 4);
         shared(s.resource(), s.scope());
         bytes += bytes(s.traceId()) + bytes(s.spanId()) + bytes(s.parentSpanId())
@@ -77,7 +82,7 @@ final class HeapEstimate {
         }
     }
 
-    private void log(LogRecord r) {
+    private void add(LogRecord r) {
         bytes += object(8 * REF + 2 * 8 + 3 * 4);
         shared(r.resource(), r.scope());
         bytes += string(r.severityText()) + bytes(r.traceId()) + bytes(r.spanId()) + string(r.eventName());

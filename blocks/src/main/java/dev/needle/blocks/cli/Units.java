@@ -1,4 +1,4 @@
-package dev.needle.ingest.server;
+package dev.needle.blocks.cli;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * ({@code 1048576}, {@code 64KiB}, {@code 256MiB}, {@code 1GiB}) as the command line writes them.
  * Sizes are binary only: a bare {@code MB} would leave the reader guessing between 10^6 and 2^20.
  */
-final class Units {
+public final class Units {
 
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d{1,19})(b|kib|mib|gib|tib)?");
@@ -20,7 +20,7 @@ final class Units {
     }
 
     /** A positive duration such as {@code 2m}. */
-    static Duration duration(String text) {
+    public static Duration duration(String text) {
         Matcher m = DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m, 6h or 7d, got '" + text + "'");
@@ -40,7 +40,7 @@ final class Units {
     }
 
     /** A positive byte count such as {@code 256MiB}. */
-    static long bytes(String text) {
+    public static long bytes(String text) {
         Matcher m = SIZE.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("expected a size in bytes such as 1048576, 64KiB, 256MiB or 1GiB, got '"
@@ -65,7 +65,7 @@ final class Units {
     }
 
     /** {@code bytes} in the largest binary unit that divides it, as {@link #bytes} reads it back. */
-    static String formatBytes(long bytes) {
+    public static String formatBytes(long bytes) {
         int unit = 0;
         while (unit + 1 < SIZE_SUFFIXES.length && bytes != 0 && bytes % 1024 == 0) {
             bytes /= 1024;
@@ -75,7 +75,7 @@ final class Units {
     }
 
     /** {@code d} in the largest unit that divides it, as {@link #duration} reads it back. */
-    static String formatDuration(Duration d) {
+    public static String formatDuration(Duration d) {
         long ms = d.toMillis();
         if (ms % 86_400_000 == 0) {
             return ms / 86_400_000 + "d";
