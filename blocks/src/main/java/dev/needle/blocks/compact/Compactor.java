@@ -55,7 +55,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Finish.</b> A visible block whose {@link BlockMeta#replaces} are still there is a compaction
  *       that was interrupted, or one whose inputs wait for their grace: the index is made to name the
  *       new block instead of the old ones ({@link BlockIndexWriter#replace}), and the old ones are
- *       deleted once {@link Options#grace} has passed since.</li>
+ *       deleted once {@link Options#grace} has passed since. Only when its meta.json and data.arrow's
+ *       footer name the same blocks (or meta.json is the only copy its writer wrote): deleting cannot be
+ *       undone, and readers answer each record once without it ({@link LiveBlocks}); a block whose copies
+ *       do not agree keeps its old blocks until it is repaired or removed.</li>
  *   <li><b>Pick.</b> The blocks that answer queries, in name (time) order; a block is small when it holds
  *       at most half of {@code blockRows} rows, the caller's {@link Options#eligible} lets it be
  *       compacted (ingest keeps back blocks whose write-ahead log entries are not yet checkpointed, and
@@ -66,8 +69,8 @@ import org.slf4j.LoggerFactory;
  *       more is merged.</li>
  *   <li><b>Merge.</b> The run's records are read and written again by the ordinary {@link BlockWriter}
  *       (sorted, batches and zone maps, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX and TAGS built from the
- *       data, with the store's writer options), its meta.json naming the run's blocks as those it
- *       replaces, and published. From that moment every reader skips the old blocks ({@link LiveBlocks}).
+ *       data, with the store's writer options), its meta.json and data.arrow's footer naming the run's
+ *       blocks as those it replaces, and published. From that moment every reader skips the old blocks ({@link LiveBlocks}).
  *       Then the index is changed in one compare-and-swap, and the old blocks' deletion is due after
  *       the grace.</li>
  * </ol>
@@ -164,6 +167,8 @@ public final class Compactor implements AutoCloseable {
     private final LiveBlocks live;
     /** The meta of every block seen, kept while it is listed (a published block never changes). */
     private final Map<BlockRef, BlockMeta> metas = new ConcurrentHashMap<>();
+    /** Blocks whose two lists of the blocks they replace do not agree, each warned of once. */
+    private final Set<BlockRef> unsettled = new HashSet<>();
     /** Replaced blocks the index no longer names, with when they may be deleted ({@link System#nanoTime}). */
     private final Map<BlockRef, Long> due = new HashMap<>();
     private final AtomicLong compactions = new AtomicLong();
@@ -273,17 +278,34 @@ public final class Compactor implements AutoCloseable {
         listed.forEach(ref -> names.add(ref.name()));
         metas.keySet().removeIf(ref -> ref.tenant().equals(tenant) && ref.signal() == signal && !names.contains(ref.name()));
         Map<BlockName, BlockMeta> known = knownMetas(tenant, signal);
-        Map<BlockName, List<BlockName>> replacements = live.replacements(tenant, signal, names,
-                name -> metaOrNull(new BlockRef(tenant, signal, name), known));
+        LiveBlocks.View view = live.view(tenant, signal, names,
+                name -> new LiveBlocks.Held(metaOrNull(new BlockRef(tenant, signal, name), known), new byte[0]));
         int finished = 0;
-        Set<BlockName> replaced = new HashSet<>();
-        for (Map.Entry<BlockName, List<BlockName>> r : replacements.entrySet()) {
-            replaced.addAll(r.getValue());
-            if (!dryRun) {
+        Set<BlockName> replaced = view.leftOut();
+        for (Map.Entry<BlockName, List<BlockName>> r : view.replacements().entrySet()) {
+            if (dryRun) {
+                continue;
+            }
+            if (view.settled().contains(r.getKey())) {
                 finished += finish(tenant, signal, r.getKey(), r.getValue());
+            } else if (unsettled.add(new BlockRef(tenant, signal, r.getKey()))) {
+                LOG.warn("compaction: {}/{}/{}: its meta.json and data.arrow do not both name the blocks it replaces;"
+                        + " those are kept until it is repaired or removed: {}", tenant.value(), signal.dirName(),
+                        r.getKey(), r.getValue());
             }
         }
-        List<List<BlockRef>> runs = runs(listed, replaced, replacements.keySet(), known);
+        unsettled.removeIf(ref -> ref.tenant().equals(tenant) && ref.signal() == signal
+                && !view.replacements().containsKey(ref.name()));
+        Set<BlockName> heldBack = new HashSet<>(view.replacements().keySet());
+        for (BlockName name : names) {
+            // A block whose list cannot be read may hold the records of any block its range holds: merging
+            // those would give their records a second block that answers them.
+            if (view.unresolved().stream().anyMatch(u -> !u.equals(name) && u.startUnixMilli() <= name.startUnixMilli()
+                    && name.endUnixMilli() <= u.endUnixMilli())) {
+                heldBack.add(name);
+            }
+        }
+        List<List<BlockRef>> runs = runs(listed, replaced, heldBack, known);
         int backlog = runs.stream().mapToInt(List::size).sum();
         int blocks = listed.size() - replaced.size();
         for (int i = 0; i < runs.size(); i++) {
@@ -366,7 +388,7 @@ public final class Compactor implements AutoCloseable {
      * Runs of adjacent small blocks that answer queries, each of at least two blocks and at most
      * {@code blockRows} rows, in name order.
      */
-    private List<List<BlockRef>> runs(List<BlockRef> listed, Set<BlockName> replaced, Set<BlockName> replacing,
+    private List<List<BlockRef>> runs(List<BlockRef> listed, Set<BlockName> replaced, Set<BlockName> heldBack,
                                       Map<BlockName, BlockMeta> known) throws IOException {
         List<List<BlockRef>> runs = new ArrayList<>();
         List<BlockRef> run = new ArrayList<>();
@@ -376,7 +398,7 @@ public final class Compactor implements AutoCloseable {
             if (replaced.contains(ref.name())) {
                 continue;
             }
-            BlockMeta meta = small(ref, replacing) ? meta(ref, known) : null;
+            BlockMeta meta = small(ref, heldBack) ? meta(ref, known) : null;
             boolean small = meta != null && meta.rows() <= options.blockRows() / 2;
             if (!small || rows + meta.rows() > options.blockRows()) {
                 addTrimmed(runs, run, runRows);
@@ -417,11 +439,14 @@ public final class Compactor implements AutoCloseable {
         }
     }
 
-    /** Whether {@code ref} may be compacted at all, before its size is known. */
-    private boolean small(BlockRef ref, Set<BlockName> replacing) {
+    /**
+     * Whether {@code ref} may be compacted at all, before its size is known: not when {@code heldBack}
+     * (blocks whose own inputs are still there, and those an unresolved block's range holds) names it.
+     */
+    private boolean small(BlockRef ref, Set<BlockName> heldBack) {
         // A block whose own inputs are still there is not merged again: deleting it before them would
         // bring them back.
-        return !replacing.contains(ref.name()) && (isOwnOutput(ref.name().id()) || options.eligible().test(ref));
+        return !heldBack.contains(ref.name()) && (isOwnOutput(ref.name().id()) || options.eligible().test(ref));
     }
 
     /** Whether {@code id} names a block this compactor's writer wrote. */
