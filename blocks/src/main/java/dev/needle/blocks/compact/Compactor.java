@@ -39,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.RootAllocator;
@@ -76,7 +77,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>A {@link Deferral} may leave a signal's merges to a later pass (a server's, while ingest is busy and the
- * backlog short): what a pass leaves stays as it is, answering queries, and is merged by the next one.
+ * backlog short), between merges and within one, which then gives way before its write: what a pass leaves
+ * stays as it is, answering queries, and is merged by the next one.
  *
  * <p><b>Why a grace before deleting, locally too.</b> Query nodes read the index at most once per poll
  * interval (1 s) and list blocks at most once a minute, each time the index lacks a block. A node whose
@@ -224,7 +226,11 @@ public final class Compactor implements AutoCloseable {
 
     /**
      * Whether a pass leaves a tenant's signal's remaining merges to a later pass: asked before each merge with
-     * that signal's {@code backlog}, the small blocks in runs still to merge.
+     * that signal's {@code backlog}, the small blocks in runs still to merge, and inside a merge (before each
+     * block and each batch it reads, and before it writes) with the backlog it began with. A merge told so
+     * inside gives way at once: it publishes nothing, drops what it read, and is left to a later pass with
+     * the rest, so that ingest gets the cores within one batch's read instead of after a whole merge. The
+     * write of the merged block, once begun, is not cut short.
      */
     @FunctionalInterface
     public interface Deferral {
@@ -314,7 +320,20 @@ public final class Compactor implements AutoCloseable {
                 break;
             }
             List<BlockRef> run = runs.get(i);
-            Optional<Merge> merge = dryRun ? Optional.of(plan(run, known)) : merge(run, known);
+            Optional<Merge> merge;
+            if (dryRun) {
+                merge = Optional.of(plan(run, known));
+            } else {
+                int left = backlog;
+                try {
+                    merge = merge(run, known, () -> deferral.defer(left));
+                } catch (Yielded e) {
+                    LOG.info("compaction: a merge of {} blocks from {} yielded to ingest before its write; a later pass"
+                            + " merges them", run.size(), run.get(0));
+                    mergesDeferred.addAndGet(runs.size() - i);
+                    break;
+                }
+            }
             if (merge.isPresent()) {
                 merges.add(merge.get());
                 if (!dryRun) {
@@ -467,8 +486,14 @@ public final class Compactor implements AutoCloseable {
                 rows, bytes, 0);
     }
 
-    /** Reads the run, writes and publishes its replacement, moves the index to it; empty when a block could not be read. */
-    private Optional<Merge> merge(List<BlockRef> run, Map<BlockName, BlockMeta> known) throws IOException {
+    /**
+     * Reads the run, writes and publishes its replacement, moves the index to it; empty when a block could not
+     * be read. Asks {@code yielding} before each block it reads, after each batch, and before it writes.
+     *
+     * @throws Yielded when {@code yielding} says so: nothing is published, and what was read is dropped
+     */
+    private Optional<Merge> merge(List<BlockRef> run, Map<BlockName, BlockMeta> known, BooleanSupplier yielding)
+            throws IOException, Yielded {
         TenantId tenant = run.get(0).tenant();
         Signal signal = run.get(0).signal();
         List<BlockName> inputs = run.stream().map(BlockRef::name).toList();
@@ -479,24 +504,26 @@ public final class Compactor implements AutoCloseable {
             if (signal == Signal.SPANS) {
                 List<SpanRecord> spans = new ArrayList<>();
                 for (BlockRef ref : run) {
-                    bytesRead += read(ref, root -> {
+                    bytesRead += read(ref, yielding, root -> {
                         SpanColumns columns = new SpanColumns(root);
                         for (int row = 0; row < root.getRowCount(); row++) {
                             spans.add(columns.read(row));
                         }
                     });
                 }
+                yieldIf(yielding);
                 written = writer.writeSpans(tenant, spans, id, inputs);
             } else {
                 List<LogRecord> logs = new ArrayList<>();
                 for (BlockRef ref : run) {
-                    bytesRead += read(ref, root -> {
+                    bytesRead += read(ref, yielding, root -> {
                         LogColumns columns = new LogColumns(root);
                         for (int row = 0; row < root.getRowCount(); row++) {
                             logs.add(columns.read(row));
                         }
                     });
                 }
+                yieldIf(yielding);
                 written = writer.writeLogs(tenant, logs, id, inputs);
             }
         } catch (CorruptBlockException | CorruptValueException e) {
@@ -519,10 +546,28 @@ public final class Compactor implements AutoCloseable {
         void take(VectorSchemaRoot root) throws CorruptValueException;
     }
 
-    /** Hands every batch of {@code ref} to {@code sink}; returns the bytes read. */
-    private long read(BlockRef ref, BatchSink sink) throws IOException, CorruptValueException {
+    /**
+     * A merge gave way to ingest: the caller's {@link Deferral} said to leave the merges still to do, asked
+     * inside the merge. Nothing was published.
+     */
+    private static final class Yielded extends Exception {
+        Yielded() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static void yieldIf(BooleanSupplier yielding) throws Yielded {
+        if (yielding.getAsBoolean()) {
+            throw new Yielded();
+        }
+    }
+
+    /** Hands every batch of {@code ref} to {@code sink}, asking {@code yielding} before each; returns the bytes read. */
+    private long read(BlockRef ref, BooleanSupplier yielding, BatchSink sink)
+            throws IOException, CorruptValueException, Yielded {
         try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
             for (int b = 0; b < reader.batchCount(); b++) {
+                yieldIf(yielding);
                 try (VectorSchemaRoot root = reader.readAll(b)) {
                     sink.take(root);
                 }
