@@ -74,6 +74,18 @@ public record CorpusSpec(long seed, long spans, long logs, List<TraceIdFamily> f
                 correlatedLogs, errorShare, blockRows, probes);
     }
 
+    /** This spec with {@code spans} spans and {@code logs} log records. */
+    public CorpusSpec withCounts(long spans, long logs) {
+        return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,
+                correlatedLogs, errorShare, blockRows, probes);
+    }
+
+    /** This spec over the time window of {@code windowNanos} from {@code startUnixNano}. */
+    public CorpusSpec withWindow(long startUnixNano, long windowNanos) {
+        return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,
+                correlatedLogs, errorShare, blockRows, probes);
+    }
+
     /** This spec with blocks of at most {@code blockRows} rows. */
     public CorpusSpec withBlockRows(int blockRows) {
         return new CorpusSpec(seed, spans, logs, families, services, startUnixNano, windowNanos, routes, users,

@@ -34,10 +34,14 @@ final class LogGenerator {
     private final Fleet fleet;
     private final Vocabulary words;
     private final Map<Integer, Integer> probeOfTrace;
+    /** The number of chunk 0 in the whole corpus, which its random stream derives from (see {@link TracePlan#number}). */
+    private final int firstChunk;
     private final double nanosPerLog;
 
-    LogGenerator(CorpusSpec spec, TracePlan plan, Fleet fleet, Vocabulary words, Map<Integer, Integer> probeOfTrace) {
+    LogGenerator(CorpusSpec spec, TracePlan plan, Fleet fleet, Vocabulary words, Map<Integer, Integer> probeOfTrace,
+                 int firstChunk) {
         this.spec = spec;
+        this.firstChunk = firstChunk;
         this.plan = plan;
         this.fleet = fleet;
         this.words = words;
@@ -53,7 +57,7 @@ final class LogGenerator {
     List<LogRecord> chunk(int chunk, Tally tally) {
         long first = (long) chunk * spec.blockRows();
         long end = Math.min(spec.logs(), first + spec.blockRows());
-        SplittableRandom r = new SplittableRandom(Seeds.of(spec.seed(), Seeds.LOG_CHUNK, chunk));
+        SplittableRandom r = new SplittableRandom(Seeds.of(spec.seed(), Seeds.LOG_CHUNK, firstChunk + chunk));
         List<LogRecord> out = new ArrayList<>((int) (end - first));
         for (long i = first; i < end; i++) {
             out.add(record(i, r, tally));

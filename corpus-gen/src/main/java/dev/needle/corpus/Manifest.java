@@ -40,18 +40,21 @@ import java.util.Map;
  *   "absent_trace_ids": { "random": [ "hex32", … ], … },
  *   "present_attributes": [ {"signal": "spans", "scope": "span", "key": "http.route",
  *                            "type": "string", "value": "/api/cart", "count": n}, … ],
- *   "absent_attributes": [ same without "count" ]
+ *   "absent_attributes": [ same without "count" ],
+ *   "appended": [ { "seed": 42, "spans": …, … }, … ]
  * }
  * </pre>
  *
  * {@code signal} is {@code spans} or {@code logs}; {@code scope} is where the attribute lives
  * ({@code resource}, {@code span} or {@code log}); {@code value} is a JSON string, integer, number
  * or boolean as {@code type} says. Absent values belong to keys that do occur and lie among their
- * present values, so that only a sidecar can rule them out.
+ * present values, so that only a sidecar can rule them out. A corpus made in more than one run
+ * ({@code needle gen --append}) keeps its first run's {@code arguments}, lists the later runs' in
+ * {@code appended} (left out for one run), and counts and probes every record of all of them.
  *
  * <p>The records below are the file's fields (in snake case), bound with jackson-databind. Every
  * field is required but an absent attribute's {@code count}; fields this reader does not know are
- * skipped, and {@code generator} is only written.
+ * skipped, {@code appended} may be left out, and {@code generator} is only written.
  *
  * @param spec              what the corpus was made from
  * @param counts            how many records of each kind the corpus holds
@@ -59,12 +62,15 @@ import java.util.Map;
  * @param absentTraceIds    per family label, ids of that family that occur nowhere
  * @param presentAttributes attribute values that occur, with how many records carry them
  * @param absentAttributes  attribute values that no record carries (count 0)
+ * @param appended          the runs appended to the first, in order; empty for a corpus made in one run
  */
 @JsonPropertyOrder("generator")
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record Manifest(@JsonProperty("arguments") CorpusSpec spec, Counts counts,
                        Map<String, List<PresentTrace>> presentTraceIds, Map<String, List<String>> absentTraceIds,
-                       List<AttributeProbe> presentAttributes, List<AttributeProbe> absentAttributes) {
+                       List<AttributeProbe> presentAttributes, List<AttributeProbe> absentAttributes,
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(nulls = Nulls.AS_EMPTY)
+                       List<CorpusSpec> appended) {
 
     /** The manifest's file name at the root of a corpus's output. */
     public static final String FILE = "manifest.json";

@@ -86,7 +86,7 @@ final class SpanGenerator {
     }
 
     private void trace(int t, List<SpanRecord> out, Tally tally, Scratch s) {
-        SplittableRandom r = new SplittableRandom(Seeds.of(spec.seed(), Seeds.TRACE, t));
+        SplittableRandom r = new SplittableRandom(Seeds.of(spec.seed(), Seeds.TRACE, plan.number(t)));
         TracePlan.Identity identity = plan.identity(t);
         int n = plan.size(t);
         int containers = 0;

@@ -18,14 +18,17 @@ final class TracePlan {
     static final int MAX_SPANS = 300;
 
     private final CorpusSpec spec;
+    /** The number of trace 0 in the whole corpus: traces of a run appended to others are numbered after theirs. */
+    private final int firstNumber;
     private final int[] sizes;
     /** Chunk {@code c} holds traces {@code chunkStart[c] .. chunkStart[c + 1] - 1}. */
     private final int[] chunkStart;
     private final long[] chunkSpans;
     private final double nanosPerTrace;
 
-    TracePlan(CorpusSpec spec) {
+    TracePlan(CorpusSpec spec, int firstNumber) {
         this.spec = spec;
+        this.firstNumber = firstNumber;
         SplittableRandom random = new SplittableRandom(Seeds.of(spec.seed(), Seeds.TRACE_SIZES, 0));
         int[] sizes = new int[1024];
         int traces = 0;
@@ -59,6 +62,10 @@ final class TracePlan {
         this.chunkStart = starts.stream().mapToInt(Integer::intValue).toArray();
         this.chunkSpans = chunkSpans.stream().mapToLong(Long::longValue).toArray();
         this.nanosPerTrace = traces == 0 ? 0 : (double) spec.windowNanos() / traces;
+        if ((long) firstNumber + traces > 1L << 31) {
+            throw new IllegalArgumentException("a corpus holds fewer than 2^31 traces; this one would reach "
+                    + ((long) firstNumber + traces));
+        }
     }
 
     /** Spans per trace: log-normal around 8 (a few single-span traces, a long tail to {@value #MAX_SPANS}). */
@@ -69,6 +76,14 @@ final class TracePlan {
 
     int traces() {
         return sizes.length;
+    }
+
+    /**
+     * Trace {@code t}'s number in the whole corpus, which its id, span ids and random choices derive from:
+     * so traces of runs appended to each other never share them.
+     */
+    int number(int t) {
+        return firstNumber + t;
     }
 
     int size(int t) {
@@ -93,28 +108,28 @@ final class TracePlan {
 
     /** When trace {@code t}'s root span starts: traces are spread evenly over the window, with jitter. */
     long startNanos(int t) {
-        long jitter = (long) (nanosPerTrace * ((Seeds.mix(Seeds.of(spec.seed(), Seeds.TRACE_ID, t)) >>> 11) * 0x1.0p-53));
+        long jitter = (long) (nanosPerTrace * ((Seeds.mix(Seeds.of(spec.seed(), Seeds.TRACE_ID, number(t))) >>> 11) * 0x1.0p-53));
         return spec.startUnixNano() + (long) (nanosPerTrace * t) + jitter;
     }
 
     /** Trace {@code t}'s id, family and root service. */
     Identity identity(int t) {
-        SplittableRandom random = new SplittableRandom(Seeds.of(spec.seed(), Seeds.TRACE_ID, t));
+        SplittableRandom random = new SplittableRandom(Seeds.of(spec.seed(), Seeds.TRACE_ID, number(t)));
         List<TraceIdFamily> families = spec.families();
         TraceIdFamily family = families.get(random.nextInt(families.size()));
         int rootService = random.nextInt(spec.services());
-        byte[] id = family.present(t, startNanos(t) / 1_000_000_000L, random);
+        byte[] id = family.present(number(t), startNanos(t) / 1_000_000_000L, random);
         return new Identity(Bytes.wrap(id), family, rootService);
     }
 
     /** An id of {@code family} that no trace has, made near trace {@code t}. */
     Bytes absentId(TraceIdFamily family, int t, SplittableRandom random) {
-        return Bytes.wrap(family.absent(t, startNanos(t) / 1_000_000_000L, random));
+        return Bytes.wrap(family.absent(number(t), startNanos(t) / 1_000_000_000L, random));
     }
 
     /** The id of span {@code k} of trace {@code t}: eight non-zero bytes. */
     Bytes spanId(int t, int k) {
-        long v = Seeds.mix(Seeds.of(spec.seed(), Seeds.TRACE, t) + (k + 1) * 0x9e3779b97f4a7c15L);
+        long v = Seeds.mix(Seeds.of(spec.seed(), Seeds.TRACE, number(t)) + (k + 1) * 0x9e3779b97f4a7c15L);
         if (v == 0) {
             v = 1;
         }

@@ -47,10 +47,12 @@ public enum BenchCorpus {
         Path file = data.resolve(Manifest.FILE);
         if (Files.exists(file)) {
             Manifest manifest = Manifest.readFrom(data);
-            if (manifest.spec().equals(spec)) {
+            if (manifest.spec().equals(spec) && manifest.appended().isEmpty()) {
                 return manifest;
             }
-            throw new IOException(data + " holds another corpus (" + manifest.spec() + "); remove it or choose another --data");
+            throw new IOException(data + " holds another corpus (" + manifest.spec()
+                    + (manifest.appended().isEmpty() ? "" : " and " + manifest.appended().size() + " runs appended to it")
+                    + "); remove it or choose another --data");
         }
         if (Files.isDirectory(data)) {
             try (Stream<Path> entries = Files.list(data)) {

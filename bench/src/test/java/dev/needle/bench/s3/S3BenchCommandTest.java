@@ -135,7 +135,7 @@ class S3BenchCommandTest {
         Map<String, List<String>> absent = new LinkedHashMap<>();
         m.absentTraceIds().forEach((family, ids) -> absent.put(family, ids.subList(0, 1)));
         Manifest few = new Manifest(m.spec(), m.counts(), present, absent, firstPerSignal(m.presentAttributes()),
-                firstPerSignal(m.absentAttributes()));
+                firstPerSignal(m.absentAttributes()), m.appended());
         few.writeTo(corpus);
         Set<String> names = new HashSet<>();
         S3Probe.all(few).forEach(p -> names.add(p.name()));

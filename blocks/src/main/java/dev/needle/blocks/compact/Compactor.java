@@ -39,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.RootAllocator;
@@ -55,7 +56,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Finish.</b> A visible block whose {@link BlockMeta#replaces} are still there is a compaction
  *       that was interrupted, or one whose inputs wait for their grace: the index is made to name the
  *       new block instead of the old ones ({@link BlockIndexWriter#replace}), and the old ones are
- *       deleted once {@link Options#grace} has passed since.</li>
+ *       deleted once {@link Options#grace} has passed since. Only when its meta.json and data.arrow's
+ *       footer name the same blocks (or meta.json is the only copy its writer wrote): deleting cannot be
+ *       undone, and readers answer each record once without it ({@link LiveBlocks}); a block whose copies
+ *       do not agree keeps its old blocks until it is repaired or removed.</li>
  *   <li><b>Pick.</b> The blocks that answer queries, in name (time) order; a block is small when it holds
  *       at most half of {@code blockRows} rows, the caller's {@link Options#eligible} lets it be
  *       compacted (ingest keeps back blocks whose write-ahead log entries are not yet checkpointed, and
@@ -66,14 +70,15 @@ import org.slf4j.LoggerFactory;
  *       more is merged.</li>
  *   <li><b>Merge.</b> The run's records are read and written again by the ordinary {@link BlockWriter}
  *       (sorted, batches and zone maps, TRACE_IDX, ATTR_IDX, BATCH_ATTR_IDX and TAGS built from the
- *       data, with the store's writer options), its meta.json naming the run's blocks as those it
- *       replaces, and published. From that moment every reader skips the old blocks ({@link LiveBlocks}).
+ *       data, with the store's writer options), its meta.json and data.arrow's footer naming the run's
+ *       blocks as those it replaces, and published. From that moment every reader skips the old blocks ({@link LiveBlocks}).
  *       Then the index is changed in one compare-and-swap, and the old blocks' deletion is due after
  *       the grace.</li>
  * </ol>
  *
  * <p>A {@link Deferral} may leave a signal's merges to a later pass (a server's, while ingest is busy and the
- * backlog short): what a pass leaves stays as it is, answering queries, and is merged by the next one.
+ * backlog short), between merges and within one, which then gives way before its write: what a pass leaves
+ * stays as it is, answering queries, and is merged by the next one.
  *
  * <p><b>Why a grace before deleting, locally too.</b> Query nodes read the index at most once per poll
  * interval (1 s) and list blocks at most once a minute, each time the index lacks a block. A node whose
@@ -164,6 +169,8 @@ public final class Compactor implements AutoCloseable {
     private final LiveBlocks live;
     /** The meta of every block seen, kept while it is listed (a published block never changes). */
     private final Map<BlockRef, BlockMeta> metas = new ConcurrentHashMap<>();
+    /** Blocks whose two lists of the blocks they replace do not agree, each warned of once. */
+    private final Set<BlockRef> unsettled = new HashSet<>();
     /** Replaced blocks the index no longer names, with when they may be deleted ({@link System#nanoTime}). */
     private final Map<BlockRef, Long> due = new HashMap<>();
     private final AtomicLong compactions = new AtomicLong();
@@ -219,7 +226,11 @@ public final class Compactor implements AutoCloseable {
 
     /**
      * Whether a pass leaves a tenant's signal's remaining merges to a later pass: asked before each merge with
-     * that signal's {@code backlog}, the small blocks in runs still to merge.
+     * that signal's {@code backlog}, the small blocks in runs still to merge, and inside a merge (before each
+     * block and each batch it reads, and before it writes) with the backlog it began with. A merge told so
+     * inside gives way at once: it publishes nothing, drops what it read, and is left to a later pass with
+     * the rest, so that ingest gets the cores within one batch's read instead of after a whole merge. The
+     * write of the merged block, once begun, is not cut short.
      */
     @FunctionalInterface
     public interface Deferral {
@@ -273,17 +284,34 @@ public final class Compactor implements AutoCloseable {
         listed.forEach(ref -> names.add(ref.name()));
         metas.keySet().removeIf(ref -> ref.tenant().equals(tenant) && ref.signal() == signal && !names.contains(ref.name()));
         Map<BlockName, BlockMeta> known = knownMetas(tenant, signal);
-        Map<BlockName, List<BlockName>> replacements = live.replacements(tenant, signal, names,
-                name -> metaOrNull(new BlockRef(tenant, signal, name), known));
+        LiveBlocks.View view = live.view(tenant, signal, names,
+                name -> new LiveBlocks.Held(metaOrNull(new BlockRef(tenant, signal, name), known), new byte[0]));
         int finished = 0;
-        Set<BlockName> replaced = new HashSet<>();
-        for (Map.Entry<BlockName, List<BlockName>> r : replacements.entrySet()) {
-            replaced.addAll(r.getValue());
-            if (!dryRun) {
+        Set<BlockName> replaced = view.leftOut();
+        for (Map.Entry<BlockName, List<BlockName>> r : view.replacements().entrySet()) {
+            if (dryRun) {
+                continue;
+            }
+            if (view.settled().contains(r.getKey())) {
                 finished += finish(tenant, signal, r.getKey(), r.getValue());
+            } else if (unsettled.add(new BlockRef(tenant, signal, r.getKey()))) {
+                LOG.warn("compaction: {}/{}/{}: its meta.json and data.arrow do not both name the blocks it replaces;"
+                        + " those are kept until it is repaired or removed: {}", tenant.value(), signal.dirName(),
+                        r.getKey(), r.getValue());
             }
         }
-        List<List<BlockRef>> runs = runs(listed, replaced, replacements.keySet(), known);
+        unsettled.removeIf(ref -> ref.tenant().equals(tenant) && ref.signal() == signal
+                && !view.replacements().containsKey(ref.name()));
+        Set<BlockName> heldBack = new HashSet<>(view.replacements().keySet());
+        for (BlockName name : names) {
+            // A block whose list cannot be read may hold the records of any block its range holds: merging
+            // those would give their records a second block that answers them.
+            if (view.unresolved().stream().anyMatch(u -> !u.equals(name) && u.startUnixMilli() <= name.startUnixMilli()
+                    && name.endUnixMilli() <= u.endUnixMilli())) {
+                heldBack.add(name);
+            }
+        }
+        List<List<BlockRef>> runs = runs(listed, replaced, heldBack, known);
         int backlog = runs.stream().mapToInt(List::size).sum();
         int blocks = listed.size() - replaced.size();
         for (int i = 0; i < runs.size(); i++) {
@@ -292,7 +320,20 @@ public final class Compactor implements AutoCloseable {
                 break;
             }
             List<BlockRef> run = runs.get(i);
-            Optional<Merge> merge = dryRun ? Optional.of(plan(run, known)) : merge(run, known);
+            Optional<Merge> merge;
+            if (dryRun) {
+                merge = Optional.of(plan(run, known));
+            } else {
+                int left = backlog;
+                try {
+                    merge = merge(run, known, () -> deferral.defer(left));
+                } catch (Yielded e) {
+                    LOG.info("compaction: a merge of {} blocks from {} yielded to ingest before its write; a later pass"
+                            + " merges them", run.size(), run.get(0));
+                    mergesDeferred.addAndGet(runs.size() - i);
+                    break;
+                }
+            }
             if (merge.isPresent()) {
                 merges.add(merge.get());
                 if (!dryRun) {
@@ -366,7 +407,7 @@ public final class Compactor implements AutoCloseable {
      * Runs of adjacent small blocks that answer queries, each of at least two blocks and at most
      * {@code blockRows} rows, in name order.
      */
-    private List<List<BlockRef>> runs(List<BlockRef> listed, Set<BlockName> replaced, Set<BlockName> replacing,
+    private List<List<BlockRef>> runs(List<BlockRef> listed, Set<BlockName> replaced, Set<BlockName> heldBack,
                                       Map<BlockName, BlockMeta> known) throws IOException {
         List<List<BlockRef>> runs = new ArrayList<>();
         List<BlockRef> run = new ArrayList<>();
@@ -376,7 +417,7 @@ public final class Compactor implements AutoCloseable {
             if (replaced.contains(ref.name())) {
                 continue;
             }
-            BlockMeta meta = small(ref, replacing) ? meta(ref, known) : null;
+            BlockMeta meta = small(ref, heldBack) ? meta(ref, known) : null;
             boolean small = meta != null && meta.rows() <= options.blockRows() / 2;
             if (!small || rows + meta.rows() > options.blockRows()) {
                 addTrimmed(runs, run, runRows);
@@ -417,11 +458,14 @@ public final class Compactor implements AutoCloseable {
         }
     }
 
-    /** Whether {@code ref} may be compacted at all, before its size is known. */
-    private boolean small(BlockRef ref, Set<BlockName> replacing) {
+    /**
+     * Whether {@code ref} may be compacted at all, before its size is known: not when {@code heldBack}
+     * (blocks whose own inputs are still there, and those an unresolved block's range holds) names it.
+     */
+    private boolean small(BlockRef ref, Set<BlockName> heldBack) {
         // A block whose own inputs are still there is not merged again: deleting it before them would
         // bring them back.
-        return !replacing.contains(ref.name()) && (isOwnOutput(ref.name().id()) || options.eligible().test(ref));
+        return !heldBack.contains(ref.name()) && (isOwnOutput(ref.name().id()) || options.eligible().test(ref));
     }
 
     /** Whether {@code id} names a block this compactor's writer wrote. */
@@ -442,8 +486,14 @@ public final class Compactor implements AutoCloseable {
                 rows, bytes, 0);
     }
 
-    /** Reads the run, writes and publishes its replacement, moves the index to it; empty when a block could not be read. */
-    private Optional<Merge> merge(List<BlockRef> run, Map<BlockName, BlockMeta> known) throws IOException {
+    /**
+     * Reads the run, writes and publishes its replacement, moves the index to it; empty when a block could not
+     * be read. Asks {@code yielding} before each block it reads, after each batch, and before it writes.
+     *
+     * @throws Yielded when {@code yielding} says so: nothing is published, and what was read is dropped
+     */
+    private Optional<Merge> merge(List<BlockRef> run, Map<BlockName, BlockMeta> known, BooleanSupplier yielding)
+            throws IOException, Yielded {
         TenantId tenant = run.get(0).tenant();
         Signal signal = run.get(0).signal();
         List<BlockName> inputs = run.stream().map(BlockRef::name).toList();
@@ -454,24 +504,26 @@ public final class Compactor implements AutoCloseable {
             if (signal == Signal.SPANS) {
                 List<SpanRecord> spans = new ArrayList<>();
                 for (BlockRef ref : run) {
-                    bytesRead += read(ref, root -> {
+                    bytesRead += read(ref, yielding, root -> {
                         SpanColumns columns = new SpanColumns(root);
                         for (int row = 0; row < root.getRowCount(); row++) {
                             spans.add(columns.read(row));
                         }
                     });
                 }
+                yieldIf(yielding);
                 written = writer.writeSpans(tenant, spans, id, inputs);
             } else {
                 List<LogRecord> logs = new ArrayList<>();
                 for (BlockRef ref : run) {
-                    bytesRead += read(ref, root -> {
+                    bytesRead += read(ref, yielding, root -> {
                         LogColumns columns = new LogColumns(root);
                         for (int row = 0; row < root.getRowCount(); row++) {
                             logs.add(columns.read(row));
                         }
                     });
                 }
+                yieldIf(yielding);
                 written = writer.writeLogs(tenant, logs, id, inputs);
             }
         } catch (CorruptBlockException | CorruptValueException e) {
@@ -494,10 +546,28 @@ public final class Compactor implements AutoCloseable {
         void take(VectorSchemaRoot root) throws CorruptValueException;
     }
 
-    /** Hands every batch of {@code ref} to {@code sink}; returns the bytes read. */
-    private long read(BlockRef ref, BatchSink sink) throws IOException, CorruptValueException {
+    /**
+     * A merge gave way to ingest: the caller's {@link Deferral} said to leave the merges still to do, asked
+     * inside the merge. Nothing was published.
+     */
+    private static final class Yielded extends Exception {
+        Yielded() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static void yieldIf(BooleanSupplier yielding) throws Yielded {
+        if (yielding.getAsBoolean()) {
+            throw new Yielded();
+        }
+    }
+
+    /** Hands every batch of {@code ref} to {@code sink}, asking {@code yielding} before each; returns the bytes read. */
+    private long read(BlockRef ref, BooleanSupplier yielding, BatchSink sink)
+            throws IOException, CorruptValueException, Yielded {
         try (BlockReader reader = BlockReader.open(store, ref, allocator)) {
             for (int b = 0; b < reader.batchCount(); b++) {
+                yieldIf(yielding);
                 try (VectorSchemaRoot root = reader.readAll(b)) {
                     sink.take(root);
                 }

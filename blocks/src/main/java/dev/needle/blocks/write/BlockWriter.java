@@ -17,6 +17,7 @@ import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.read.FooterReplaces;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.PendingBlock;
@@ -39,6 +40,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -361,7 +363,7 @@ public final class BlockWriter {
             long dataBytes;
             try (CountingStream out = new CountingStream(pending.create(BlockLayout.DATA));
                  VectorSchemaRoot root = rows.newRoot();
-                 ArrowFileWriter arrow = newArrowWriter(root, Channels.newChannel(out))) {
+                 ArrowFileWriter arrow = newArrowWriter(root, Channels.newChannel(out), replaces)) {
                 arrow.start();
                 for (int first = 0; first < records.size(); first += batchRows) {
                     int n = Math.min(batchRows, records.size() - first);
@@ -417,11 +419,14 @@ public final class BlockWriter {
         }
     }
 
-    private ArrowFileWriter newArrowWriter(VectorSchemaRoot root, WritableByteChannel channel) {
+    /** A writer of data.arrow, whose footer names {@code replaces} too ({@link FooterReplaces}). */
+    private ArrowFileWriter newArrowWriter(VectorSchemaRoot root, WritableByteChannel channel,
+                                           List<BlockName> replaces) {
+        Map<String, String> footer = FooterReplaces.metadata(replaces);
         return switch (options.codec()) {
             // The plain constructor, so that uncompressed files stay byte for byte what they were.
-            case NONE -> new ArrowFileWriter(root, null, channel);
-            case ZSTD -> new ArrowFileWriter(root, null, channel, null, IpcOption.DEFAULT,
+            case NONE -> new ArrowFileWriter(root, null, channel, footer);
+            case ZSTD -> new ArrowFileWriter(root, null, channel, footer, IpcOption.DEFAULT,
                     BlockLayout.CODECS, BlockLayout.CODEC);
         };
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
@@ -25,6 +26,7 @@ import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -37,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -54,6 +57,7 @@ import picocli.CommandLine.Spec;
                 + "attribute values that are in it and some that certainly are not.",
         footerHeading = "%nExamples:%n",
         footer = {"  needle gen --spans 25000000 --logs 25000000 --out /tmp/seed",
+            "  needle gen --spans 1000000 --start 2026-11-01T01:00:00Z --out /tmp/seed --append",
             "  needle gen --spans 100000 --format otlp-json --out /tmp/requests",
             "  needle gen --spans 5000000 --send http://127.0.0.1:4318 --out /tmp/sent"})
 public final class GenCommand implements Callable<Integer> {
@@ -76,6 +80,12 @@ public final class GenCommand implements Callable<Integer> {
 
     @Option(names = "--format", paramLabel = "FORMAT", description = "blocks, otlp-proto or otlp-json (default ${DEFAULT-VALUE})")
     String format = "blocks";
+
+    @Option(names = "--append", description = "add this run's blocks to the corpus already in --out DIR, whose manifest.json "
+            + "then describes every record of both. The run keeps that corpus's seed, families, services, routes, users, "
+            + "shares, block rows and probes (leave those options out) and numbers its traces and blocks after the "
+            + "earlier ones, so that no id comes twice. Without it, a DIR that holds a corpus is refused.")
+    boolean append;
 
     @Option(names = "--seed", description = "the seed every choice derives from (default ${DEFAULT-VALUE})")
     long seed = 42;
@@ -171,8 +181,12 @@ public final class GenCommand implements Callable<Integer> {
         if (out != null) {
             DataDirectory.createWritable(out);
         }
+        Manifest earlier = send == null && format.equals("blocks") ? earlierCorpus() : null;
+        if (earlier != null) {
+            spec = earlier.spec().withCounts(spec.spans(), spec.logs()).withWindow(spec.startUnixNano(), spec.windowNanos());
+        }
         long started = System.nanoTime();
-        Corpus corpus = new Corpus(spec);
+        Corpus corpus = earlier == null ? new Corpus(spec) : Corpus.appendedTo(earlier, spec);
         long total = spec.spans() + spec.logs();
         Summary summary = new Summary();
         try (ProgressBar bar = json ? null : progressBar(total)) {
@@ -196,8 +210,40 @@ public final class GenCommand implements Callable<Integer> {
             manifest.writeTo(out);
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        report(spec, manifest, summary, seconds);
+        report(spec, manifest, earlier, summary, seconds);
         return summary.failed ? 1 : 0;
+    }
+
+    /**
+     * The manifest of the corpus {@code --out} holds, with {@code --append}; null when it holds none.
+     *
+     * @throws IOException when it holds one (or blocks of one) and --append is not given, or --append is given
+     *                     and it has no manifest.json to add to
+     */
+    private Manifest earlierCorpus() throws IOException {
+        Path file = out.resolve(Manifest.FILE);
+        boolean hasManifest = Files.exists(file);
+        boolean hasBlocks = holdsBlocks(out);
+        if (!append) {
+            if (hasManifest || hasBlocks) {
+                throw new IOException(out.toAbsolutePath() + " already holds a corpus" + (hasManifest ? "" : "'s blocks")
+                        + "; give another --out, remove what is there, or add --append to add this run to it");
+            }
+            return null;
+        }
+        if (!hasManifest) {
+            throw new IOException(out.toAbsolutePath() + " has no " + Manifest.FILE + " to append to"
+                    + (hasBlocks ? " (it holds blocks of unknown records)" : "") + "; --append adds to a corpus made by needle gen");
+        }
+        return Manifest.readFrom(out);
+    }
+
+    /** Whether {@code dir} holds a tenant's spans or logs blocks. */
+    private static boolean holdsBlocks(Path dir) throws IOException {
+        try (Stream<Path> tenants = Files.list(dir)) {
+            return tenants.anyMatch(t -> Files.isDirectory(t.resolve(Signal.SPANS.dirName()))
+                    || Files.isDirectory(t.resolve(Signal.LOGS.dirName())));
+        }
     }
 
     private CorpusSpec spec() {
@@ -246,6 +292,18 @@ public final class GenCommand implements Callable<Integer> {
         }
         if (dryRun && send == null) {
             throw new IllegalArgumentException("--dry-run goes with --send");
+        }
+        if (append) {
+            if (send != null || !format.equals("blocks")) {
+                throw new IllegalArgumentException("--append goes with --format blocks");
+            }
+            List<String> world = List.of("--seed", "--families", "--services", "--routes", "--users", "--correlated",
+                    "--errors", "--block-rows", "--probes");
+            List<String> given = world.stream().filter(o -> command.commandLine().getParseResult().hasMatchedOption(o)).toList();
+            if (!given.isEmpty()) {
+                throw new IllegalArgumentException("--append keeps the corpus's own " + String.join(", ", world)
+                        + ": leave out " + String.join(", ", given));
+            }
         }
         if (threads < 1 || concurrency < 1 || batch < 1) {
             throw new IllegalArgumentException("--threads, --concurrency and --batch must be ≥ 1");
@@ -354,9 +412,13 @@ public final class GenCommand implements Callable<Integer> {
                 .build();
     }
 
-    private void report(CorpusSpec spec, Manifest manifest, Summary summary, double seconds) throws IOException {
+    private void report(CorpusSpec spec, Manifest manifest, Manifest earlier, Summary summary, double seconds)
+            throws IOException {
         PrintWriter stdout = command.commandLine().getOut();
-        Manifest.Counts counts = manifest.counts();
+        Manifest.Counts all = manifest.counts();
+        // This run's own numbers: the manifest of an appended run counts the earlier runs' records too.
+        Manifest.Counts counts = earlier == null ? all : new Manifest.Counts(all.spans() - earlier.counts().spans(),
+                all.traces() - earlier.counts().traces(), all.logs() - earlier.counts().logs(), 0, 0, 0, 0, 0, 0);
         double rate = (counts.spans() + counts.logs()) / seconds;
         if (json) {
             JsonGenerator g = new JsonFactory().createGenerator(stdout);
@@ -383,6 +445,14 @@ public final class GenCommand implements Callable<Integer> {
                 r.write(g);
             }
             g.writeEndArray();
+            if (earlier != null) {
+                g.writeObjectFieldStart("corpus");
+                g.writeNumberField("runs", 1 + manifest.appended().size());
+                g.writeNumberField("spans", all.spans());
+                g.writeNumberField("traces", all.traces());
+                g.writeNumberField("logs", all.logs());
+                g.writeEndObject();
+            }
             g.writeEndObject();
             g.flush();
             stdout.println();
@@ -390,6 +460,10 @@ public final class GenCommand implements Callable<Integer> {
             stdout.printf(Locale.ROOT, "%,d spans in %,d traces and %,d log records (seed %d) in %.1f s: %,.0f records/s%n",
                     counts.spans(), counts.traces(), counts.logs(), spec.seed(), seconds, rate);
             summary.text.forEach(stdout::println);
+            if (earlier != null) {
+                stdout.printf(Locale.ROOT, "appended: %s now holds %,d spans in %,d traces and %,d log records from %d runs%n",
+                        out.toAbsolutePath(), all.spans(), all.traces(), all.logs(), 1 + manifest.appended().size());
+            }
             if (out != null) {
                 stdout.println("manifest: " + out.resolve(Manifest.FILE));
             }

@@ -62,7 +62,7 @@ public final class BlockOutput {
                 int chunk = c;
                 tasks.add(() -> {
                     Corpus.Chunk<SpanRecord> made = corpus.spans(chunk);
-                    WrittenBlock block = writer.writeSpans(tenant, made.records(), prefix + "s" + chunk);
+                    WrittenBlock block = writer.writeSpans(tenant, made.records(), prefix + "s" + (corpus.firstSpanChunk() + chunk));
                     spans.merge(made.tally());
                     progress.accept(made.records().size());
                     return block;
@@ -72,7 +72,7 @@ public final class BlockOutput {
                 int chunk = c;
                 tasks.add(() -> {
                     Corpus.Chunk<LogRecord> made = corpus.logs(chunk);
-                    WrittenBlock block = writer.writeLogs(tenant, made.records(), prefix + "l" + chunk);
+                    WrittenBlock block = writer.writeLogs(tenant, made.records(), prefix + "l" + (corpus.firstLogChunk() + chunk));
                     logs.merge(made.tally());
                     progress.accept(made.records().size());
                     return block;

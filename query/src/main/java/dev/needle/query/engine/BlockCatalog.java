@@ -86,6 +86,11 @@ final class BlockCatalog {
             return meta;
         }
 
+        /** What the index holds of the block, for {@link LiveBlocks}: its meta.json and data.arrow's footer. */
+        LiveBlocks.Held held() {
+            return new LiveBlocks.Held(meta(), dataFooter);
+        }
+
         /** Heap held, roughly: meta.json's and the footer's bytes. */
         long sizeInBytes() {
             return metaJson.length + dataFooter.length;
@@ -95,12 +100,14 @@ final class BlockCatalog {
     /**
      * What a query reads: the blocks, oldest first, what the index holds of them (by name, and their
      * filters, with where each block sits in them; empty when the blocks come from a listing), the
-     * visible blocks left out because one of the blocks replaces them (see {@link LiveBlocks}), the ids
-     * of both (the blocks whose records the ingest head need not give), and a sentence on where they
-     * come from, for EXPLAIN.
+     * visible blocks left out because one of the blocks replaces them or may (see {@link LiveBlocks}),
+     * the ids of both (the blocks whose records the ingest head need not give), the problems that make
+     * every answer over these blocks partial (blocks left out on doubt, named), and a sentence on where
+     * they come from, for EXPLAIN.
      */
     record Known(List<BlockRef> blocks, Map<BlockName, Indexed> indexed, IndexedFilters filters,
-                 Positions positions, Set<BlockName> replaced, Set<String> ids, String source) {
+                 Positions positions, Set<BlockName> replaced, Set<String> ids, List<String> problems,
+                 String source) {
     }
 
     /** The ids of {@code blocks} and of {@code replaced}. */
@@ -167,8 +174,10 @@ final class BlockCatalog {
          */
         List<BlockRef> blocks;
         int unindexed;
-        /** The blocks among {@link #entries} and {@link #lastListing} that another of them replaces. */
+        /** The blocks among {@link #entries} and {@link #lastListing} left out: another of them replaces them, or may. */
         Set<BlockName> replaced = Set.of();
+        /** Why some of them were left out on doubt; built with them. */
+        List<String> problems = List.of();
         /** Where {@link #blocks} sit; built with them. */
         Positions positions;
         /** The ids of {@link #blocks} and {@link #replaced}; built with them. */
@@ -234,12 +243,14 @@ final class BlockCatalog {
                 }
                 state.unindexed = blocks.size() - state.entries.size();
                 Map<BlockName, Indexed> entries = state.entries;
-                Set<BlockName> replaced = live.replaced(tenant, signal, blocks.stream().map(BlockRef::name).toList(),
-                        name -> entries.containsKey(name) ? entries.get(name).meta() : null);
+                LiveBlocks.View view = live.view(tenant, signal, blocks.stream().map(BlockRef::name).toList(),
+                        name -> entries.containsKey(name) ? entries.get(name).held() : LiveBlocks.Held.NOTHING);
+                Set<BlockName> replaced = view.leftOut();
                 if (!replaced.isEmpty()) {
                     blocks.removeIf(b -> replaced.contains(b.name()));
                 }
                 state.replaced = replaced;
+                state.problems = view.problems();
                 blocks.sort(null);
                 state.blocks = Collections.unmodifiableList(blocks);
                 state.positions = Positions.of(state.blocks, state.filters);
@@ -247,7 +258,8 @@ final class BlockCatalog {
             }
             int unindexed = state.unindexed;
             Set<BlockName> replaced = state.replaced;
-            return new Known(state.blocks, state.entries, state.filters, state.positions, replaced, state.ids, "the index (" + state.entries.size() + " blocks"
+            return new Known(state.blocks, state.entries, state.filters, state.positions, replaced, state.ids,
+                    state.problems, "the index (" + state.entries.size() + " blocks"
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it")
                     + (replaced.isEmpty() ? "" : ", " + replaced.size() + " of them replaced by a compaction") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
@@ -274,11 +286,14 @@ final class BlockCatalog {
     }
 
     private Known listing(TenantId tenant, Signal signal, List<BlockRef> listed, String source) throws IOException {
-        Set<BlockName> replaced = live.replaced(tenant, signal, listed.stream().map(BlockRef::name).toList());
+        LiveBlocks.View view = live.view(tenant, signal, listed.stream().map(BlockRef::name).toList(),
+                name -> LiveBlocks.Held.NOTHING);
+        Set<BlockName> replaced = view.leftOut();
         List<BlockRef> blocks = new ArrayList<>(listed);
         blocks.removeIf(b -> replaced.contains(b.name()));
         blocks.sort(null);
-        return new Known(blocks, Map.of(), IndexedFilters.EMPTY, Positions.of(blocks, IndexedFilters.EMPTY), replaced, ids(blocks, replaced), source
+        return new Known(blocks, Map.of(), IndexedFilters.EMPTY, Positions.of(blocks, IndexedFilters.EMPTY), replaced,
+                ids(blocks, replaced), view.problems(), source
                 + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
     }
 

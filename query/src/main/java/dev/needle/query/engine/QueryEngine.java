@@ -819,12 +819,14 @@ public final class QueryEngine implements AutoCloseable {
      * known is read from the block, and every other part from the head, each record once; a block the
      * head names as published but the catalog does not know yet (its index was read before the block
      * was in it) is read too. A part that names a problem (an ingest node that did not answer) adds it
-     * to {@code problems}, once.
+     * to {@code problems}, once, as does a block the catalog left out on doubt ({@code LiveBlocks}).
      */
     private <R> Plan<R> plan(TenantId tenant, Signal signal, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
                              List<String> problems) throws IOException {
         BlockCatalog.Known known = catalog.blocks(tenant, signal, mechanisms.index());
         cache.reserve(catalog.bytes());
+        // Blocks left out on doubt (what a compaction replaced cannot be known for certain) make the answer partial.
+        known.problems().stream().filter(p -> !problems.contains(p)).forEach(problems::add);
         // A replaced block's records are read from the block that replaces it, so neither the head's
         // part of it nor the block itself is read again: known.ids() holds both.
         Set<String> namedIds = new HashSet<>();
