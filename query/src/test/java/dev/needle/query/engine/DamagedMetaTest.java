@@ -128,7 +128,7 @@ class DamagedMetaTest {
     private enum Kind {
         /** The JSON stays valid and says another number or trace id. */
         VALID,
-        /** Bit 6 flipped: a digit becomes a letter past hex, which is neither a number nor a trace id. */
+        /** Bit 6 flipped: a digit or hex letter becomes a character that is neither a number nor a trace id. */
         INVALID
     }
 
