@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * Blocks as an earlier writer version wrote them, for benchmarks that compare how each is read:
- * data.arrow is the same in versions 1 to 3, so rewriting meta.json is enough.
+ * data.arrow is the same in versions 1 to 4, so rewriting meta.json is enough.
  */
 final class WriterVersions {
 

@@ -19,8 +19,9 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * What {@code inspect --verify} finds in one block: every record batch of data.arrow read whole,
- * which checks it against its CRC-32C in meta.json before decoding it, and the sidecars checked
+ * What {@code inspect --verify} finds in one block: meta.json checked against its own checksum (writer
+ * version 4; one that fails it, or does not parse, is damage), every record batch of data.arrow read
+ * whole, which checks it against its CRC-32C in meta.json before decoding it, and the sidecars checked
  * against their own CRC-32C, TAGS too (one that is there and does not decode is damage). A block of writer version 1 has no checksums: its batches are read and
  * their structure checked, and it counts as not verifiable. Every file needle wrote that does not
  * read back intact is damage, one entry each, so that all of it is reported, not the first.

@@ -47,7 +47,8 @@ import picocli.CommandLine.Spec;
             "%nPrints the name, tenant, signal, time range, rows and bytes; every record batch with its zone maps "
                 + "and checksum; and for TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX the verdict, fill, implied keys and share of the data's "
                 + "bytes; for TAGS its version, key count and verdict. With --verify it also reads every batch whole, checks it against its CRC-32C in meta.json, "
-                + "and lists everything damaged. Changes nothing on disk, so it is safe on a running server's "
+                + "meta.json against its own (writer version 4), the sidecars and TAGS against theirs, and lists "
+                + "everything damaged. Changes nothing on disk, so it is safe on a running server's "
                 + "directory. Exits 1, after printing what it could read, when data.arrow cannot be read or "
                 + "--verify finds damage."})
 final class InspectBlockCommand implements Callable<Integer> {

@@ -3,6 +3,8 @@ package dev.needle.blocks.cli;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.index.BlockIndexWriter;
+import dev.needle.blocks.meta.BlockMetaJson;
+import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
@@ -45,10 +47,11 @@ import picocli.CommandLine.Spec;
                 + "names exactly the listed blocks; then the .tmp-* directories (blocks being "
                 + "written, or left by a crash) and blocks with a problem. Reads only block names, meta.json, the "
                 + "index and file sizes, and changes nothing on disk. With --verify it also reads every record batch of every "
-                + "block, checks it against its CRC-32C in meta.json and the sidecars and TAGS against their own, checks "
-                + "that the index's copies of each block's meta.json, TRACE_IDX and ATTR_IDX are the block's, counts the "
-                + "blocks verified, not verifiable (writer version 1, no checksums) and damaged, and the blocks by TAGS "
-                + "version, lists every damaged batch or file, and exits 1 if there is any."})
+                + "block, checks it against its CRC-32C in meta.json, meta.json against its own (writer version 4), the "
+                + "sidecars and TAGS against theirs, that the index reads and that its copies of each block's meta.json, "
+                + "TRACE_IDX and ATTR_IDX are the block's, counts the blocks verified, not verifiable (writer version 1, "
+                + "no checksums) and damaged, the damaged indexes, and the blocks by TAGS version, lists every damaged "
+                + "batch or file, and exits 1 if there is any."})
 final class InspectStoreCommand implements Callable<Integer> {
 
     @Spec
@@ -72,7 +75,7 @@ final class InspectStoreCommand implements Callable<Integer> {
         boolean damaged;
         try (Verifier verifier = verify ? new Verifier(store, spec.commandLine().getErr()) : null) {
             r = report(store, verifier);
-            damaged = verifier != null && verifier.damaged > 0;
+            damaged = verifier != null && (verifier.damaged > 0 || verifier.damagedIndexes > 0);
         }
         if (json) {
             out.println(Report.json(r));
@@ -105,7 +108,7 @@ final class InspectStoreCommand implements Callable<Integer> {
                 List<BlockRef> live = refs.stream().filter(ref -> !replaced.contains(ref.name())).toList();
                 Map<String, Object> s = signal(store, tenant, signal, live, tmp.size(), problems);
                 s.put("replaced", replaced.size());
-                BlockIndex index = index(store, tenant, signal, refs, replaced, s, problems);
+                BlockIndex index = index(store, tenant, signal, refs, replaced, s, problems, verifier);
                 if (verifier != null) {
                     verifier.verify(refs);
                     if (index != null) {
@@ -150,6 +153,8 @@ final class InspectStoreCommand implements Callable<Integer> {
         private long verified;
         private long notVerifiable;
         private long damaged;
+        /** Indexes that are there and cannot be read: derived data, but damage all the same. */
+        private long damagedIndexes;
         /** Blocks by the version of their TAGS file; "none" for blocks without one that reads. */
         private final Map<String, Long> tagsVersions = new TreeMap<>();
 
@@ -190,7 +195,11 @@ final class InspectStoreCommand implements Callable<Integer> {
                 }
                 BlockIndex.Entry own = BlockIndexWriter.entry(store, ref);
                 List<String> differ = new ArrayList<>();
-                if (!Arrays.equals(own.meta(), entry.meta())) {
+                String copyProblem = metaCopyProblem(entry.meta());
+                if (copyProblem != null) {
+                    // Readers check the copy as they check the block's own, and read the block's own when it fails.
+                    differ.add("meta.json, which is damaged (" + copyProblem + ")");
+                } else if (!Arrays.equals(own.meta(), entry.meta())) {
                     differ.add(BlockLayout.META);
                 }
                 if (!Arrays.equals(own.traceIdx(), entry.traceIdx())) {
@@ -215,12 +224,37 @@ final class InspectStoreCommand implements Callable<Integer> {
             }
         }
 
+        /** What is wrong with the index's copy of a meta.json, null when it reads (or none is recorded). */
+        private static String metaCopyProblem(byte[] meta) {
+            if (meta.length == 0) {
+                return null;
+            }
+            try {
+                BlockMetaJson.read(meta);
+                return null;
+            } catch (CorruptMetaException e) {
+                return e.getMessage();
+            }
+        }
+
+        /** Records the index {@code where} as damaged: {@code problem} says how. */
+        void indexDamaged(String where, String problem) {
+            damagedIndexes++;
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("block", null);
+            row.put("file", where);
+            row.put("batch", null);
+            row.put("problem", problem);
+            damage.add(row);
+        }
+
         void addTo(Map<String, Object> report) {
             report.put("verified_blocks", verified);
             report.put("not_verifiable_blocks", notVerifiable);
             report.put("damaged_blocks", damaged);
             report.put("damage", damage);
             report.put("tags_versions", tagsVersions);
+            report.put("damaged_indexes", damagedIndexes);
         }
 
         @Override
@@ -232,10 +266,12 @@ final class InspectStoreCommand implements Callable<Integer> {
     /**
      * Adds to {@code s} whether the signal's index is there (none, damaged, unreadable) and agrees with
      * the listing {@code refs} (blocks a compaction {@code replaced} may be left out of it);
-     * disagreement and damage go to {@code problems}. Returns the index, or null.
+     * disagreement and damage go to {@code problems}, and damage also to the {@code verifier} when there
+     * is one. Returns the index, or null.
      */
     private static BlockIndex index(FsBlockStore store, TenantId tenant, Signal signal, List<BlockRef> refs,
-                                    Set<BlockName> replaced, Map<String, Object> s, List<String> problems) {
+                                    Set<BlockName> replaced, Map<String, Object> s, List<String> problems,
+                                    Verifier verifier) {
         String where = tenant.value() + "/" + signal.dirName() + "/" + BlockStore.INDEX_OBJECT;
         // Every signal has the three keys, so that the table's columns line up.
         s.put("index", null);
@@ -253,10 +289,16 @@ final class InspectStoreCommand implements Callable<Integer> {
         } catch (BlockIndex.CorruptIndexException e) {
             s.put("index", "damaged");
             problems.add(where + ": damaged (" + e.getMessage() + "); queries list the blocks instead");
+            if (verifier != null) {
+                verifier.indexDamaged(where, "damaged: " + e.getMessage());
+            }
             return null;
         } catch (IOException e) {
             s.put("index", "unreadable");
             problems.add(where + ": cannot be read (" + e.getMessage() + "); queries list the blocks instead");
+            if (verifier != null) {
+                verifier.indexDamaged(where, "cannot be read: " + e.getMessage());
+            }
             return null;
         }
         Set<BlockName> indexed = new HashSet<>();

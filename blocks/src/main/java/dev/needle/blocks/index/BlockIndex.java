@@ -46,8 +46,9 @@ import java.util.zip.CRC32C;
  *     data.arrow's own)</td></tr>
  * </table>
  *
- * <p>The files inside keep their own formats (a sidecar its header and CRC-32C), so a reader decodes
- * them as it decodes the block's own files and a damaged one fails open alone. A new layout (filters
+ * <p>The files inside keep their own formats (a sidecar its header and CRC-32C, a meta.json of writer version
+ * 4 its {@code metaCrc32c}), so a reader decodes them as it decodes the block's own files and a damaged one
+ * fails open alone: a copy of meta.json that fails its checksum sends the reader to the block's own. A new layout (filters
  * bit-sliced across blocks, blocks that replace others) gets a new version; a reader refuses a version
  * it does not know, and its caller lists.
  */

@@ -54,8 +54,13 @@ public record BlockMeta(
      * byte range, so that a reader reads and checks only the columns it needs.
      */
     public static final int WRITER_VERSION_3 = 3;
+    /**
+     * meta.json carries {@code metaCrc32c}, the checksum of its own bytes, which a reader checks before it
+     * trusts any of them: a zone map damaged into another valid number would otherwise rule batches out.
+     */
+    public static final int WRITER_VERSION_4 = 4;
     /** The version this code writes; it reads every version from 1 to this one. */
-    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_3;
+    public static final int WRITER_VERSION_CURRENT = WRITER_VERSION_4;
 
     /** Checks every fact that a reader relies on; a violation is an {@link IllegalArgumentException}. */
     public BlockMeta {
@@ -145,6 +150,15 @@ public record BlockMeta(
 
     private static boolean hasColumnChecksums(int writerVersion) {
         return writerVersion >= WRITER_VERSION_3;
+    }
+
+    /** Whether meta.json holds the checksum of its own bytes, {@code metaCrc32c}: from writer version 4. */
+    public boolean hasMetaChecksum() {
+        return hasMetaChecksum(writerVersion);
+    }
+
+    static boolean hasMetaChecksum(int writerVersion) {
+        return writerVersion >= WRITER_VERSION_4;
     }
 
     private static void requireNonNegative(String name, long value) {

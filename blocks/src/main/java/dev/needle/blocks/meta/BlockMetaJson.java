@@ -16,20 +16,23 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.zip.CRC32C;
 
 /**
  * Reads and writes a block's {@code meta.json}, the {@link BlockMeta} of the block, field by field
  * with Jackson's streaming parser and generator: no data binding, so that the first read in a fresh
  * process does not pay for a mapper's start-up. A block of three spans in one batch, as writer
- * version 3 writes it (a real batch has one column offset and checksum per schema column):
+ * version 4 writes it (a real batch has one column offset and checksum per schema column):
  *
  * <pre>{@code
  * {
  *   "format": "needle-block",
- *   "writerVersion": 3,
+ *   "writerVersion": 4,
+ *   "metaCrc32c": 3256029280,
  *   "signal": "spans",
  *   "rows": 3,
  *   "dataBytes": 2048,
@@ -62,7 +65,8 @@ import java.util.Objects;
  * }</pre>
  *
  * The fields are the components of {@link BlockMeta} and {@link BatchMeta}, under the same names
- * and in the same order, after {@code format}, always {@value BlockMeta#FORMAT}. {@code signal} is the signal's directory
+ * and in the same order, after {@code format}, always {@value BlockMeta#FORMAT}, and (from version 4)
+ * {@code metaCrc32c} right after {@code writerVersion}. {@code signal} is the signal's directory
  * name ({@code spans} or {@code logs}); trace ids are lower-case hex; times are nanoseconds and
  * {@code createdUnixMillis} milliseconds since the epoch, as JSON integers. A null field is left
  * out: {@code minTraceId}/{@code maxTraceId} when no row of the batch has a trace id,
@@ -77,7 +81,19 @@ import java.util.Objects;
  *   <tr><td>2</td><td>required, 0..4294967295</td><td>checks a batch's bytes against it before decoding</td></tr>
  *   <tr><td>3</td><td>required, and {@code headerCrc32c}, {@code columnOffsets}, {@code columnCrc32c}</td>
  *       <td>checks the header and each column it reads against its own checksum</td></tr>
+ *   <tr><td>4</td><td>as version 3, and the top-level {@code metaCrc32c}</td>
+ *       <td>checks meta.json's own bytes against {@code metaCrc32c} before it trusts any of them</td></tr>
  * </table>
+ *
+ * <p>{@code metaCrc32c} (version 4) is the CRC-32C of every byte of the file except the value's own
+ * digits: the bytes before them, then the bytes after them, written as an unsigned 32-bit JSON integer.
+ * So it covers every field a reader acts on, the names, the punctuation and the fields it skips too: a
+ * zone map damaged into another valid number ({@code 0} into {@code 1}) would otherwise make a batch
+ * look certain to hold nothing. The bytes are checked as they are, not a form rebuilt from the values
+ * read, so that a reader need not write JSON exactly as the writer did, and a field a later writer adds
+ * is covered without this reader knowing it. Leaving the digits out (rather than fixing their width)
+ * keeps the value an integer like every other checksum here. A version-4 file without it, or whose
+ * bytes do not give it, is corrupt, as is one of an earlier version that has it.
  *
  * <p>From version 3 a batch also has {@code headerCrc32c}, {@code columnOffsets} and {@code columnCrc32c}
  * ({@link ColumnChecksums}), the two arrays written on one line; before version 3 they are absent, and
@@ -110,6 +126,9 @@ import java.util.Objects;
  */
 public final class BlockMetaJson {
 
+    /** The field holding the checksum of meta.json's own bytes (writer version 4). */
+    private static final String META_CRC32C = "metaCrc32c";
+
     // Duplicates are refused by the parser, so also inside the values of fields this reader skips.
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -122,8 +141,15 @@ public final class BlockMetaJson {
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"));
 
-    /** The two fields read before the rest: a newer layout may lack what this one requires. */
-    private record Header(String format, int writerVersion) {
+    /**
+     * The fields read before the rest: a newer layout may lack what this one requires, and from version 4
+     * no field is trusted before the file's bytes are checked against {@code metaCrc32c}.
+     */
+    private record Header(String format, int writerVersion, StoredChecksum checksum) {
+    }
+
+    /** {@code metaCrc32c}'s value and where its digits lie in the file: bytes {@code start} to {@code end}. */
+    private record StoredChecksum(long value, int start, int end) {
     }
 
     /** Reads the document's object, which the parser has just entered, up to and including its end. */
@@ -135,14 +161,21 @@ public final class BlockMetaJson {
     private BlockMetaJson() {
     }
 
-    /** The pretty-printed UTF-8 JSON of {@code meta}. */
+    /** The pretty-printed UTF-8 JSON of {@code meta}, with its {@code metaCrc32c} from writer version 4. */
     public static byte[] write(BlockMeta meta) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        // Where the checksum's placeholder digit lies, once written.
+        int checksumAt = -1;
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.setPrettyPrinter(PRETTY.createInstance());
             g.writeStartObject();
             g.writeStringField("format", BlockMeta.FORMAT);
             g.writeNumberField("writerVersion", meta.writerVersion());
+            if (meta.hasMetaChecksum()) {
+                g.writeNumberField(META_CRC32C, 0);
+                g.flush();
+                checksumAt = out.size() - 1;
+            }
             g.writeStringField("signal", meta.signal().dirName());
             g.writeNumberField("rows", meta.rows());
             g.writeNumberField("dataBytes", meta.dataBytes());
@@ -170,7 +203,24 @@ public final class BlockMetaJson {
             // A generator over memory does no I/O; this would be a bug.
             throw new IllegalStateException("writing meta.json failed", e);
         }
-        return out.toByteArray();
+        byte[] json = out.toByteArray();
+        if (checksumAt < 0) {
+            return json;
+        }
+        byte[] digits = Long.toString(checksum(json, checksumAt, checksumAt + 1)).getBytes(StandardCharsets.US_ASCII);
+        byte[] sealed = new byte[json.length - 1 + digits.length];
+        System.arraycopy(json, 0, sealed, 0, checksumAt);
+        System.arraycopy(digits, 0, sealed, checksumAt, digits.length);
+        System.arraycopy(json, checksumAt + 1, sealed, checksumAt + digits.length, json.length - checksumAt - 1);
+        return sealed;
+    }
+
+    /** The CRC-32C of {@code json} without bytes {@code start..end}, the digits of {@code metaCrc32c}. */
+    private static long checksum(byte[] json, int start, int end) {
+        CRC32C crc = new CRC32C();
+        crc.update(json, 0, start);
+        crc.update(json, end, json.length - end);
+        return crc.getValue();
     }
 
     private static void writeBatch(JsonGenerator g, BatchMeta batch) throws IOException {
@@ -233,7 +283,28 @@ public final class BlockMetaJson {
             throw new CorruptMetaException("writerVersion " + header.writerVersion() + " is newer than this reader ("
                     + BlockMeta.WRITER_VERSION_CURRENT + ")");
         }
+        verify(json, header);
         return parse(json, p -> readMeta(p, header.writerVersion()));
+    }
+
+    /** Checks the file's bytes against {@code metaCrc32c}, which version 4 requires and earlier ones never wrote. */
+    private static void verify(byte[] json, Header header) throws CorruptMetaException {
+        StoredChecksum stored = header.checksum();
+        if (!BlockMeta.hasMetaChecksum(header.writerVersion())) {
+            if (stored != null) {
+                throw new CorruptMetaException("field " + META_CRC32C + " in a meta.json of writerVersion "
+                        + header.writerVersion() + ", which has none");
+            }
+            return;
+        }
+        if (stored == null) {
+            throw new CorruptMetaException("missing field " + META_CRC32C);
+        }
+        long actual = checksum(json, stored.start(), stored.end());
+        if (actual != stored.value()) {
+            throw new CorruptMetaException("checksum failed: " + META_CRC32C + " is " + stored.value()
+                    + ", the file's bytes give " + actual);
+        }
     }
 
     /** The object {@code json} holds, read by {@code reader}; nothing may follow it. */
@@ -265,14 +336,27 @@ public final class BlockMetaJson {
     private static Header readHeader(JsonParser p) throws IOException {
         String format = null;
         Integer writerVersion = null;
+        StoredChecksum checksum = null;
         for (String name = nextField(p); name != null; name = nextField(p)) {
             switch (name) {
                 case "format" -> format = notNull(p, string(p, "a string"));
                 case "writerVersion" -> writerVersion = notNull(p, int32(p));
+                case META_CRC32C -> checksum = storedChecksum(p);
                 default -> p.skipChildren();
             }
         }
-        return new Header(required(p, "format", format), required(p, "writerVersion", writerVersion));
+        return new Header(required(p, "format", format), required(p, "writerVersion", writerVersion), checksum);
+    }
+
+    /** {@code metaCrc32c}'s value, an unsigned 32-bit integer, and where its digits lie. */
+    private static StoredChecksum storedChecksum(JsonParser p) throws IOException {
+        long value = notNull(p, int64(p));
+        if (value < 0 || value > 0xFFFF_FFFFL) {
+            throw fieldProblem(p, "(" + value + ") must be an unsigned 32-bit value");
+        }
+        // The parser reads a byte array: its offsets are the file's, and an integer's text is ASCII.
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        return new StoredChecksum(value, start, start + p.getTextLength());
     }
 
     private static BlockMeta readMeta(JsonParser p, int writerVersion) throws IOException {

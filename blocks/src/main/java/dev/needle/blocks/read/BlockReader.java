@@ -44,8 +44,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@linkplain BlockStore#coalesceGap gap}) and checks each before any of it is decoded; with one
  * checksum per batch (version 2) a batch is read whole, once, and checked. Bytes that do not match
  * are a {@link CorruptBlockException}: they are never answered from. A missing or corrupt data.arrow
- * is a {@link CorruptBlockException} naming the block; a missing or corrupt meta.json only means
- * "no zone maps and no checksums": the block is read as one of writer version 1.
+ * is a {@link CorruptBlockException} naming the block; a missing or corrupt meta.json (one that fails its
+ * own checksum too) only means "no zone maps and no checksums": the block is read as one of writer version 1.
  *
  * <p>Batches may be uncompressed or ZSTD-compressed (Arrow's BUFFER method: each buffer is an
  * 8-byte little-endian uncompressed length, −1 for "stored as is", then the ZSTD frame). A

@@ -231,6 +231,16 @@ class InspectBlockCommandTest {
     }
 
     @Test
+    void verify_metaJsonDigitChanged_exitsOneNamingTheChecksum() throws IOException {
+        DamagedBlocks.changeDigit(spansDir.resolve("meta.json"), "maxTraceId");
+        assertEquals(1, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("\"meta_problem\":\"corrupt meta.json: checksum failed: metaCrc32c is "), json);
+        assertTrue(json.contains("\"verification\":\"damaged\",\"damage\":[{\"file\":\"meta.json\",\"batch\":null,"
+                + "\"problem\":\"corrupt meta.json: checksum failed: metaCrc32c is "), json);
+    }
+
+    @Test
     void verify_tags_damagedIsDamage_missingIsNot() throws IOException {
         Path tags = spansDir.resolve(BlockTags.FILE);
         DamagedBlocks.flipBit(tags, Files.size(tags) - 1);

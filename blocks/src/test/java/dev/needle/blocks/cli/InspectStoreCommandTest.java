@@ -19,6 +19,7 @@ import dev.needle.blocks.write.WrittenBlock;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -217,6 +218,53 @@ class InspectStoreCommandTest {
         assertTrue(text.lines().anyMatch(l -> l.matches("damaged blocks +1")), text);
         assertTrue(text.lines().anyMatch(l -> l.startsWith(logs.ref() + "  data.arrow  0      ") && l.contains(checksum)),
                 text);
+    }
+
+    /**
+     * A meta.json changed into other valid JSON, a damaged TAGS, an index whose copy of a meta.json is
+     * changed the same way, and then a damaged index: each is listed, and each makes the exit 1.
+     */
+    @Test
+    void verify_damagedMetaTagsAndIndex_eachListedAndExitsOne() throws IOException {
+        FsBlockStore store = new FsBlockStore(data);
+        new BlockIndexWriter(store).reconcile(ACME, Signal.SPANS);
+        Path first = data.resolve(acmeSpans.get(0).ref().toString());
+        Path second = data.resolve(acmeSpans.get(1).ref().toString());
+        DamagedBlocks.changeDigit(first.resolve("meta.json"), "minTimeUnixNano");
+        Path tags = second.resolve("TAGS");
+        DamagedBlocks.flipBit(tags, Files.size(tags) / 2);
+        assertEquals(1, run("store", data.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("{\"block\":\"" + acmeSpans.get(0).ref() + "\",\"file\":\"meta.json\",\"batch\":null,"
+                + "\"problem\":\"corrupt meta.json: checksum failed: metaCrc32c is "), json);
+        assertTrue(json.contains("{\"block\":\"" + acmeSpans.get(1).ref() + "\",\"file\":\"TAGS\",\"batch\":null,"
+                + "\"problem\":\"TAGS: checksum failed"), json);
+        // The index copied the first block's meta.json before it was damaged.
+        assertTrue(json.contains("\"file\":\"INDEX\",\"batch\":null,\"problem\":\"the index's copy of meta.json is not "
+                + "the block's\""), json);
+
+        BlockIndex index = BlockIndex.decode(store.readIndex(ACME, Signal.SPANS, null).orElseThrow().bytes(), ACME,
+                Signal.SPANS);
+        BlockIndex.Entry e = index.entries().get(1);
+        byte[] copy = e.meta().clone();
+        int at = new String(copy, StandardCharsets.US_ASCII).indexOf("\"maxDurationNano\": ") + 19;
+        copy[at] = DamagedBlocks.changedDigit(copy[at]);
+        store.writeIndex(ACME, Signal.SPANS, index.with(List.of(new BlockIndex.Entry(e.name(), copy, e.traceIdx(),
+                e.attrIdx(), e.dataFooter()))).encode(), store.readIndex(ACME, Signal.SPANS, null).orElseThrow().token());
+        out.getBuffer().setLength(0);
+        assertEquals(1, run("store", data.toString(), "--verify", "--json"), err.toString());
+        json = out.toString();
+        assertTrue(json.contains("{\"block\":\"" + acmeSpans.get(1).ref() + "\",\"file\":\"INDEX\",\"batch\":null,"
+                + "\"problem\":\"the index's copy of meta.json, which is damaged (checksum failed: metaCrc32c is "), json);
+
+        Path indexFile = data.resolve("acme/spans/INDEX");
+        DamagedBlocks.flipBit(indexFile, Files.size(indexFile) / 2);
+        out.getBuffer().setLength(0);
+        assertEquals(1, run("store", data.toString(), "--verify", "--json"), err.toString());
+        json = out.toString();
+        assertTrue(json.contains("{\"block\":null,\"file\":\"acme/spans/INDEX\",\"batch\":null,\"problem\":\"damaged: "),
+                json);
+        assertTrue(json.contains("\"damaged_indexes\":1"), json);
     }
 
     @Test

@@ -24,6 +24,7 @@ import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -57,8 +58,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The golden blocks of writer versions 1 ({@code golden/data}), 2 ({@code golden/data-v2}) and 3
- * ({@code golden/data-v3}),
+ * The golden blocks of writer versions 1 ({@code golden/data}), 2 ({@code golden/data-v2}), 3
+ * ({@code golden/data-v3}) and 4 ({@code golden/data-v4}),
  * written once from the same records and never regenerated, still read back as those records: a
  * change to the schema, the value encoding, meta.json, the checksums or the sidecar keys that would
  * make old blocks unreadable or wrongly pruned fails here.
@@ -68,6 +69,7 @@ class GoldenBlockTest {
     private static final Path DATA_V1 = Path.of("src/test/resources/golden/data");
     private static final Path DATA_V2 = Path.of("src/test/resources/golden/data-v2");
     private static final Path DATA_V3 = Path.of("src/test/resources/golden/data-v3");
+    private static final Path DATA_V4 = Path.of("src/test/resources/golden/data-v4");
     private BufferAllocator allocator;
 
     @BeforeEach
@@ -82,7 +84,7 @@ class GoldenBlockTest {
 
     /** Each writer version's golden data directory. */
     static Stream<Path> versions() {
-        return Stream.of(DATA_V1, DATA_V2, DATA_V3);
+        return Stream.of(DATA_V1, DATA_V2, DATA_V3, DATA_V4);
     }
 
     @ParameterizedTest
@@ -200,15 +202,46 @@ class GoldenBlockTest {
     }
 
     /**
-     * The writer of today, given the golden records, the golden block's creation time and id, writes
-     * version 3's data.arrow, meta.json and Bloom sidecars byte for byte: a change to how blocks are
-     * written that would change those bytes fails here, whether the sidecars are built on the writing thread
-     * or on their own. (TAGS is version 2 since; BlockTagsTest holds its bytes.)
+     * Version 4 keeps version 3's data.arrow and sidecars, and its meta.json but for the version and the
+     * {@code metaCrc32c} after it: the CRC-32C of the file's other bytes, recomputed here from the file.
      */
     @ParameterizedTest
     @EnumSource(Signal.class)
-    void writer_reproducesVersion3BytesFromTheSameRecords(Signal signal, @TempDir Path dir) throws IOException {
-        FsBlockStore golden = FsBlockStore.readOnly(DATA_V3);
+    void version4_metaIsVersion3sWithTheChecksumOfItsOwnBytes(Signal signal) throws IOException {
+        FsBlockStore v3 = FsBlockStore.readOnly(DATA_V3);
+        FsBlockStore v4 = FsBlockStore.readOnly(DATA_V4);
+        Path dir3 = v3.blockDir(only(v3, signal));
+        Path dir4 = v4.blockDir(only(v4, signal));
+        for (String file : List.of(BlockLayout.DATA, BloomSidecar.TRACE_IDX, BloomSidecar.ATTR_IDX,
+                BloomSidecar.BATCH_ATTR_IDX)) {
+            assertArrayEquals(Files.readAllBytes(dir3.resolve(file)), Files.readAllBytes(dir4.resolve(file)), file);
+        }
+        String meta3 = Files.readString(dir3.resolve(BlockLayout.META));
+        String meta4 = Files.readString(dir4.resolve(BlockLayout.META));
+        long stored = signal == Signal.SPANS ? 1070472297L : 460572757L;
+        String line = "\n  \"metaCrc32c\": " + stored + ",";
+        assertEquals(meta3.replace("\"writerVersion\": 3,", "\"writerVersion\": 4," + line), meta4);
+        byte[] bytes = meta4.getBytes(StandardCharsets.UTF_8);
+        int digits = meta4.indexOf(line) + line.indexOf(": ") + 2;
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, digits);
+        int end = digits + Long.toString(stored).length();
+        crc.update(bytes, end, bytes.length - end);
+        assertEquals(stored, crc.getValue());
+        assertEquals(BlockMetaJson.read(meta3.getBytes(StandardCharsets.UTF_8)).batches(),
+                BlockMetaJson.read(bytes).batches());
+    }
+
+    /**
+     * The writer of today, given the golden records, the golden block's creation time and id, writes
+     * version 4's data.arrow, meta.json and Bloom sidecars byte for byte: a change to how blocks are
+     * written that would change those bytes fails here, whether the sidecars are built on the writing thread
+     * or on their own. (BlockTagsTest holds TAGS's bytes.)
+     */
+    @ParameterizedTest
+    @EnumSource(Signal.class)
+    void writer_reproducesVersion4BytesFromTheSameRecords(Signal signal, @TempDir Path dir) throws IOException {
+        FsBlockStore golden = FsBlockStore.readOnly(DATA_V4);
         Path goldenDir = golden.blockDir(only(golden, signal));
         long created = BlockMetaJson.read(Files.readAllBytes(goldenDir.resolve(BlockLayout.META))).createdUnixMillis();
         ExecutorService sidecarThread = Executors.newSingleThreadExecutor();

@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -246,6 +249,15 @@ class BlockMetaJsonTest {
               ]
             }""";
 
+    /** Writer version 4: version 3's facts, and the checksum of the file's own bytes after writerVersion. */
+    static final BlockMeta SPANS_V4 = new BlockMeta(4, SPANS_V3.signal(), SPANS_V3.rows(), SPANS_V3.dataBytes(),
+            SPANS_V3.minTimeUnixNano(), SPANS_V3.maxTimeUnixNano(), SPANS_V3.distinctTraceIds(), SPANS_V3.traceIdxBytes(),
+            SPANS_V3.attrIdxBytes(), SPANS_V3.distinctAttributePairs(), SPANS_V3.createdUnixMillis(), SPANS_V3.batches());
+
+    /** metaCrc32c computed by an independent CRC-32C (Python) over this text without its own digits. */
+    static final String SPANS_V4_JSON = SPANS_V3_JSON.replace("\"writerVersion\": 3,",
+            "\"writerVersion\": 4,\n  \"metaCrc32c\": 3846209702,");
+
     static final BlockMeta LOGS_V2 = new BlockMeta(2, Signal.LOGS, 2, 512, 7, 9, 0, 0, 0, 0, 1764446401000L,
             List.of(new BatchMeta(0, 0, 2, 7, 9, null, null, 2, null, null, null, null, 2, 3735928559L)));
 
@@ -306,7 +318,8 @@ class BlockMetaJsonTest {
     static Stream<Arguments> goldens() {
         return Stream.of(Arguments.of(SPANS, SPANS_JSON), Arguments.of(LOGS, LOGS_JSON), Arguments.of(EMPTY, EMPTY_JSON),
                 Arguments.of(SPANS_V2, SPANS_V2_JSON), Arguments.of(LOGS_V2, LOGS_V2_JSON),
-                Arguments.of(SPANS_V3, SPANS_V3_JSON), Arguments.of(REPLACING, REPLACING_JSON));
+                Arguments.of(SPANS_V3, SPANS_V3_JSON), Arguments.of(SPANS_V4, SPANS_V4_JSON),
+                Arguments.of(REPLACING, REPLACING_JSON));
     }
 
     @Test
@@ -445,7 +458,7 @@ class BlockMetaJsonTest {
                 // Not a needle meta.json, or one from a newer writer.
                 Arguments.of("{}", "missing field format"),
                 Arguments.of(SPANS_JSON.replace("needle-block", "parquet"), "format is \"parquet\""),
-                Arguments.of(SPANS_V3_JSON.replace("\"writerVersion\": 3", "\"writerVersion\": 4"), "writerVersion 4 is newer"),
+                Arguments.of(SPANS_V4_JSON.replace("\"writerVersion\": 4", "\"writerVersion\": 5"), "writerVersion 5 is newer"),
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 0"), "writerVersion 0"),
                 Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": \"metrics\""), "signal is \"metrics\""),
                 // Missing required fields.
@@ -538,6 +551,20 @@ class BlockMetaJsonTest {
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": -1"), "batches[1]: crc32c (-1) must be an unsigned 32-bit value"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": \"0\""), "field batches[1].crc32c should be an integer, found a string"),
                 Arguments.of(SPANS_V2_JSON.replace("\"crc32c\": 0", "\"crc32c\": 0.5"), "found a decimal number"),
+                // The checksum of the file's own bytes: required from version 4, unknown before, and checked.
+                Arguments.of(SPANS_V4_JSON.replace("\"maxDurationNano\": 70", "\"maxDurationNano\": 71"),
+                        "checksum failed: metaCrc32c is 3846209702, the file's bytes give "),
+                Arguments.of(SPANS_V4_JSON.replace("3846209702", "3846209703"), "checksum failed: metaCrc32c is 3846209703"),
+                Arguments.of(SPANS_V4_JSON.replace("\n  \"metaCrc32c\": 3846209702,", ""), "missing field metaCrc32c"),
+                Arguments.of(SPANS_V4_JSON.replace("3846209702", "null"), "field metaCrc32c is null"),
+                Arguments.of(SPANS_V4_JSON.replace("3846209702", "\"3846209702\""),
+                        "field metaCrc32c should be an integer, found a string"),
+                Arguments.of(SPANS_V4_JSON.replace("3846209702", "4294967296"),
+                        "field metaCrc32c (4294967296) must be an unsigned 32-bit value"),
+                Arguments.of(SPANS_V4_JSON.replace("\"writerVersion\": 4", "\"writerVersion\": 3"),
+                        "field metaCrc32c in a meta.json of writerVersion 3, which has none"),
+                Arguments.of(SPANS_V4_JSON.replace("\"rows\": 3,", "\"rows\": 3, \"metaCrc32c\": 3846209702,"),
+                        "duplicate field metaCrc32c"),
                 // The header: read first, wherever it is, and as strictly as the rest.
                 Arguments.of(SPANS_JSON.replace("\"format\": \"needle-block\"", "\"format\": 1"),
                         "field format should be a string, found an integer"),
@@ -546,7 +573,7 @@ class BlockMetaJsonTest {
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1", "\"writerVersion\": 4294967297"),
                         "field writerVersion (4294967297) does not fit in 32 bits"),
                 Arguments.of(SPANS_JSON.replace("\"writerVersion\": 1,", "").replace("\"rows\": 3,", "\"rows\": \"3\", \"writerVersion\": 7,"),
-                        "writerVersion 7 is newer than this reader (3)"),
+                        "writerVersion 7 is newer than this reader (4)"),
                 // Values of the wrong shape, named by the field that holds them.
                 Arguments.of(SPANS_JSON.replace("\"signal\": \"spans\"", "\"signal\": [\"spans\"]"),
                         "field signal should be a string, found an array"),
@@ -604,10 +631,78 @@ class BlockMetaJsonTest {
         }
     }
 
+    /**
+     * Version 4: every single bit flipped anywhere in a file, and in the golden blocks' files every digit and
+     * hex letter changed into another that keeps the JSON valid (the damage that would otherwise pass for
+     * another zone map: {@code 0} into {@code 1}), is corrupt.
+     */
+    @Test
+    void read_version4AnyFlipOrDigitChange_corrupt() throws IOException {
+        byte[] text = utf8(SPANS_V4_JSON);
+        for (int at = 0; at < text.length; at++) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] damaged = text.clone();
+                damaged[at] ^= (byte) (1 << bit);
+                assertCorruptOnly(damaged, true);
+            }
+        }
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(Path.of("src/test/resources/golden/data-v4"))) {
+            files = walk.filter(f -> f.endsWith("meta.json")).toList();
+        }
+        assertEquals(2, files.size());
+        for (Path file : files) {
+            byte[] golden = Files.readAllBytes(file);
+            for (int at = 0; at < golden.length; at++) {
+                byte[] damaged = golden.clone();
+                byte c = golden[at];
+                if (c >= '0' && c <= '9') {
+                    damaged[at] ^= 1;
+                } else if (c >= 'a' && c <= 'f') {
+                    damaged[at] = (byte) ('a' + (c - 'a' + 1) % 6);
+                } else {
+                    continue;
+                }
+                assertCorruptOnly(damaged, true);
+            }
+        }
+    }
+
+    /**
+     * The worked example of docs/FORMAT.md: the text printed there is what the writer writes for an empty
+     * block of logs, and its metaCrc32c is the CRC-32C of the byte ranges the document names.
+     */
+    @Test
+    void formatDoc_workedExample_isWrittenAndItsChecksumCoversTheNamedBytes() throws IOException {
+        String doc = Files.readString(Path.of("../docs/FORMAT.md"));
+        String marker = "<!-- meta.json version 4 worked example -->\n```json\n";
+        int start = doc.indexOf(marker);
+        assertTrue(start >= 0, "FORMAT.md has the worked example");
+        start += marker.length();
+        String example = doc.substring(start, doc.indexOf("\n```", start));
+        BlockMeta empty = new BlockMeta(4, Signal.LOGS, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+        assertEquals(example, new String(BlockMetaJson.write(empty), StandardCharsets.UTF_8));
+        assertEquals(empty, BlockMetaJson.read(utf8(example)));
+        Matcher stated = Pattern.compile(
+                "is (\\d+) bytes long; the value's digits are bytes (\\d+)\\.\\.(\\d+), so metaCrc32c is the CRC-32C of "
+                + "bytes 0\\.\\.\\2 followed by bytes \\3\\.\\.\\1: (\\d+)").matcher(doc.substring(start));
+        assertTrue(stated.find(), "FORMAT.md names the bytes of the worked example");
+        byte[] file = utf8(example);
+        int from = Integer.parseInt(stated.group(2));
+        int to = Integer.parseInt(stated.group(3));
+        assertEquals(file.length, Integer.parseInt(stated.group(1)));
+        assertEquals(stated.group(4), new String(file, from, to - from, StandardCharsets.US_ASCII));
+        CRC32C crc = new CRC32C();
+        crc.update(file, 0, from);
+        crc.update(file, to, file.length - to);
+        assertEquals(Long.parseLong(stated.group(4)), crc.getValue());
+    }
+
     @Test
     void read_randomDamage_metaOrCorrupt() {
         SplittableRandom random = new SplittableRandom(11);
-        byte[][] goldens = {utf8(SPANS_JSON), utf8(LOGS_JSON), utf8(EMPTY_JSON), utf8(SPANS_V2_JSON), utf8(LOGS_V2_JSON)};
+        byte[][] goldens = {utf8(SPANS_JSON), utf8(LOGS_JSON), utf8(EMPTY_JSON), utf8(SPANS_V2_JSON), utf8(LOGS_V2_JSON),
+            utf8(SPANS_V4_JSON)};
         for (int i = 0; i < 5_000; i++) {
             byte[] json = goldens[random.nextInt(goldens.length)].clone();
             for (int n = 1 + random.nextInt(3); n > 0; n--) {

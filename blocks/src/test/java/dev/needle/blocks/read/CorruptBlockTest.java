@@ -46,6 +46,8 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 import org.apache.arrow.compression.CommonsCompressionFactory;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -695,17 +697,32 @@ class CorruptBlockTest {
             case BATCH_COUNT -> new String(BlockMetaJson.write(oneBatch(real)), StandardCharsets.UTF_8);
             case SIGNAL -> new String(BlockMetaJson.write(asLogs(real)), StandardCharsets.UTF_8);
             case DATA_BYTES -> new String(BlockMetaJson.write(withDataBytes(real, real.dataBytes() + 1)), StandardCharsets.UTF_8);
-            case NEWER_WRITER_VERSION -> json.replaceFirst("\"writerVersion\": 3,", "\"writerVersion\": 4,");
-            case MISSING_CHECKSUM -> json.replaceFirst(",\n      \"crc32c\": \\d+", "");
-            case MISSING_COLUMN_CHECKSUMS -> json.replaceFirst(",\n      \"columnCrc32c\": \\[[0-9, ]*\\]", "");
-            case VERSION_1_WITH_CHECKSUMS -> json.replaceFirst("\"writerVersion\": 3,", "\"writerVersion\": 1,");
-            case ROW_GAP -> json.replaceFirst("\"firstRow\": " + real.batches().get(1).firstRow() + ",",
-                    "\"firstRow\": " + (real.batches().get(1).firstRow() + 1) + ",");
-            case FORMAT -> json.replaceFirst("\"needle-block\"", "\"parquet-footer\"");
+            case NEWER_WRITER_VERSION -> resealed(json.replaceFirst("\"writerVersion\": 4,", "\"writerVersion\": 5,"));
+            case MISSING_CHECKSUM -> resealed(json.replaceFirst(",\n      \"crc32c\": \\d+", ""));
+            case MISSING_COLUMN_CHECKSUMS -> resealed(json.replaceFirst(",\n      \"columnCrc32c\": \\[[0-9, ]*\\]", ""));
+            case VERSION_1_WITH_CHECKSUMS -> json.replaceFirst("\"writerVersion\": 4,\n  \"metaCrc32c\": \\d+,",
+                    "\"writerVersion\": 1,");
+            case ROW_GAP -> resealed(json.replaceFirst("\"firstRow\": " + real.batches().get(1).firstRow() + ",",
+                    "\"firstRow\": " + (real.batches().get(1).firstRow() + 1) + ","));
+            case FORMAT -> resealed(json.replaceFirst("\"needle-block\"", "\"parquet-footer\""));
         };
         assertFalse(wrong.equals(json), "the test failed to change the JSON");
         Files.writeString(meta(ref), wrong);
         assertNoMeta(ref, rows, "");
+    }
+
+    /**
+     * {@code json} (ASCII) with its metaCrc32c made to match its bytes again: what is tested is then the wrong
+     * fact itself, not the checksum, which would refuse any edit alone.
+     */
+    private static String resealed(String json) {
+        Matcher stored = Pattern.compile("\"metaCrc32c\": (\\d+)").matcher(json);
+        assertTrue(stored.find(), "meta.json has its checksum");
+        byte[] bytes = json.getBytes(StandardCharsets.US_ASCII);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, stored.start(1));
+        crc.update(bytes, stored.end(1), bytes.length - stored.end(1));
+        return json.substring(0, stored.start(1)) + crc.getValue() + json.substring(stored.end(1));
     }
 
     // ---------------------------------------------------------------- sidecars

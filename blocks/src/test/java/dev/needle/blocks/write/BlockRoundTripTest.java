@@ -198,7 +198,7 @@ class BlockRoundTripTest {
                 assertEquals(crc32c(file, bodyStart + from, to - from), columns.crc32c().get(c), "batch " + b + " column " + c);
             }
         }
-        assertEquals(BlockMeta.WRITER_VERSION_3, block.meta().writerVersion());
+        assertEquals(BlockMeta.WRITER_VERSION_4, block.meta().writerVersion());
     }
 
     private static long crc32c(byte[] file, long from, long length) {
