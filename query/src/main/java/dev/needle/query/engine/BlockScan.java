@@ -98,7 +98,7 @@ final class BlockScan {
 
     /**
      * What a block's scan keeps: a lookup's every match ({@code first} null), or for a search the rows that
-     * may be among {@code first}, at most {@code positions} of them (-1: the search's limit).
+     * may be among {@code first}, at most {@code positions} of them (-1: {@link FirstRecords#rowsPerBlock}).
      */
     private record Keep<R>(FirstRecords<R> first, int positions, QueryBudget budget) {
     }
@@ -169,7 +169,7 @@ final class BlockScan {
             if (all(batchRuledOut)) {
                 return everyBatchRuledOut(name, batchRuledOut, failedOpen, decideBytes, tally);
             }
-            int positions = keep.positions() >= 0 ? keep.positions() : first.limit();
+            int positions = keep.positions() >= 0 ? keep.positions() : first.rowsPerBlock();
             try (MatchedRows<R> matches = new MatchedRows<>(target, keep.budget(), reader, first, positions)) {
                 int batchesRead = 0;
                 int batchesSkipped = 0;
@@ -207,9 +207,9 @@ final class BlockScan {
                     matches.add(b, columns, whole);
                 }
                 List<R> records = matches.decode();
-                if (matches.duplicates() && positions != Integer.MAX_VALUE) {
-                    // The limit counted rows, and two of them are one record (a span sent twice): the block's
-                    // first rows are not its first records. Rare enough to offer every match instead.
+                if (matches.mayHaveMissed() && positions != Integer.MAX_VALUE) {
+                    // The limit counted rows, and some of them are one record (a span sent twice, spans of one
+                    // trace): the block's first rows may not hold its first records. Every match is offered instead.
                     return run(ref, target, range, mechanisms, new Keep<>(first, Integer.MAX_VALUE, keep.budget()),
                             indexed, held, indexFacts, tally);
                 }

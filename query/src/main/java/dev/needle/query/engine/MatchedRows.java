@@ -87,9 +87,13 @@ final class MatchedRows<R> implements AutoCloseable {
         return decoded;
     }
 
-    /** Whether a search found a record of this block kept already (a span stored twice): see {@link FirstRecords.Offer#DUPLICATE}. */
-    boolean duplicates() {
-        return duplicates;
+    /**
+     * Whether a search may have left records of this block out: it kept as many positions as it may and
+     * found records among them kept already ({@link FirstRecords#same}), so that rows past them may hold
+     * others.
+     */
+    boolean mayHaveMissed() {
+        return duplicates && firstRows.size() >= positions;
     }
 
     /** Whether no record of rank {@code bestRank} or below can be among the search's first: a batch no better adds nothing. */
@@ -166,7 +170,7 @@ final class MatchedRows<R> implements AutoCloseable {
                     budget.reserve(target.kind().heapBytes().applyAsLong(record));
                     judged.add(record);
                 } else {
-                    duplicates |= first.offer(record) == FirstRecords.Offer.DUPLICATE;
+                    duplicates |= FirstRecords.same(first.offer(record));
                 }
             }
         }
@@ -208,7 +212,7 @@ final class MatchedRows<R> implements AutoCloseable {
                         budget.reserve(target.kind().heapBytes().applyAsLong(record));
                         records.add(record);
                     } else {
-                        duplicates |= first.offer(record) == FirstRecords.Offer.DUPLICATE;
+                        duplicates |= FirstRecords.same(first.offer(record));
                     }
                 }
             }

@@ -293,8 +293,16 @@ public final class QueryEngine implements AutoCloseable {
 
     private SearchResult<SpanRecord> spanSearch(TenantId tenant, Expr expr, TimeRange range, int limit,
                                                 Mechanisms mechanisms, QueryBudget budget) throws IOException {
+        return spanSearch(tenant, expr, range, limit, FirstRecords.Distinct.records(RecordKind.SPANS), mechanisms,
+                budget);
+    }
+
+    /** The first {@code limit} spans matching {@code expr}, newest first, each distinct as {@code distinct} says. */
+    private SearchResult<SpanRecord> spanSearch(TenantId tenant, Expr expr, TimeRange range, int limit,
+                                                FirstRecords.Distinct<SpanRecord> distinct, Mechanisms mechanisms,
+                                                QueryBudget budget) throws IOException {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, Order.NEWEST_FIRST,
-                mechanisms, head.spanParts(tenant),
+                distinct, mechanisms, head.spanParts(tenant),
                 s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano, budget);
     }
@@ -369,9 +377,11 @@ public final class QueryEngine implements AutoCloseable {
      * them: the {@code limit} traces whose newest matching span is newest, each with every one of its
      * spans and those that match.
      *
-     * <p>The span search is asked for {@link #SPANS_PER_TRACE} spans per trace wanted; when those
-     * fall into fewer traces and more spans may match, it is asked again for four times as many, so
-     * that {@code limit} counts traces. Each trace is then looked up by id over all time (TRACE_IDX
+     * <p>The span search keeps the newest matching span of each trace, {@code limit} traces, reading up to
+     * {@link #SPANS_PER_TRACE} spans of a block per trace wanted before it reads every match of the block.
+     * A condition on the whole trace is judged on each candidate span with its trace, so there the span
+     * search is asked for {@link #SPANS_PER_TRACE} spans per trace wanted, and when those fall into fewer
+     * traces and more spans may match, for four times as many. Each trace is then looked up by id over all time (TRACE_IDX
      * picks its blocks), so that its root, start and duration are the whole trace's, not the
      * matching spans'. Those lookups run at once, as many as the engine reads blocks at once: on an
      * object store each waits for its GETs.
@@ -389,12 +399,18 @@ public final class QueryEngine implements AutoCloseable {
     private TraceSearchResult searchTraces(TenantId tenant, Expr expr, TimeRange range, int limit,
                                            Mechanisms mechanisms, QueryBudget budget) throws IOException {
         Map<Bytes, TraceResult> looked = new HashMap<>();
-        int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
-        SearchResult<SpanRecord> spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked, budget);
-        while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
-                && spanLimit < Integer.MAX_VALUE) {
-            spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
+        SearchResult<SpanRecord> spans;
+        if (namesTrace(expr)) {
+            int spanLimit = (int) Math.min(Integer.MAX_VALUE, (long) limit * SPANS_PER_TRACE);
             spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked, budget);
+            while (distinctTraces(spans.records()) < limit && spans.records().size() == spanLimit
+                    && spanLimit < Integer.MAX_VALUE) {
+                spanLimit = (int) Math.min(Integer.MAX_VALUE, spanLimit * 4L);
+                spans = searchSpans(tenant, expr, range, spanLimit, mechanisms, looked, budget);
+            }
+        } else {
+            spans = spanSearch(tenant, expr, range, limit, new FirstRecords.Distinct<>(SpanRecord::traceId,
+                    SPANS_PER_TRACE), mechanisms, budget);
         }
         Map<Bytes, List<SpanRecord>> byTrace = new LinkedHashMap<>();
         for (SpanRecord s : spans.records()) {
@@ -560,23 +576,24 @@ public final class QueryEngine implements AutoCloseable {
             throws IOException {
         Predicate<LogRecord> passes = filter.record() == null ? r -> true : filter.record();
         try (QueryBudget budget = budget()) {
-            return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order, mechanisms,
+            return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order,
+                    FirstRecords.Distinct.records(RecordKind.LOGS), mechanisms,
                     head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano())
                             && passes.test(r), LogRecord::eventTimeUnixNano, budget);
         }
     }
 
     private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,
-                                       Order order, Mechanisms mechanisms, List<HeadSource.Part<R>> head,
-                                       Predicate<R> headMatch, ToLongFunction<R> time, QueryBudget budget)
-            throws IOException {
+                                       Order order, FirstRecords.Distinct<R> distinct, Mechanisms mechanisms,
+                                       List<HeadSource.Part<R>> head, Predicate<R> headMatch, ToLongFunction<R> time,
+                                       QueryBudget budget) throws IOException {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
         List<String> problems = new ArrayList<>();
         Plan<R> plan = plan(tenant, signal, mechanisms, head, problems);
         List<R> headRecords = plan.headRecords();
-        FirstRecords<R> first = new FirstRecords<>(limit, order, target.kind(), time, budget);
+        FirstRecords<R> first = new FirstRecords<>(limit, order, target.kind(), distinct, time, budget);
         long headMatched = 0;
         for (R r : headRecords) {
             if (headMatch.test(r)) {

@@ -139,7 +139,7 @@ class CompactionDamageTest {
     }
 
     private static QueryEngine engine(BlockStore store) {
-        return new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, Duration.ZERO, Duration.ZERO);
+        return new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, QueryLimits.DEFAULTS, Duration.ZERO, Duration.ZERO);
     }
 
     /**
