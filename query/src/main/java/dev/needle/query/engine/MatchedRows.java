@@ -166,13 +166,18 @@ final class MatchedRows<R> implements AutoCloseable {
                     continue;
                 }
                 count++;
-                if (first == null) {
-                    budget.reserve(target.kind().heapBytes().applyAsLong(record));
-                    judged.add(record);
-                } else {
-                    duplicates |= FirstRecords.same(first.offer(record));
-                }
+                take(record, judged);
             }
+        }
+    }
+
+    /** A decoded record: a lookup holds it in {@code into}, reserved in the budget; a search offers it to its first records. */
+    private void take(R record, List<R> into) {
+        if (first == null) {
+            budget.reserve(target.kind().heapBytes().applyAsLong(record));
+            into.add(record);
+        } else {
+            duplicates |= FirstRecords.same(first.offer(record));
         }
     }
 
@@ -206,14 +211,8 @@ final class MatchedRows<R> implements AutoCloseable {
             try (VectorSchemaRoot batch = read != null ? read : reader.readAll(e.getKey())) {
                 Target.RowDecoder<R> decoder = target.decoder(batch);
                 for (int row : e.getValue()) {
-                    R record = decoder.decode(row);
                     decoded++;
-                    if (first == null) {
-                        budget.reserve(target.kind().heapBytes().applyAsLong(record));
-                        records.add(record);
-                    } else {
-                        duplicates |= FirstRecords.same(first.offer(record));
-                    }
+                    take(decoder.decode(row), records);
                 }
             }
         }

@@ -165,7 +165,8 @@ final class ServerQueryTest {
             ch.truncate(ch.size() / 2);
         }
         try (ApiServer partial = ApiServer.start(own)) {
-            Run r = Cli.run("spans", "{ }", "--url", partial.url());
+            // More traces than the blocks hold: every block may answer, the unreadable one too.
+            Run r = Cli.run("spans", "{ }", "--limit", "100", "--url", partial.url());
             assertEquals(QueryCommand.PARTIAL, r.exit(), r::toString);
             assertTrue(r.err().contains("block " + f.treeBlock + ": "), r::toString);
         }
