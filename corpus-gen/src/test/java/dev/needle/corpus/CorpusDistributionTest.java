@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The records are shaped as {@link CorpusSpec} and the README's corpus description say, within stated bounds. */
+/** The records are shaped as {@link CorpusSpec} and docs/CLI.md's corpus description say, within stated bounds. */
 class CorpusDistributionTest {
 
     static final CorpusSpec SPEC = CorpusSpec.defaults(200_000, 100_000).withBlockRows(50_000);

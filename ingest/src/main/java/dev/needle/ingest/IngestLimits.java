@@ -24,7 +24,7 @@ public record IngestLimits(int blockRows, long cutRows, long cutBytes, Duration 
      */
     public static final Duration HEAD_WAIT = Duration.ofSeconds(2);
 
-    /** The defaults the README lists. */
+    /** The defaults docs/OPERATIONS.md lists. */
     public static final IngestLimits DEFAULTS = new IngestLimits(300_000, 300_000, 128L << 20, Duration.ofMinutes(2),
             256L << 20, HEAD_WAIT, 256L << 20, 64L << 20);
 

@@ -14,7 +14,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attribute equality as DESIGN.md defines it, held to bytes written out by hand from the encoding
+ * Attribute equality as docs/DESIGN.md defines it, held to bytes written out by hand from the encoding
  * rule (u32 little-endian key length, key UTF-8, type byte, value) and to MurmurHash3_x64_128
  * digests computed outside this code base.
  */

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class NoFalseNegativesTest {
 
-    /** The file's word count by DESIGN.md's sizing rule, computed here without the code under test. */
+    /** The file's word count by docs/DESIGN.md's sizing rule, computed here without the code under test. */
     private static int expectedWords(long distinctKeys) {
         long bits = 64;
         while (bits < BloomSidecar.BITS_PER_KEY * distinctKeys) {

@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
  * The shapes real trace ids take, written byte by byte as their producers write them, for tests
  * that must hold the filter to structured data as well as to random data.
  *
- * <p>The halves are decoded here by hand from the rule in DESIGN.md (lo = little-endian u64 of
+ * <p>The halves are decoded here by hand from the rule in docs/DESIGN.md (lo = little-endian u64 of
  * bytes 0..8, hi = of bytes 8..16), not through {@link KeyMix}, so that the tests check the code
  * against the format rather than against itself.
  */

@@ -138,7 +138,7 @@ public final class IngestBench {
             return signal.dirName() + " " + encodingLabel();
         }
 
-        /** Issue 17's goal for it, records a second on two cores: 250,000 over protobuf, 150,000 over JSON. */
+        /** The ingest goal for it, records a second on two cores: 250,000 over protobuf, 150,000 over JSON. */
         public long goalPerSecond() {
             return encoding == OtlpEncoding.PROTOBUF ? 250_000 : 150_000;
         }

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 /** The markdown report of an {@link S3BenchResult}: the goals, one table per latency, the cold trace lookup's chain, the index reads. */
 final class S3BenchReport {
 
-    /** The latency at which the goals are stated. */
+    /** The latency per request at which the object-store goals are stated. */
     static final long GOAL_LATENCY_MILLIS = 30;
     /** The most sequential round trips a cold trace lookup may take. */
     static final int GOAL_ROUND_TRIPS = 3;

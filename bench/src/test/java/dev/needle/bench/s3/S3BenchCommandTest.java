@@ -97,7 +97,7 @@ class S3BenchCommandTest {
                     assertTrue(index ? indexGets >= 1 && indexGets <= 1 + l.path("millis").asDouble() / 1000 : indexGets == 0,
                             name + ": " + l);
                     assertTrue(index || l.path("lists").asInt() >= 1, name + ": without the index it lists: " + l);
-                    // The goals of issue 14: the listing goes beside the index GET, not after it.
+                    // The object-store goals: a cold trace lookup in at most 3 round trips, the listing beside the index GET, not after it.
                     if (index && l.path("group").asText().equals("trace, present")) {
                         assertTrue(l.path("sequential").asInt() <= 3, name + ": " + l);
                     }

@@ -5,7 +5,7 @@ package dev.needle.blocks.store;
  * {@code _} and {@code .}, 1 to 150 characters, neither {@code .} nor {@code ..}, and not
  * {@code wal} in any case.
  *
- * <p>{@code wal} is refused because DESIGN.md puts the write-ahead log at {@code <data>/wal/},
+ * <p>{@code wal} is refused because docs/DESIGN.md puts the write-ahead log at {@code <data>/wal/},
  * beside the tenant directories: a tenant of that name would share a directory with the WAL.
  * Refusing one name keeps the documented layout; it is compared ignoring case so that the rule
  * also holds on a case-insensitive filesystem.

@@ -272,7 +272,7 @@ class FsBlockStoreTest {
 
             if (ops.failedStep == null) {
                 assertEquals(1, visible.size(), "a run without failure publishes");
-                // The steps that were each failed in turn: DESIGN.md's publish protocol.
+                // The steps that were each failed in turn: docs/DESIGN.md's publish protocol.
                 assertEquals(List.of("createDirectories " + root.getFileName(), "createDirectories .tmp-",
                         "newOutputStream data.arrow", "newOutputStream TRACE_IDX", "newOutputStream meta.json",
                         "fsyncFile TRACE_IDX", "fsyncFile data.arrow", "fsyncFile meta.json", "fsyncDir .tmp-",

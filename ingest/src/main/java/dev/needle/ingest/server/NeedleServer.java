@@ -134,7 +134,7 @@ public final class NeedleServer implements Closeable {
         /** How long a query may run unless told otherwise: Grafana's own data source timeout is 30 s by default. */
         public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(60);
 
-        /** The defaults the README lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
+        /** The defaults docs/OPERATIONS.md lists: {@code data} in the working directory, 127.0.0.1, ports 4318 and 3200. */
         public static final Config DEFAULTS = new Config(Path.of("data"), "127.0.0.1", 4318, 3200,
                 IngestLimits.DEFAULTS, OtlpReceiver.DEFAULT_MAX_BODY_BYTES, null);
 

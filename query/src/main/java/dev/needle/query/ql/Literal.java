@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * A typed literal, the right-hand side of a condition. The type is the query's, as DESIGN.md
+ * A typed literal, the right-hand side of a condition. The type is the query's, as docs/DESIGN.md
  * says: a quoted literal is a string, {@code 500} an int, {@code 1.5} or {@code 2e3} a double,
  * {@code true}/{@code false} a bool. Intrinsic keywords and durations become ints. The right-hand
  * side of {@code =~} and {@code !~} is a {@link Regex}.

@@ -4,7 +4,7 @@ import dev.needle.sidecar.AttributeEncoding;
 import dev.needle.sidecar.AttributeHash;
 
 /**
- * One {@code key=literal} probe typed as DESIGN.md types query literals: a quoted string, an
+ * One {@code key=literal} probe typed as docs/DESIGN.md types query literals: a quoted string, an
  * integer, a decimal, or true/false.
  *
  * @param key      the attribute key
