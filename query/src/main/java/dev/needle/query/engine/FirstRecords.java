@@ -140,11 +140,6 @@ final class FirstRecords<R> {
         return offer == Offer.DUPLICATE || offer == Offer.REPLACED;
     }
 
-    /** How many records are kept. */
-    synchronized int size() {
-        return kept.size();
-    }
-
     /** The kept records, first first. */
     synchronized List<R> records() {
         List<Kept<R>> sorted = new ArrayList<>(kept);

@@ -71,11 +71,6 @@ final class QueryBudget implements AutoCloseable {
         }
     }
 
-    /** Bytes the query holds now. */
-    synchronized long held() {
-        return held;
-    }
-
     /** Stops the query: this and every later check throws the first abort. */
     private synchronized QueryAbortedException abort(QueryAbortedException.Reason reason, String message) {
         if (aborted == null) {

@@ -20,9 +20,4 @@ public record RecordFilter<R>(Predicate<String> bodyText, Predicate<R> record) {
     public static <R> RecordFilter<R> none() {
         return new RecordFilter<>(null, null);
     }
-
-    /** Whether records are judged after they are decoded. */
-    boolean judgesRecords() {
-        return record != null;
-    }
 }
