@@ -1,6 +1,7 @@
 package dev.needle.query.cli;
 
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.query.engine.QueryAbortedException;
 import dev.needle.sidecar.cli.NeedleVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -54,6 +55,10 @@ public final class QueryCommand {
             if (e instanceof QueryFailure f) {
                 cli.getErr().println(command + f.getMessage());
                 return f.exitCode();
+            }
+            if (e instanceof QueryAbortedException stopped) {
+                cli.getErr().println(command + stopped.getMessage());
+                return ERROR;
             }
             cli.getErr().println(command + e);
             return ERROR;

@@ -3,6 +3,7 @@ package dev.needle.query.engine;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.index.TagsOnlyPairs;
+import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -574,7 +575,9 @@ public final class QueryEngine implements AutoCloseable {
     public SearchResult<LogRecord> searchLogs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter,
                                               TimeRange range, int limit, Order order, Mechanisms mechanisms)
             throws IOException {
-        Predicate<LogRecord> passes = filter.record() == null ? r -> true : filter.record();
+        // The head's records pass the same tests as the blocks' rows: the body's text, then the record.
+        Predicate<LogRecord> passes = r -> (filter.bodyText() == null || !(r.body() instanceof AnyValue.Str body)
+                || filter.bodyText().test(body.value())) && (filter.record() == null || filter.record().test(r));
         try (QueryBudget budget = budget()) {
             return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order,
                     FirstRecords.Distinct.records(RecordKind.LOGS), mechanisms,

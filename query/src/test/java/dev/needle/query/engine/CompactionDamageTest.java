@@ -210,21 +210,14 @@ class CompactionDamageTest {
         for (Mechanisms m : MECHANISMS) {
             for (Bytes id : ids) {
                 TraceResult trace = engine.trace(TENANT, id, TimeRange.ALL, m, true);
-                answers.add(new Answer("trace " + id.hex() + " " + m, text(trace.spans(), trace.logs()), trace.problems()));
+                answers.add(new Answer("trace " + id.hex() + " " + m, CompactionQueryTest.text(trace.spans(), trace.logs()), trace.problems()));
             }
             SearchResult<SpanRecord> spans = engine.searchSpans(TENANT, everySpan, TimeRange.ALL, 100_000, m);
-            answers.add(new Answer("every span " + m, text(spans.records(), List.of()), spans.problems()));
+            answers.add(new Answer("every span " + m, CompactionQueryTest.text(spans.records(), List.of()), spans.problems()));
             SearchResult<LogRecord> logs = engine.searchLogs(TENANT, new Expr.MatchAll(), TimeRange.ALL, 100_000, m);
-            answers.add(new Answer("every log " + m, text(List.of(), logs.records()), logs.problems()));
+            answers.add(new Answer("every log " + m, CompactionQueryTest.text(List.of(), logs.records()), logs.problems()));
         }
         return answers;
     }
 
-    private static List<String> text(List<SpanRecord> spans, List<LogRecord> logs) {
-        List<String> text = new ArrayList<>();
-        spans.forEach(s -> text.add(s.toString()));
-        logs.forEach(l -> text.add(l.toString()));
-        text.sort(null);
-        return text;
-    }
 }

@@ -121,7 +121,8 @@ class CompactionQueryTest {
         return answers;
     }
 
-    private static List<String> text(List<SpanRecord> spans, List<LogRecord> logs) {
+    /** Every record's text, sorted: two answers are the same records exactly when these are equal. */
+    static List<String> text(List<SpanRecord> spans, List<LogRecord> logs) {
         List<String> text = new ArrayList<>();
         spans.forEach(s -> text.add(s.toString()));
         logs.forEach(l -> text.add(l.toString()));
