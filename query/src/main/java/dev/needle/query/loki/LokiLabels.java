@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.loki;
 
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
@@ -8,6 +8,9 @@ import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.Params;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LogQlParseException;
 import dev.needle.query.logql.LogQlParser;

@@ -1,5 +1,6 @@
-package dev.needle.query.http;
+package dev.needle.query.metrics;
 
+import dev.needle.query.http.ApiReply;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;

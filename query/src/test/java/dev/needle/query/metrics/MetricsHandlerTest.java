@@ -1,11 +1,12 @@
-package dev.needle.query.http;
+package dev.needle.query.metrics;
 
 import static dev.needle.query.http.ApiFixture.A;
-import static dev.needle.query.http.SearchEndpointTest.enc;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.needle.query.http.ApiFixture;
 import dev.needle.sidecar.BloomSidecar;
 import java.nio.file.Files;
 import java.nio.file.Path;

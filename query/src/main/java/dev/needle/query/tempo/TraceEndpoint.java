@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import com.google.protobuf.CodedOutputStream;
 import dev.needle.blocks.model.Bytes;
@@ -10,14 +10,18 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.engine.TraceResult;
-import dev.needle.sidecar.TraceIdText;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.Params;
+import dev.needle.query.metrics.QueryMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Trace by id: Tempo's {@code /api/v2/traces/{id}} and the older {@code /api/traces/{id}}. */
-final class TraceEndpoint {
+public final class TraceEndpoint {
 
     /*
      * Tempo's TraceByIDResponse, written field by field so that no .proto file is needed:
@@ -35,7 +39,8 @@ final class TraceEndpoint {
     private final QueryEngine engine;
     private final QueryMetrics metrics;
 
-    TraceEndpoint(QueryEngine engine, QueryMetrics metrics) {
+    /** The endpoint over {@code engine}, counting each lookup in {@code metrics}. */
+    public TraceEndpoint(QueryEngine engine, QueryMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
     }
@@ -44,8 +49,8 @@ final class TraceEndpoint {
      * {@code /api/v2/traces/{id}}: {@code {"trace":{"resourceSpans":[…]},"status":…,"message"?,
      * "logs"?,"explain"?}}, or the protobuf TraceByIDResponse, which has no room for logs or plans.
      */
-    ApiReply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
-        Bytes id = traceId(rawId);
+    public ApiReply v2(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+        Bytes id = Params.traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
         boolean withLogs = params.flag("logs") && !protobuf;
@@ -77,8 +82,8 @@ final class TraceEndpoint {
      * {@code /api/traces/{id}}: OTLP JSON {@code {"resourceSpans":[…]}} (with Tempo's status and
      * message added only when partial, and the plan on request), or with protobuf the Trace message.
      */
-    ApiReply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
-        Bytes id = traceId(rawId);
+    public ApiReply v1(TenantId tenant, String rawId, Params params, boolean protobuf) throws ApiException, IOException {
+        Bytes id = Params.traceId(rawId);
         TimeRange range = params.range();
         Mechanisms mechanisms = params.mechanisms();
         boolean explain = params.flag("explain");
@@ -96,12 +101,6 @@ final class TraceEndpoint {
             JsonReplies.statusIfPartial(g, result.problems());
             JsonReplies.explain(g, explain, plans(result));
         });
-    }
-
-    /** The trace id of a request's path, as {@link TraceIdText} reads it. */
-    static Bytes traceId(String raw) throws ApiException {
-        return Bytes.wrap(TraceIdText.parse(raw).orElseThrow(() ->
-                ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + Params.quote(raw))));
     }
 
     private TraceResult lookup(TenantId tenant, Bytes id, TimeRange range, Mechanisms mechanisms, boolean withLogs)

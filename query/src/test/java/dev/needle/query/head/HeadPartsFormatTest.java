@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.head;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

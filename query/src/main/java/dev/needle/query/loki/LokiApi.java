@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.loki;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.blocks.store.TenantId;
@@ -6,11 +6,15 @@ import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.Params;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LogQlParseException;
 import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.LokiSearch;
+import dev.needle.query.metrics.QueryMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,10 +47,10 @@ import org.eclipse.jetty.server.Request;
  * {@code X-Needle-Inspected-Blocks}, {@code X-Needle-Skipped-Blocks}), never into Loki's body; the
  * {@code disable} parameter turns pruning off as on every needle endpoint.
  */
-final class LokiApi {
+public final class LokiApi {
 
     /** Every path of this API starts so. */
-    static final String PREFIX = "/loki/api/v1/";
+    public static final String PREFIX = "/loki/api/v1/";
     /** The request header by which Grafana asks for categorized labels. */
     static final String ENCODING_FLAGS_HEADER = "X-Loki-Response-Encoding-Flags";
     static final String CATEGORIZE_LABELS = "categorize-labels";
@@ -59,19 +63,20 @@ final class LokiApi {
     private final QueryMetrics metrics;
     private final LokiLabels labels;
 
-    LokiApi(QueryEngine engine, QueryMetrics metrics) {
+    /** The API over {@code engine}, counting each lookup in {@code metrics}. */
+    public LokiApi(QueryEngine engine, QueryMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
         this.labels = new LokiLabels(engine);
     }
 
     /** Whether {@code method} may be used on this API: GET, or POST with a form. */
-    static boolean allows(String method) {
+    public static boolean allows(String method) {
         return HttpMethod.GET.is(method) || HttpMethod.POST.is(method);
     }
 
     /** The answer to one request whose path starts with {@link #PREFIX}. */
-    ApiReply answer(TenantId tenant, String path, Request request) throws ApiException, IOException {
+    public ApiReply answer(TenantId tenant, String path, Request request) throws ApiException, IOException {
         Params params = Params.withForm(request);
         String endpoint = path.substring(PREFIX.length());
         long now = System.currentTimeMillis() * 1_000_000L;

@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.blocks.model.AnyValue;
@@ -12,6 +12,12 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.engine.TraceSearchResult;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.Params;
+import dev.needle.query.http.QueryApi;
+import dev.needle.query.metrics.QueryMetrics;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
@@ -48,7 +54,7 @@ import java.util.regex.Pattern;
  * {@code X-Needle-Skipped-Blocks} (of the search's plan); and, only on {@code explain=true}, a
  * top-level {@code "explain"} with the search's plan and then each trace lookup's.
  */
-final class SearchEndpoint {
+public final class SearchEndpoint {
 
     static final int DEFAULT_LIMIT = 20;
     static final int MAX_LIMIT = 1000;
@@ -60,13 +66,14 @@ final class SearchEndpoint {
     private final QueryEngine engine;
     private final QueryMetrics metrics;
 
-    SearchEndpoint(QueryEngine engine, QueryMetrics metrics) {
+    /** The endpoint over {@code engine}, counting each lookup in {@code metrics}. */
+    public SearchEndpoint(QueryEngine engine, QueryMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
     }
 
     /** The answer to one search; see the class comment for its shape. */
-    ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
+    public ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
         Expr expr = expr(params);
         TimeRange range = params.range();
         int limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT);

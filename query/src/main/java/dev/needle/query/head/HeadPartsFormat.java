@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.head;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;

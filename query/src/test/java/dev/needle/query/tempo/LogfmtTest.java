@@ -1,9 +1,10 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.query.http.ApiException;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;

@@ -1,6 +1,8 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.Params;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;

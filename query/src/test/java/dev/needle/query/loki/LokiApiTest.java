@@ -1,9 +1,12 @@
-package dev.needle.query.http;
+package dev.needle.query.loki;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.query.http.ApiFixture;
+import dev.needle.query.http.JsonTree;
+import dev.needle.query.http.QueryApi;
 import dev.needle.query.logql.LokiEntry;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

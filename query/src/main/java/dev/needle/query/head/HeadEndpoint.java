@@ -1,9 +1,13 @@
-package dev.needle.query.http;
+package dev.needle.query.head;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.HeadSource.Part;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.Params;
+import dev.needle.query.http.QueryApi;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -73,7 +77,7 @@ public final class HeadEndpoint extends Handler.Abstract {
         String signal = path.substring(path.lastIndexOf('/') + 1);
         TenantId tenant = QueryApi.tenant(request);
         String trace = Params.of(request).string("trace");
-        Bytes traceId = trace == null ? null : TraceEndpoint.traceId(trace);
+        Bytes traceId = trace == null ? null : Params.traceId(trace);
         return switch (signal) {
             case "spans" -> new Answer<>(HeadPartsFormat.SPANS,
                     traceId == null ? head.spanParts(tenant) : head.traceSpanParts(tenant, traceId));

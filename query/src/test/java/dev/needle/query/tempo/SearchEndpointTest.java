@@ -1,6 +1,7 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import static dev.needle.query.http.ApiFixture.A;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,14 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.query.http.ApiFixture;
+import dev.needle.query.http.JsonTree;
+import dev.needle.query.http.QueryApi;
 import dev.needle.query.tempopb.AnyValue;
 import dev.needle.query.tempopb.KeyValue;
 import dev.needle.query.tempopb.SearchResponse;
 import dev.needle.query.tempopb.Span;
 import dev.needle.query.tempopb.SpanSet;
 import dev.needle.query.tempopb.TraceSearchMetadata;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -50,10 +52,6 @@ class SearchEndpointTest {
     @AfterEach
     void tearDown() throws Exception {
         api.close();
-    }
-
-    static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
     private HttpTester.Response search(String params) throws Exception {
@@ -160,11 +158,11 @@ class SearchEndpointTest {
 
         HttpTester.Response tooMany = search(newest + "&spss=101");
         assertEquals(400, tooMany.getStatus());
-        assertEquals("spans per span set exceeds 100. received 101", QueryApiTest.error(tooMany));
+        assertEquals("spans per span set exceeds 100. received 101", ApiFixture.error(tooMany));
         for (String bad : List.of("-1", "x", "1.5", "9999999999")) {
             HttpTester.Response r = search(newest + "&spss=" + bad);
             assertEquals(400, r.getStatus(), bad);
-            assertTrue(QueryApiTest.error(r).startsWith("invalid spss: "), bad);
+            assertTrue(ApiFixture.error(r).startsWith("invalid spss: "), bad);
         }
     }
 
@@ -246,12 +244,12 @@ class SearchEndpointTest {
     void search_badQuery_is400WithThePositionAsText() throws Exception {
         HttpTester.Response r = search("q=" + enc("{ name = \"x\" && }"));
         assertEquals(400, r.getStatus());
-        String error = QueryApiTest.error(r);
+        String error = ApiFixture.error(r);
         assertTrue(error.startsWith("at 16: expected a condition"), error);
         for (String q : List.of("{", "name = \"x\"", "{ severity = 3 }", "{ duration > 2 }", "{ .a = 99999999999999999999 }")) {
             HttpTester.Response bad = search("q=" + enc(q));
             assertEquals(400, bad.getStatus(), q);
-            assertTrue(QueryApiTest.error(bad).startsWith("at "), q);
+            assertTrue(ApiFixture.error(bad).startsWith("at "), q);
         }
     }
 
@@ -260,7 +258,7 @@ class SearchEndpointTest {
         for (String tags : List.of("service.name", "=x", "a=\"open", "a=b=c", "a=\"x\"y", "a=\"\\q\"")) {
             HttpTester.Response r = search("tags=" + enc(tags));
             assertEquals(400, r.getStatus(), tags);
-            String error = QueryApiTest.error(r);
+            String error = ApiFixture.error(r);
             assertTrue(error.startsWith("tags: at "), tags + ": " + error);
         }
         HttpTester.Response both = search("q=" + enc("{ }") + "&tags=a=b");
@@ -272,7 +270,7 @@ class SearchEndpointTest {
         for (String limit : List.of("0", "1001", "-1", "abc", "1e3", "99999999999")) {
             HttpTester.Response r = search("limit=" + limit);
             assertEquals(400, r.getStatus(), limit);
-            String error = QueryApiTest.error(r);
+            String error = ApiFixture.error(r);
             assertTrue(error.startsWith("limit: expected a whole number from 1 to 1000"), error);
         }
         searchOk("limit=1000");

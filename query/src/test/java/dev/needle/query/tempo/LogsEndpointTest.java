@@ -1,12 +1,14 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import static dev.needle.query.http.ApiFixture.A;
-import static dev.needle.query.http.SearchEndpointTest.enc;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.query.http.ApiFixture;
+import dev.needle.query.http.JsonTree;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -108,7 +110,7 @@ class LogsEndpointTest {
         for (String q : List.of("{ duration > 2s }", "{ severity = loud }", "{ severity >= 17", "{ name = \"x\" }")) {
             HttpTester.Response r = logs("q=" + enc(q));
             assertEquals(400, r.getStatus(), q);
-            assertTrue(QueryApiTest.error(r).startsWith("at "), q);
+            assertTrue(ApiFixture.error(r).startsWith("at "), q);
         }
         assertEquals(400, logs("limit=10001").getStatus());
         assertEquals(200, logs("limit=10000").getStatus());

@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.metrics;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.engine.Explain;
@@ -56,7 +56,7 @@ import java.util.Map;
 public final class QueryMetrics {
 
     /** The kind of lookup, the label {@code kind}. */
-    enum Kind {
+    public enum Kind {
         TRACE("trace"), SEARCH("search"), LOGS("logs");
 
         private final String label;
@@ -138,7 +138,7 @@ public final class QueryMetrics {
     }
 
     /** Counts a query stopped at a limit. */
-    void aborted(QueryAbortedException.Reason reason) {
+    public void aborted(QueryAbortedException.Reason reason) {
         aborted.labelValues(label(reason)).inc();
     }
 
@@ -147,7 +147,7 @@ public final class QueryMetrics {
     }
 
     /** Counts one request's lookups: {@code nanos} the engine took and the plan of each signal looked up. */
-    void record(Kind kind, long nanos, List<Explain> plans) {
+    public void record(Kind kind, long nanos, List<Explain> plans) {
         latency.labelValues(kind.label).observe(nanos / 1e9);
         for (Explain plan : plans) {
             String s = plan.signal();

@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import static dev.needle.query.http.ApiFixture.A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +14,8 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
+import dev.needle.query.http.ApiFixture;
+import dev.needle.query.http.JsonTree;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -166,7 +168,7 @@ class TraceEndpointTest {
         String absent = "/api/v2/traces/0123456789abcdef0123456789abcdef";
         HttpTester.Response json = getA(absent);
         assertEquals(404, json.getStatus());
-        assertEquals("trace 0123456789abcdef0123456789abcdef not found", QueryApiTest.error(json));
+        assertEquals("trace 0123456789abcdef0123456789abcdef not found", ApiFixture.error(json));
         HttpTester.Response proto = getA(absent, "Accept", "application/protobuf");
         assertEquals(404, proto.getStatus());
         assertEquals(0, proto.getContentBytes() == null ? 0 : proto.getContentBytes().length);
@@ -242,7 +244,7 @@ class TraceEndpointTest {
                     "%D9%A3", "abc/def")) {
                 HttpTester.Response r = getA(prefix + id);
                 assertEquals(400, r.getStatus(), prefix + id + ": " + r.getContent());
-                String error = QueryApiTest.error(r);
+                String error = ApiFixture.error(r);
                 assertTrue(error.startsWith("trace id: expected 1 to 32 hex digits"), error);
             }
         }

@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
@@ -13,6 +13,10 @@ import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.Params;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Keywords;
 import dev.needle.query.ql.QueryParseException;
@@ -52,7 +56,7 @@ import java.util.function.Predicate;
  * the newest {@value #Q_SPANS} spans that match it. The {@code trace} scope is valid and empty.
  * Partial answers say so in headers, as searches do ({@link ApiReply#withStatusHeaders}).
  */
-final class TagsEndpoint {
+public final class TagsEndpoint {
 
     static final int MAX_TAGS = BlockTags.MAX_KEYS;
     static final int MAX_VALUES = BlockTags.MAX_VALUES_PER_KEY;
@@ -74,7 +78,8 @@ final class TagsEndpoint {
 
     private final QueryEngine engine;
 
-    TagsEndpoint(QueryEngine engine) {
+    /** The endpoints over {@code engine}. */
+    public TagsEndpoint(QueryEngine engine) {
         this.engine = engine;
     }
 
@@ -114,7 +119,7 @@ final class TagsEndpoint {
     }
 
     /** {@code /api/v2/search/tags}. */
-    ApiReply v2Tags(TenantId tenant, Params params) throws ApiException, IOException {
+    public ApiReply v2Tags(TenantId tenant, Params params) throws ApiException, IOException {
         String scope = params.string("scope");
         if (scope != null && !scope.equals("none") && !scope.equals(INTRINSIC) && !SCOPES.containsKey(scope)
                 && !EMPTY_SCOPES.contains(scope)) {
@@ -154,7 +159,7 @@ final class TagsEndpoint {
     }
 
     /** {@code /api/search/tags}: the attribute keys of every scope, without it, each once, as Tempo flattens them. */
-    ApiReply v1Tags(TenantId tenant, Params params) throws ApiException, IOException {
+    public ApiReply v1Tags(TenantId tenant, Params params) throws ApiException, IOException {
         TimeRange range = params.range();
         int limit = params.limit(MAX_TAGS, MAX_TAGS);
         TagsResult result = engine.spanTags(tenant, range, key -> false, true);
@@ -172,7 +177,7 @@ final class TagsEndpoint {
     }
 
     /** {@code /api/v2/search/tag/{tag}/values}. */
-    ApiReply v2Values(TenantId tenant, String tag, Params params) throws ApiException, IOException {
+    public ApiReply v2Values(TenantId tenant, String tag, Params params) throws ApiException, IOException {
         List<String> keys = tagsKeys(tag);
         Intrinsic intrinsic = intrinsic(tag);
         TimeRange range = params.range();
@@ -198,7 +203,7 @@ final class TagsEndpoint {
     }
 
     /** {@code /api/search/tag/{tag}/values}: the values of a resource, span or scope attribute, as text. */
-    ApiReply v1Values(TenantId tenant, String tag, Params params) throws ApiException, IOException {
+    public ApiReply v1Values(TenantId tenant, String tag, Params params) throws ApiException, IOException {
         if (tag.isEmpty()) {
             throw ApiException.badRequest("please provide a non-empty tagName");
         }

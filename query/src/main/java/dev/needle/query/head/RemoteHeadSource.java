@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.head;
 
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;

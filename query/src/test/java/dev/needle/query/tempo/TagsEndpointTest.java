@@ -1,8 +1,8 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import static dev.needle.query.http.ApiFixture.A;
 import static dev.needle.query.http.ApiFixture.B;
-import static dev.needle.query.http.SearchEndpointTest.enc;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +20,8 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.write.BlockWriter;
+import dev.needle.query.http.ApiFixture;
+import dev.needle.query.http.QueryApi;
 import dev.needle.query.ql.QueryParser;
 import dev.needle.query.tempopb.SearchTagValuesResponse;
 import dev.needle.query.tempopb.SearchTagValuesV2Response;
@@ -105,7 +107,7 @@ class TagsEndpointTest {
 
         HttpTester.Response bad = api.get("/api/v2/search/tags?scope=spans", "X-Scope-OrgID", A.value());
         assertEquals(400, bad.getStatus());
-        assertEquals("invalid scope: spans", QueryApiTest.error(bad));
+        assertEquals("invalid scope: spans", ApiFixture.error(bad));
     }
 
     @Test
@@ -131,7 +133,7 @@ class TagsEndpointTest {
         for (String tag : List.of("service.name", "resources.x", "span.", "nope")) {
             HttpTester.Response r = api.get("/api/v2/search/tag/" + tag + "/values", "X-Scope-OrgID", A.value());
             assertEquals(400, r.getStatus(), tag);
-            assertTrue(QueryApiTest.error(r).startsWith("please provide a valid tagName"), tag);
+            assertTrue(ApiFixture.error(r).startsWith("please provide a valid tagName"), tag);
         }
     }
 
@@ -145,7 +147,7 @@ class TagsEndpointTest {
         HttpTester.Response bad = api.get("/api/v2/search/tag/name/values?q=" + enc("{ name = }"),
                 "X-Scope-OrgID", A.value());
         assertEquals(400, bad.getStatus());
-        assertTrue(QueryApiTest.error(bad).startsWith("q: at "), QueryApiTest.error(bad));
+        assertTrue(ApiFixture.error(bad).startsWith("q: at "), ApiFixture.error(bad));
     }
 
     @Test

@@ -1,6 +1,8 @@
-package dev.needle.query.http;
+package dev.needle.query.loki;
 
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.Params;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;

@@ -1,4 +1,4 @@
-package dev.needle.query.http;
+package dev.needle.query.tempo;
 
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -8,6 +8,11 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.Params;
+import dev.needle.query.metrics.QueryMetrics;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
@@ -15,7 +20,7 @@ import java.io.IOException;
 import java.util.List;
 
 /** needle's own {@code /api/logs}: log records matching a selector such as {@code { severity >= 17 }}, newest first. */
-final class LogsEndpoint {
+public final class LogsEndpoint {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 10_000;
@@ -23,13 +28,14 @@ final class LogsEndpoint {
     private final QueryEngine engine;
     private final QueryMetrics metrics;
 
-    LogsEndpoint(QueryEngine engine, QueryMetrics metrics) {
+    /** The endpoint over {@code engine}, counting each lookup in {@code metrics}. */
+    public LogsEndpoint(QueryEngine engine, QueryMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
     }
 
     /** {@code {"logs":{"resourceLogs":[…]},"status":…,"message"?,"explain"?}}; no {@code q} lists the newest records. */
-    ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
+    public ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
         String q = params.string("q");
         Expr expr;
         try {

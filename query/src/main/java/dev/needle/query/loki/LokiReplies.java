@@ -1,7 +1,10 @@
-package dev.needle.query.http;
+package dev.needle.query.loki;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.query.engine.Explain;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.QueryApi;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.List;
