@@ -17,10 +17,12 @@ import dev.needle.query.http.ApiException;
 import dev.needle.query.http.ApiReply;
 import dev.needle.query.http.JsonReplies;
 import dev.needle.query.http.Params;
+import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Keywords;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.query.ql.TraceField;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,28 +96,37 @@ public final class TagsEndpoint {
     }
 
     private static Map<String, String> intrinsics() {
-        String name = Intrinsic.NAME.indexedKey().orElseThrow();
-        String status = Intrinsic.STATUS.indexedKey().orElseThrow();
-        String kind = Intrinsic.KIND.indexedKey().orElseThrow();
         Map<String, String> intrinsics = new LinkedHashMap<>();
-        intrinsics.put("duration", "");
-        intrinsics.put("name", name);
-        intrinsics.put("status", status);
-        intrinsics.put("statusMessage", TagsOnlyPairs.STATUS_MESSAGE);
-        intrinsics.put("kind", kind);
-        intrinsics.put("rootServiceName", TagsOnlyPairs.ROOT_SERVICE_NAME);
-        intrinsics.put("rootName", TagsOnlyPairs.ROOT_NAME);
-        intrinsics.put("traceDuration", "");
-        intrinsics.put("event:name", TagsOnlyPairs.EVENT_NAME);
-        intrinsics.put("span:status", status);
-        intrinsics.put("span:statusMessage", TagsOnlyPairs.STATUS_MESSAGE);
-        intrinsics.put("span:duration", "");
-        intrinsics.put("span:name", name);
-        intrinsics.put("span:kind", kind);
-        intrinsics.put("trace:rootName", TagsOnlyPairs.ROOT_NAME);
-        intrinsics.put("trace:rootService", TagsOnlyPairs.ROOT_SERVICE_NAME);
-        intrinsics.put("trace:duration", "");
+        for (Intrinsic i : List.of(Intrinsic.DURATION, Intrinsic.NAME, Intrinsic.STATUS, Intrinsic.STATUS_MESSAGE,
+                Intrinsic.KIND)) {
+            intrinsics.put(i.word(), tagsKey(i));
+        }
+        for (TraceField f : List.of(TraceField.ROOT_SERVICE, TraceField.ROOT_NAME, TraceField.DURATION)) {
+            intrinsics.put(f.tempoWord(), tagsKey(f));
+        }
+        intrinsics.put("event:" + Attribute.EVENT_NAME, TagsOnlyPairs.EVENT_NAME);
+        for (Intrinsic i : List.of(Intrinsic.STATUS, Intrinsic.STATUS_MESSAGE, Intrinsic.DURATION, Intrinsic.NAME,
+                Intrinsic.KIND)) {
+            intrinsics.put("span:" + i.word(), tagsKey(i));
+        }
+        for (TraceField f : List.of(TraceField.ROOT_NAME, TraceField.ROOT_SERVICE, TraceField.DURATION)) {
+            intrinsics.put("trace:" + f.word(), tagsKey(f));
+        }
         return intrinsics;
+    }
+
+    /** The TAGS key of a span intrinsic's values: its ATTR_IDX key, the status message's own; "" for the duration. */
+    private static String tagsKey(Intrinsic intrinsic) {
+        return intrinsic == Intrinsic.STATUS_MESSAGE ? TagsOnlyPairs.STATUS_MESSAGE : intrinsic.indexedKey().orElse("");
+    }
+
+    /** The TAGS key of a trace field's values, those of the roots; "" for the duration. */
+    private static String tagsKey(TraceField field) {
+        return switch (field) {
+            case ROOT_SERVICE -> TagsOnlyPairs.ROOT_SERVICE_NAME;
+            case ROOT_NAME -> TagsOnlyPairs.ROOT_NAME;
+            case DURATION -> "";
+        };
     }
 
     /** {@code /api/v2/search/tags}. */
