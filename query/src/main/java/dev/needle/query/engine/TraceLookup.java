@@ -41,11 +41,7 @@ final class TraceLookup {
         Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, TraceTarget.spans(traceId, range), range, mechanisms,
                 head.traceSpanParts(tenant, traceId), s -> range.contains(s.startTimeUnixNano()),
                 SpanRecord::startTimeUnixNano, problems, budget);
-        Lookup<LogRecord> logs = withLogs
-                ? lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
-                        head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
-                        LogRecord::eventTimeUnixNano, problems, budget)
-                : null;
+        Lookup<LogRecord> logs = withLogs ? logs(tenant, traceId, range, mechanisms, problems, budget) : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
     }
@@ -55,10 +51,15 @@ final class TraceLookup {
                                       QueryBudget budget) throws IOException {
         checkId(traceId);
         List<String> problems = new ArrayList<>();
-        Lookup<LogRecord> logs = lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
+        Lookup<LogRecord> logs = logs(tenant, traceId, range, mechanisms, problems, budget);
+        return new SearchResult<>(logs.records(), problems, logs.plan());
+    }
+
+    private Lookup<LogRecord> logs(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms,
+                                   List<String> problems, QueryBudget budget) throws IOException {
+        return lookup(tenant, Signal.LOGS, TraceTarget.logs(traceId, range), range, mechanisms,
                 head.traceLogParts(tenant, traceId), r -> range.contains(r.eventTimeUnixNano()),
                 LogRecord::eventTimeUnixNano, problems, budget);
-        return new SearchResult<>(logs.records(), problems, logs.plan());
     }
 
     private static void checkId(Bytes traceId) {
@@ -68,7 +69,7 @@ final class TraceLookup {
     }
 
     /** The records one lookup found and the plan that found them. */
-    record Lookup<R>(List<R> records, Explain plan) {
+    private record Lookup<R>(List<R> records, Explain plan) {
     }
 
     private <R> Lookup<R> lookup(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
