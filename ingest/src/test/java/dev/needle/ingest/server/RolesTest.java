@@ -18,7 +18,7 @@ import dev.needle.blocks.store.S3Location;
 import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestLimits;
-import dev.needle.query.http.HeadPartsFormat;
+import dev.needle.query.head.HeadPartsFormat;
 import dev.needle.query.http.QueryApi;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;

@@ -10,7 +10,7 @@ import dev.needle.query.cli.Cli.Run;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.http.QueryApi;
-import dev.needle.query.http.QueryMetrics;
+import dev.needle.query.metrics.QueryMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
