@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.needle.blocks.store.FaultProxy.Fault;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

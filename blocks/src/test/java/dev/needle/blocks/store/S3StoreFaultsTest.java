@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.FaultProxy.Injection;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
+import dev.needle.testkit.FaultProxy.Injection;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
