@@ -3,7 +3,7 @@ package dev.needle.bench.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.needle.blocks.store.S3BlockStore;
+import dev.needle.blocks.store.s3.S3BlockStore;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,6 +1,9 @@
 package dev.needle.blocks.store;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.reads.CountedChannel;
+import dev.needle.blocks.store.reads.RequestCounter;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import dev.needle.testkit.S3ProxyStarter;
 import java.io.IOException;

@@ -1,4 +1,6 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.reads;
+
+import dev.needle.blocks.store.BlockStore;
 
 /**
  * Told of every request a {@link BlockStore} makes to read a file: on the local filesystem each
