@@ -13,6 +13,7 @@ import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
 import dev.needle.blocks.store.s3.S3ProxyServer;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.query.engine.BlockDecision.Step;
@@ -58,7 +59,7 @@ class S3ReadCountTest {
     void coldLookups_getsCounted_absentValueReadsNoData_answersAsLocalVersions3And2() throws Exception {
         try (S3ProxyServer server = S3ProxyServer.start(); FaultProxy proxy = FaultProxy.start(server.endpoint());
              RootAllocator allocator = new RootAllocator();
-             S3BlockStore s3 = new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true)
+             S3BlockStore s3 = new S3BlockStore(S3Clients.builder(proxy.endpoint(), true)
                      .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
                              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
                      server.createBucket("counts"), "p", dir.resolve("staging"), Clock.systemUTC(),

@@ -1,69 +1,32 @@
 package dev.needle.blocks.store.s3;
 
 import dev.needle.blocks.BlockLayout;
-import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.IndexObject;
 import dev.needle.blocks.store.PendingBlock;
-import dev.needle.blocks.store.StagedBlock;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.reads.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ConnectException;
-import java.net.SocketTimeoutException;
-import java.net.URI;
-import java.net.UnknownHostException;
-import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.retry.RetryMode;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
-import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
-import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3ClientBuilder;
-import software.amazon.awssdk.services.s3.S3Configuration;
-import software.amazon.awssdk.services.s3.model.CommonPrefix;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
-import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -85,8 +48,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * block that becomes visible (as long as clocks agree within half the grace period).
  *
  * <p>{@link #create} stages a block's files in a local directory; {@link PendingBlock#publish}
- * uploads them. Reads are ranged GETs ({@link S3ReadChannel}). Thread-safe; a {@link PendingBlock}
- * is for one thread. Closing the store closes its client.
+ * uploads them ({@link S3PendingBlock}). Reads are ranged GETs ({@link S3ReadChannel}). The client is
+ * built by {@link S3Clients}, the sweep is {@link S3Sweep}'s, the index object's compare-and-set
+ * {@link S3Index}'s. Thread-safe; a {@link PendingBlock} is for one thread. Closing the store closes
+ * its client.
  */
 public final class S3BlockStore implements BlockStore, Closeable {
 
@@ -102,14 +67,9 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** The system property that sets the bound of the cache of ranges read, in bytes; 64 MiB when unset, 0 for none. */
     public static final String RANGE_CACHE_PROPERTY = "needle.s3.rangeCacheBytes";
 
-    /** The name prefix of a staging directory, one per block being written. */
-    private static final String STAGING_PREFIX = "block-";
-
-    private static final Logger LOG = LoggerFactory.getLogger(S3BlockStore.class);
-
-    private final S3Client s3;
-    private final String bucket;
-    private final String base;
+    private final S3Bucket bucket;
+    private final S3Index index;
+    private final S3Sweep sweep;
     private final Path staging;
     private final Clock clock;
     private final Duration grace;
@@ -139,22 +99,22 @@ public final class S3BlockStore implements BlockStore, Closeable {
 
     private S3BlockStore(S3Client s3, String bucket, String prefix, Path staging, Clock clock, Duration grace,
                          boolean readOnly) throws IOException {
-        this.s3 = Objects.requireNonNull(s3, "s3");
         S3Location location = new S3Location(bucket, prefix, null, false);
-        this.bucket = location.bucket();
-        this.base = location.prefix().isEmpty() ? "" : location.prefix() + "/";
+        this.bucket = new S3Bucket(Objects.requireNonNull(s3, "s3"), location.bucket(), location.prefix());
+        this.index = new S3Index(this.bucket);
         this.staging = staging;
         this.clock = Objects.requireNonNull(clock, "clock");
         if (grace.isNegative() || grace.isZero()) {
             throw new IllegalArgumentException("the sweep grace period must be positive, got " + grace);
         }
         this.grace = grace;
+        this.sweep = new S3Sweep(this.bucket, clock, grace);
         this.readOnly = readOnly;
-        checkBucket();
+        S3Clients.checkBucket(s3, location.bucket());
     }
 
     /**
-     * Opens the store at {@code location} with a client of {@link #clientBuilder}, credentials and
+     * Opens the store at {@code location} with a client of {@link S3Clients#builder}, credentials and
      * region from the SDK's default chains ({@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY},
      * {@code AWS_REGION}, profiles); with an endpoint and no region configured, us-east-1, which
      * S3-compatible servers accept. {@code staging} must be this store's alone: leftovers of a
@@ -163,8 +123,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
      * @throws IOException naming the cause, as the constructor does
      */
     public static S3BlockStore open(S3Location location, Path staging) throws IOException {
-        removeStagedLeftovers(staging);
-        S3Client client = client(location);
+        S3PendingBlock.removeStagedLeftovers(staging);
+        S3Client client = S3Clients.client(location);
         try {
             return new S3BlockStore(client, location.bucket(), location.prefix(), staging, Clock.systemUTC(),
                     DEFAULT_SWEEP_GRACE);
@@ -182,7 +142,7 @@ public final class S3BlockStore implements BlockStore, Closeable {
      * @throws IOException naming the cause, as the constructor does
      */
     public static S3BlockStore openReadOnly(S3Location location) throws IOException {
-        S3Client client = client(location);
+        S3Client client = S3Clients.client(location);
         try {
             return new S3BlockStore(client, location.bucket(), location.prefix(), null, Clock.systemUTC(),
                     DEFAULT_SWEEP_GRACE, true);
@@ -192,127 +152,17 @@ public final class S3BlockStore implements BlockStore, Closeable {
         }
     }
 
-    /** A client of {@link #clientBuilder} for {@code location}, credentials and region from the SDK's chains. */
-    private static S3Client client(S3Location location) throws IOException {
-        S3ClientBuilder builder = clientBuilder(location.endpoint(), location.pathStyle());
-        if (location.endpoint() != null) {
-            // Not the default chain: its last resort asks EC2's instance metadata, which only AWS answers.
-            Region region;
-            try {
-                region = new AwsRegionProviderChain(new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())
-                        .getRegion();
-            } catch (SdkClientException e) {
-                region = Region.US_EAST_1;
-            }
-            builder.region(region);
-        }
-        try {
-            return builder.build();
-        } catch (SdkClientException e) {
-            throw new IOException("cannot set up the S3 client for " + location + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Removes the staging directories a crashed process left; a directory that cannot be removed is only logged. */
-    private static void removeStagedLeftovers(Path staging) throws IOException {
-        if (!Files.isDirectory(staging)) {
-            return;
-        }
-        try (Stream<Path> dirs = Files.list(staging)) {
-            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(STAGING_PREFIX)).toList()) {
-                try {
-                    deleteStaged(dir);
-                    LOG.info("removed {}, left behind by a block upload that did not finish", dir);
-                } catch (IOException e) {
-                    LOG.warn("could not remove {}", dir, e);
-                }
-            }
-        }
-    }
-
-    /** Deletes one staging directory and its files (a block's files are flat). */
-    private static void deleteStaged(Path dir) throws IOException {
-        try (Stream<Path> entries = Files.list(dir)) {
-            for (Path file : entries.toList()) {
-                Files.delete(file);
-            }
-        }
-        Files.delete(dir);
-    }
-
-    /** {@link #clientBuilder(URI, boolean, S3Timeouts)} with the {@linkplain S3Timeouts#DEFAULTS default timeouts}. */
-    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle) {
-        return clientBuilder(endpoint, pathStyle, S3Timeouts.DEFAULTS);
-    }
-
-    /**
-     * A client builder as this store expects: the JDK's HTTP connection (no Netty, Apache or CRT
-     * client) with {@code timeouts}, the SDK's standard retry strategy (3 attempts, see
-     * {@link S3Timeouts}) whatever {@code AWS_RETRY_MODE} says, {@code endpoint} when not AWS's (null
-     * for AWS), path-style addressing when asked (most S3-compatible servers need it), and payloads
-     * signed whole rather than in aws-chunked encoding, which S3Proxy's conditional PUT mishandles (the
-     * connection breaks, the SDK retries). Credentials and region come from the SDK's default chains
-     * unless the caller sets them.
-     */
-    public static S3ClientBuilder clientBuilder(URI endpoint, boolean pathStyle, S3Timeouts timeouts) {
-        S3ClientBuilder builder = S3Client.builder()
-                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(timeouts.connect())
-                        .socketTimeout(timeouts.socket()).build())
-                .overrideConfiguration(o -> o.retryStrategy(RetryMode.STANDARD).apiCallAttemptTimeout(timeouts.attempt()))
-                .forcePathStyle(pathStyle)
-                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
-        return endpoint == null ? builder : builder.endpointOverride(endpoint);
-    }
-
     /** Where this store keeps its blocks, as {@code s3://bucket/prefix/}. */
     public String location() {
-        return "s3://" + bucket + "/" + base;
-    }
-
-    private void checkBucket() throws IOException {
-        String endpoint = s3.serviceClientConfiguration().endpointOverride().map(Object::toString)
-                .orElse("the AWS endpoint of region " + s3.serviceClientConfiguration().region());
-        try {
-            // Asked first, so that no credentials at all is said as such, not as a failed request.
-            s3.serviceClientConfiguration().credentialsProvider().resolveIdentity().join();
-        } catch (CompletionException | SdkException e) {
-            throw new IOException("no credentials for bucket '" + bucket + "' at " + endpoint
-                    + ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE", e);
-        }
-        try {
-            s3.headBucket(b -> b.bucket(bucket));
-        } catch (S3Exception e) {
-            throw new IOException(switch (e.statusCode()) {
-                case 404 -> "bucket '" + bucket + "' does not exist at " + endpoint;
-                case 401, 403 -> "the credentials were refused for bucket '" + bucket + "' at " + endpoint
-                        + " (wrong access key or secret, or no permission)";
-                case 301, 307 -> "bucket '" + bucket + "' is in another region than " + s3.serviceClientConfiguration().region();
-                default -> "checking bucket '" + bucket + "' at " + endpoint + " failed with HTTP " + e.statusCode();
-            }, e);
-        } catch (SdkException e) {
-            throw new IOException(unreachable(e)
-                    ? "cannot reach the S3 endpoint " + endpoint + ": " + e.getMessage()
-                    : "cannot use bucket '" + bucket + "' at " + endpoint + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Whether the client failed to connect or to hear an answer, as opposed to failing before trying (credentials). */
-    private static boolean unreachable(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof SocketTimeoutException
-                    || t instanceof ApiCallAttemptTimeoutException || t instanceof ApiCallTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return bucket.location();
     }
 
     @Override
     public List<TenantId> tenants() throws IOException {
         List<TenantId> tenants = new ArrayList<>();
-        for (String name : childNames(base)) {
+        for (String name : bucket.childNames(bucket.base())) {
             if (TenantId.isValid(name)) {
-                List<String> signals = childNames(base + name + "/");
+                List<String> signals = bucket.childNames(bucket.base() + name + "/");
                 for (Signal signal : Signal.values()) {
                     if (signals.contains(signal.dirName())) {
                         tenants.add(TenantId.of(name));
@@ -329,8 +179,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
     @Override
     public List<BlockRef> list(TenantId tenant, Signal signal) throws IOException {
         List<BlockRef> blocks = new ArrayList<>();
-        for (Map.Entry<String, List<S3Object>> entry : objectsByBlock(tenant, signal).entrySet()) {
-            if (hasMeta(entry.getValue())) {
+        for (Map.Entry<String, List<S3Object>> entry : bucket.objectsByBlock(tenant, signal).entrySet()) {
+            if (S3Bucket.hasMeta(entry.getValue())) {
                 BlockName.parse(entry.getKey()).ifPresent(name -> blocks.add(new BlockRef(tenant, signal, name)));
             }
         }
@@ -347,8 +197,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** As {@link #open(BlockRef, String)}, telling {@code counter} of each GET. */
     @Override
     public SeekableByteChannel open(BlockRef block, String file, RequestCounter counter) throws IOException {
-        return S3ReadChannel.open(s3, bucket, key(block, BlockRef.checkFileName(file)), openingBytes(file), counter,
-                ranges);
+        return S3ReadChannel.open(bucket.client(), bucket.name(), bucket.key(block, BlockRef.checkFileName(file)),
+                openingBytes(file), counter, ranges);
     }
 
     /**
@@ -368,7 +218,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
     /** No request: the first read's GET checks the size and learns the ETag that the later ones name. */
     @Override
     public SeekableByteChannel openKnown(BlockRef block, String file, long size, RequestCounter counter) {
-        return S3ReadChannel.openKnown(s3, bucket, key(block, BlockRef.checkFileName(file)), size, counter, ranges);
+        return S3ReadChannel.openKnown(bucket.client(), bucket.name(), bucket.key(block, BlockRef.checkFileName(file)),
+                size, counter, ranges);
     }
 
     /**
@@ -383,7 +234,8 @@ public final class S3BlockStore implements BlockStore, Closeable {
     @Override
     public PendingBlock create(TenantId tenant, Signal signal) throws IOException {
         checkWritable();
-        return new S3PendingBlock(tenant, signal, Files.createTempDirectory(staging, STAGING_PREFIX));
+        return new S3PendingBlock(this, bucket, clock, grace, tenant, signal,
+                Files.createTempDirectory(staging, S3PendingBlock.STAGING_PREFIX));
     }
 
     /**
@@ -393,108 +245,36 @@ public final class S3BlockStore implements BlockStore, Closeable {
     @Override
     public void delete(BlockRef block) throws IOException {
         checkWritable();
-        deleteObject(key(block, BlockLayout.META));
-        for (S3Object object : listAll(base + block + "/")) {
-            deleteObject(object.key());
+        bucket.deleteObject(bucket.key(block, BlockLayout.META));
+        for (S3Object object : bucket.listAll(bucket.base() + block + "/")) {
+            bucket.deleteObject(object.key());
         }
     }
 
     /**
-     * Removes the objects of blocks without a meta.json (uploads a crash cut short, deletes a crash
-     * cut short) once the newest of them is older than the grace period; returns the blocks removed,
-     * as {@code tenant/signal/name}. Keys that are not a block's are never touched. A block that
-     * cannot be removed is logged and left for the next sweep.
+     * Removes the objects of blocks without a meta.json once the newest of them is older than the
+     * grace period, as {@link S3Sweep} does; returns the blocks removed, as {@code tenant/signal/name}.
      */
     public List<String> sweep() throws IOException {
         checkWritable();
-        Instant cutoff = clock.instant().minus(grace);
-        List<String> swept = new ArrayList<>();
-        for (TenantId tenant : tenants()) {
-            for (Signal signal : Signal.values()) {
-                for (Map.Entry<String, List<S3Object>> entry : objectsByBlock(tenant, signal).entrySet()) {
-                    List<S3Object> objects = entry.getValue();
-                    Instant newest = objects.stream().map(S3Object::lastModified).max(Instant::compareTo).orElseThrow();
-                    if (hasMeta(objects) || !newest.isBefore(cutoff) || BlockName.parse(entry.getKey()).isEmpty()) {
-                        continue;
-                    }
-                    String dir = tenant.value() + "/" + signal.dirName() + "/" + entry.getKey();
-                    try {
-                        // A writer may have finished since the listing: never remove a visible block's files.
-                        if (head(base + dir + "/" + BlockLayout.META) != null) {
-                            continue;
-                        }
-                        for (S3Object object : objects) {
-                            deleteObject(object.key());
-                        }
-                        swept.add(dir);
-                        LOG.info("swept unpublished block {}{}", location(), dir);
-                    } catch (IOException e) {
-                        LOG.warn("could not sweep unpublished block {}{}", location(), dir, e);
-                    }
-                }
-            }
-        }
-        return swept;
+        return sweep.sweep(tenants());
     }
 
     /** One GET, with {@code If-None-Match} on the known ETag: an unchanged index costs a 304 and no body. */
     @Override
     public Optional<IndexObject> readIndex(TenantId tenant, Signal signal, String knownToken) throws IOException {
-        String key = indexKey(tenant, signal);
-        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(key)
-                .ifNoneMatch(knownToken))) {
-            Long length = in.response().contentLength();
-            if (length != null && length > BlockIndex.HEADER_BYTES + (long) BlockIndex.MAX_BODY_BYTES) {
-                throw new IOException(uri(key) + " has " + length + " bytes, more than an index may");
-            }
-            return Optional.of(new IndexObject(in.readAllBytes(), in.response().eTag()));
-        } catch (S3Exception e) {
-            if (e.statusCode() == 304) {
-                return Optional.of(new IndexObject(null, knownToken));
-            } else if (e.statusCode() == 404) {
-                return Optional.empty();
-            }
-            throw failed("GET " + uri(key), e);
-        } catch (SdkException e) {
-            throw failed("GET " + uri(key), e);
-        }
+        return index.read(tenant, signal, knownToken);
     }
 
-    /**
-     * One conditional PUT: {@code If-Match} on {@code expectedToken}, or {@code If-None-Match: *} to
-     * create. 412 (the ETag moved on, or the object exists) and 409 (a conditional write racing
-     * another) mean another writer was first. A PUT the SDK retried after a lost answer finds its
-     * own write and says so too; the caller's re-read then sees its change already made.
-     */
+    /** One conditional PUT, as {@link S3Index#write} makes it. */
     @Override
     public String writeIndex(TenantId tenant, Signal signal, byte[] bytes, String expectedToken) throws IOException {
-        String key = indexKey(tenant, signal);
-        try {
-            return s3.putObject(b -> {
-                b.bucket(bucket).key(key);
-                if (expectedToken == null) {
-                    b.ifNoneMatch("*");
-                } else {
-                    b.ifMatch(expectedToken);
-                }
-            }, RequestBody.fromBytes(bytes)).eTag();
-        } catch (S3Exception e) {
-            if (e.statusCode() == 412 || e.statusCode() == 409) {
-                return null;
-            }
-            throw failed("PUT " + uri(key), e);
-        } catch (SdkException e) {
-            throw failed("PUT " + uri(key), e);
-        }
+        return index.write(tenant, signal, bytes, expectedToken);
     }
 
     @Override
     public boolean keepsIndex() {
         return true;
-    }
-
-    private String indexKey(TenantId tenant, Signal signal) {
-        return base + tenant.value() + "/" + signal.dirName() + "/" + INDEX_OBJECT;
     }
 
     /** At least {@value #BLOCKS_AT_ONCE}: a block read here waits 20–100 ms for each GET's first byte. */
@@ -515,168 +295,12 @@ public final class S3BlockStore implements BlockStore, Closeable {
     @Override
     public void close() {
         readPool.shutdownNow();
-        s3.close();
+        bucket.client().close();
     }
 
     private void checkWritable() {
         if (readOnly) {
             throw new UnsupportedOperationException(location() + " is open for reading only");
-        }
-    }
-
-    private byte[] readAll(BlockRef block, String file) throws IOException {
-        try (InputStream in = Channels.newInputStream(open(block, file))) {
-            return in.readAllBytes();
-        }
-    }
-
-    private String key(BlockRef block, String file) {
-        return base + block + "/" + file;
-    }
-
-    private String uri(String key) {
-        return "s3://" + bucket + "/" + key;
-    }
-
-    private static boolean hasMeta(List<S3Object> objects) {
-        return objects.stream().anyMatch(o -> o.key().endsWith("/" + BlockLayout.META));
-    }
-
-    /** A signal's objects grouped by the first path segment after the signal (a block's name), in key order. */
-    private Map<String, List<S3Object>> objectsByBlock(TenantId tenant, Signal signal) throws IOException {
-        String signalPrefix = base + tenant.value() + "/" + signal.dirName() + "/";
-        Map<String, List<S3Object>> byBlock = new TreeMap<>();
-        for (S3Object object : listAll(signalPrefix)) {
-            String rest = object.key().substring(signalPrefix.length());
-            int slash = rest.indexOf('/');
-            // Only a block's own files (one level below its name) are the block's.
-            if (slash > 0 && rest.indexOf('/', slash + 1) < 0) {
-                byBlock.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>()).add(object);
-            }
-        }
-        return byBlock;
-    }
-
-    private List<S3Object> listAll(String prefix) throws IOException {
-        try {
-            List<S3Object> objects = new ArrayList<>();
-            s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build())
-                    .contents().forEach(objects::add);
-            return objects;
-        } catch (SdkException e) {
-            throw failed("list " + uri(prefix), e);
-        }
-    }
-
-    /** The names one level below {@code prefix}, as a listing with a delimiter gives them. */
-    private List<String> childNames(String prefix) throws IOException {
-        try {
-            List<String> names = new ArrayList<>();
-            for (CommonPrefix child : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket)
-                    .prefix(prefix).delimiter("/").build()).commonPrefixes()) {
-                String name = child.prefix().substring(prefix.length());
-                names.add(name.endsWith("/") ? name.substring(0, name.length() - 1) : name);
-            }
-            return names;
-        } catch (SdkException e) {
-            throw failed("list " + uri(prefix), e);
-        }
-    }
-
-    /** The object's metadata, or null when there is no such object. */
-    private HeadObjectResponse head(String key) throws IOException {
-        try {
-            return s3.headObject(b -> b.bucket(bucket).key(key));
-        } catch (S3Exception e) {
-            if (e.statusCode() == 404) {
-                return null;
-            }
-            throw failed("HEAD " + uri(key), e);
-        } catch (SdkException e) {
-            throw failed("HEAD " + uri(key), e);
-        }
-    }
-
-    private void deleteObject(String key) throws IOException {
-        try {
-            s3.deleteObject(b -> b.bucket(bucket).key(key));
-        } catch (SdkException e) {
-            throw failed("DELETE " + uri(key), e);
-        }
-    }
-
-    private static IOException failed(String what, SdkException e) {
-        return new IOException(what + " failed: " + e.getMessage(), e);
-    }
-
-    /** Files staged in a local directory until {@link #publish} uploads them, meta.json last. */
-    private final class S3PendingBlock extends StagedBlock {
-
-        S3PendingBlock(TenantId tenant, Signal signal, Path staging) {
-            super(tenant, signal, staging);
-        }
-
-        @Override
-        protected OutputStream newFile(Path file) throws IOException {
-            return Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        }
-
-        /**
-         * Uploads every staged file but meta.json, then meta.json only if no block of that name has
-         * one. A failure before meta.json leaves nothing visible, and publish may be retried.
-         */
-        @Override
-        protected void makeVisible(BlockRef ref) throws IOException {
-            Path meta = staging.resolve(BlockLayout.META);
-            if (!Files.exists(meta)) {
-                throw new IllegalStateException("a block is published on S3 by its " + BlockLayout.META + ", and "
-                        + ref + " has none");
-            }
-            // Checked first so that the files of a published block are never overwritten.
-            if (head(key(ref, BlockLayout.META)) != null) {
-                throw alreadyPublished(ref, null);
-            }
-            List<Path> files;
-            try (Stream<Path> entries = Files.list(staging)) {
-                files = entries.filter(f -> !f.equals(meta)).sorted().toList();
-            }
-            Instant started = clock.instant();
-            for (Path file : files) {
-                String key = key(ref, file.getFileName().toString());
-                try {
-                    s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromFile(file));
-                } catch (SdkException e) {
-                    throw failed("PUT " + uri(key), e);
-                }
-            }
-            if (Duration.between(started, clock.instant()).compareTo(grace.dividedBy(2)) > 0) {
-                throw new IOException("uploading " + ref + " took longer than half the sweep grace period (" + grace
-                        + "), so it is left unpublished for the sweep; publish may be retried");
-            }
-            String metaKey = key(ref, BlockLayout.META);
-            try {
-                s3.putObject(b -> b.bucket(bucket).key(metaKey).ifNoneMatch("*"), RequestBody.fromFile(meta));
-            } catch (S3Exception e) {
-                // The SDK retries a PUT whose answer was lost, and the retry finds the first attempt's meta.json.
-                if (e.statusCode() != 412) {
-                    throw failed("PUT " + uri(metaKey), e);
-                } else if (!Arrays.equals(Files.readAllBytes(meta), readAll(ref, BlockLayout.META))) {
-                    throw alreadyPublished(ref, e);
-                }
-            } catch (SdkException e) {
-                throw failed("PUT " + uri(metaKey), e);
-            }
-            madeVisible();
-        }
-
-        /** The staged copies go either way: once uploaded they are the bucket's. */
-        @Override
-        protected void discard(boolean published) throws IOException {
-            deleteStaged(staging);
-        }
-
-        private FileAlreadyExistsException alreadyPublished(BlockRef ref, Exception cause) {
-            return StagedBlock.alreadyPublished(ref, uri(key(ref, BlockLayout.META)), "nothing was made visible", cause);
         }
     }
 }

@@ -55,7 +55,7 @@ class FaultProxyTest {
     void startProxy() throws IOException {
         proxy = FaultProxy.start(server.endpoint());
         // No retries and short timeouts: what the proxy answers is what the test sees.
-        client = S3BlockStore.clientBuilder(proxy.endpoint(), true,
+        client = S3Clients.builder(proxy.endpoint(), true,
                         new S3Timeouts(Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5)))
                 .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
                 .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(

@@ -126,7 +126,7 @@ public final class S3ProxyServer implements AutoCloseable, BeforeAllCallback, Af
 
     /** A client of any endpoint as the store builds them, path-style as S3Proxy needs. */
     public static S3Client client(URI endpoint, String accessKey, String secretKey) {
-        return S3BlockStore.clientBuilder(endpoint, true).region(Region.US_EAST_1)
+        return S3Clients.builder(endpoint, true).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .build();
     }

@@ -66,7 +66,7 @@ class S3StoreFaultsTest {
     void open() throws IOException {
         proxy = FaultProxy.start(server.endpoint());
         bucket = server.createBucket("faults-" + ++buckets);
-        S3Client client = S3BlockStore.clientBuilder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
+        S3Client client = S3Clients.builder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
                 .build();
