@@ -52,6 +52,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * compressed buffer's stated length is checked against what its field node needs before any
  * memory is sized from it ({@link BufferChecker}), so a corrupt length costs at most what the
  * node needs.
+ *
+ * <p>Not thread-safe: a reader is for one thread at a time (a query reads each block on one task),
+ * though the reads it starts may run on the store's {@linkplain BlockStore#readPool read pool}. Many
+ * readers may share one store; the static methods may be called from any thread.
  */
 public final class BlockReader implements AutoCloseable {
 

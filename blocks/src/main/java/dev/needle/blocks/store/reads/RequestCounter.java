@@ -1,11 +1,9 @@
 package dev.needle.blocks.store.reads;
 
-import dev.needle.blocks.store.BlockStore;
-
 /**
- * Told of every request a {@link BlockStore} makes to read a file: on the local filesystem each
- * read call, on an object store each GET (or HEAD). What a lookup costs on a bucket is its
- * requests more than its bytes, so EXPLAIN shows both per block.
+ * Told of every request a {@link dev.needle.blocks.store.BlockStore} makes to read a file: on the
+ * local filesystem each read call, on an object store each GET (or HEAD). What a lookup costs on a
+ * bucket is its requests more than its bytes, so EXPLAIN shows both per block.
  */
 @FunctionalInterface
 public interface RequestCounter {
