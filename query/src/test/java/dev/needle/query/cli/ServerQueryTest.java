@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.needle.blocks.BlockLayout;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.query.cli.Cli.Run;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;

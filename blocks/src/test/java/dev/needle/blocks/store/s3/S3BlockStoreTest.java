@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -9,6 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.read.BlockReader;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.reads.RequestCounter;
 import dev.needle.sidecar.BloomBits;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.Sidecar;

@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import java.net.URI;
 import java.net.URISyntaxException;

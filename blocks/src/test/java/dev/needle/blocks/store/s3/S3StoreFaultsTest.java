@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -7,8 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.FaultProxy.Injection;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
+import dev.needle.testkit.FaultProxy.Injection;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -61,7 +66,7 @@ class S3StoreFaultsTest {
     void open() throws IOException {
         proxy = FaultProxy.start(server.endpoint());
         bucket = server.createBucket("faults-" + ++buckets);
-        S3Client client = S3BlockStore.clientBuilder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
+        S3Client client = S3Clients.builder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
                 .build();

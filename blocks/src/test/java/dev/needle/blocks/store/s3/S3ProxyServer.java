@@ -1,11 +1,12 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
+import dev.needle.testkit.S3ProxyStarter;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.Properties;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
-import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.gaul.s3proxy.blobstore.domain.MultipartUpload;
@@ -74,17 +75,13 @@ public final class S3ProxyServer implements AutoCloseable, BeforeAllCallback, Af
         return new S3ProxyServer(true);
     }
 
-    private void open() throws Exception {
+    private void open() throws IOException {
         Properties properties = new Properties();
         properties.setProperty("jclouds.identity", ACCESS_KEY);
         properties.setProperty("jclouds.credential", SECRET_KEY);
         blobs = BlobStores.create("transient", properties);
-        proxy = S3Proxy.builder().blobStore(new SerializedWrites(blobs)).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        while (!"STARTED".equals(proxy.getState())) {
-            Thread.sleep(5);
-        }
+        proxy = S3ProxyStarter.start(new SerializedWrites(blobs), URI.create("http://127.0.0.1:0"), ACCESS_KEY,
+                SECRET_KEY);
         endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
     }
 
@@ -129,7 +126,7 @@ public final class S3ProxyServer implements AutoCloseable, BeforeAllCallback, Af
 
     /** A client of any endpoint as the store builds them, path-style as S3Proxy needs. */
     public static S3Client client(URI endpoint, String accessKey, String secretKey) {
-        return S3BlockStore.clientBuilder(endpoint, true).region(Region.US_EAST_1)
+        return S3Clients.builder(endpoint, true).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .build();
     }

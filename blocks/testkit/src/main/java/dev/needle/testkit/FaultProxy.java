@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.testkit;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;

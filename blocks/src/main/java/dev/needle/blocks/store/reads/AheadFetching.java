@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.reads;
 
 import java.io.IOException;
 import java.util.List;
@@ -8,7 +8,7 @@ import java.util.concurrent.ExecutorService;
  * A channel whose reads are requests (an object's ranged GETs) and that can make them ahead of the
  * reads, at once, holding their bytes until they are read: {@link CountedChannel#fetchAhead}.
  */
-interface AheadFetching {
+public interface AheadFetching {
 
     /** Fetches {@code ranges} at once on {@code pool} and holds them; returns once all are held, or throws the first failure. */
     void fetchAhead(List<ByteRange> ranges, ExecutorService pool) throws IOException;

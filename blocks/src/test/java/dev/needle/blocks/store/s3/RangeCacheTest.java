@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.fs;
 
 import java.io.IOException;
 import java.io.OutputStream;

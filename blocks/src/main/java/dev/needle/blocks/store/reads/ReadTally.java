@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.reads;
 
 import java.util.concurrent.atomic.AtomicLong;
 

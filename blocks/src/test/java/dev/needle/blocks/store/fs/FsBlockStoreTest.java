@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.fs;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.reads;
 
 /**
  * Bytes {@code [start, end)} of one file: one read a block reader makes, and so one GET on an

@@ -1,7 +1,14 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.fs;
 
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.BlockName;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.BlockStore;
+import dev.needle.blocks.store.IndexObject;
+import dev.needle.blocks.store.PendingBlock;
+import dev.needle.blocks.store.StagedBlock;
+import dev.needle.blocks.store.TenantId;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.needle.blocks.store.FaultProxy.Fault;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,7 +55,7 @@ class FaultProxyTest {
     void startProxy() throws IOException {
         proxy = FaultProxy.start(server.endpoint());
         // No retries and short timeouts: what the proxy answers is what the test sees.
-        client = S3BlockStore.clientBuilder(proxy.endpoint(), true,
+        client = S3Clients.builder(proxy.endpoint(), true,
                         new S3Timeouts(Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5)))
                 .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
                 .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(

@@ -1,5 +1,8 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
+import dev.needle.blocks.store.reads.AheadFetching;
+import dev.needle.blocks.store.reads.ByteRange;
+import dev.needle.blocks.store.reads.RequestCounter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;

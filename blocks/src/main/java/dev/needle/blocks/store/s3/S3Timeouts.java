@@ -1,4 +1,4 @@
-package dev.needle.blocks.store;
+package dev.needle.blocks.store.s3;
 
 import java.time.Duration;
 import java.util.Objects;
