@@ -1,0 +1,16 @@
+/**
+ * TraceQL as Grafana Tempo speaks it: the language, its evaluation on one trace, metrics over the
+ * spans it selects, and what a query lets a lookup rule out.
+ *
+ * <ul>
+ *   <li>{@link dev.needle.query.traceql.TraceQlParser#parse(String)} turns text into a
+ *       {@link dev.needle.query.traceql.Query}: a {@link dev.needle.query.traceql.Query.Spans} (a
+ *       {@link dev.needle.query.traceql.SpansetExpr}: filters {@code { … }} of
+ *       {@link dev.needle.query.traceql.FieldExpr}s, spanset and structural operators, pipelines of
+ *       {@link dev.needle.query.traceql.Stage}s) or a {@link dev.needle.query.traceql.Query.Metrics} (a
+ *       {@link dev.needle.query.traceql.MetricsExpr}). A query that does not parse, or that Tempo would
+ *       refuse on validation, throws {@link dev.needle.query.ql.QueryParseException} with its position.
+ *       Every node prints back ({@code toString()}) to text that parses to an equal tree.</li>
+ * </ul>
+ */
+package dev.needle.query.traceql;
