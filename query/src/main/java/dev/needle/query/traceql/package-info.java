@@ -11,6 +11,10 @@
  *       {@link dev.needle.query.traceql.MetricsExpr}). A query that does not parse, or that Tempo would
  *       refuse on validation, throws {@link dev.needle.query.ql.QueryParseException} with its position.
  *       Every node prints back ({@code toString()}) to text that parses to an equal tree.</li>
+ *   <li>{@link dev.needle.query.traceql.TraceEvaluator#evaluate(SpansetExpr, java.util.List)} runs a span
+ *       query on all the spans of one trace and returns the {@link dev.needle.query.traceql.Spanset}s
+ *       Tempo would (empty: the trace does not match), with the fields {@code select()} asked for on
+ *       each span; {@link dev.needle.query.traceql.EvaluationException} when Tempo refuses to run it.</li>
  * </ul>
  */
 package dev.needle.query.traceql;
