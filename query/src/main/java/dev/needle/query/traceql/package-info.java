@@ -15,6 +15,9 @@
  *       query on all the spans of one trace and returns the {@link dev.needle.query.traceql.Spanset}s
  *       Tempo would (empty: the trace does not match), with the fields {@code select()} asked for on
  *       each span; {@link dev.needle.query.traceql.EvaluationException} when Tempo refuses to run it.</li>
+ *   <li>{@link dev.needle.query.traceql.MetricsAggregator} takes a metrics query with the range's start, end
+ *       and step, is given every candidate trace whole ({@code add}), and returns the
+ *       {@link dev.needle.query.traceql.TimeSeries} Tempo's {@code query_range} would ({@code series()}).</li>
  * </ul>
  */
 package dev.needle.query.traceql;
