@@ -119,11 +119,6 @@ public sealed interface SpansetExpr extends Stage {
             return symbol.startsWith("!");
         }
 
-        /** Whether this is a union structural operator ({@code &>} …), which keeps both sides of each relation. */
-        public boolean isUnion() {
-            return symbol.startsWith("&") && this != AND;
-        }
-
         /** The operator of a token's text, or null. */
         static SpansetOp ofSymbol(String symbol) {
             for (SpansetOp op : values()) {

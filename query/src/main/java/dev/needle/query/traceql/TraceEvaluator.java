@@ -1,10 +1,12 @@
 package dev.needle.query.traceql;
 
+import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.traceql.FieldExpr.BinaryOp;
 import dev.needle.query.traceql.SpansetExpr.SpansetOp;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -180,48 +182,86 @@ public final class TraceEvaluator {
         return out;
     }
 
-    /** Tempo's structural operators over the left- and right-hand spans. */
+    /**
+     * Tempo's structural operators over the left- and right-hand spans: a negation keeps the
+     * right-hand spans without the relation, a union both sides' related spans.
+     */
     private List<Integer> structural(SpansetOp op, List<Integer> l, List<Integer> r) {
-        List<Integer> out = new ArrayList<>();
-        switch (op) {
-            case CHILD, PARENT, DESCENDANT, ANCESTOR, SIBLING, NOT_CHILD, NOT_PARENT, NOT_DESCENDANT, NOT_ANCESTOR, NOT_SIBLING -> {
-                for (int b : r) {
-                    boolean related = false;
-                    for (int a : l) {
-                        if (related(op, a, b)) {
-                            related = true;
-                            break;
-                        }
-                    }
-                    if (related != op.isNegated()) {
-                        out.add(b);
-                    }
-                }
-            }
-            default -> {
-                for (int b : r) {
-                    for (int a : l) {
-                        if (related(op, a, b)) {
-                            out.add(a);
-                            out.add(b);
-                        }
-                    }
-                }
-            }
-        }
-        return inTraceOrder(out);
+        BitSet out = switch (op) {
+            case UNION_CHILD -> union(related(SpansetOp.CHILD, l, r), related(SpansetOp.PARENT, r, l));
+            case UNION_PARENT -> union(related(SpansetOp.PARENT, l, r), related(SpansetOp.CHILD, r, l));
+            case UNION_DESCENDANT -> union(related(SpansetOp.DESCENDANT, l, r), related(SpansetOp.ANCESTOR, r, l));
+            case UNION_ANCESTOR -> union(related(SpansetOp.ANCESTOR, l, r), related(SpansetOp.DESCENDANT, r, l));
+            case UNION_SIBLING -> union(related(SpansetOp.SIBLING, l, r), related(SpansetOp.SIBLING, r, l));
+            case NOT_CHILD -> without(r, related(SpansetOp.CHILD, l, r));
+            case NOT_PARENT -> without(r, related(SpansetOp.PARENT, l, r));
+            case NOT_DESCENDANT -> without(r, related(SpansetOp.DESCENDANT, l, r));
+            case NOT_ANCESTOR -> without(r, related(SpansetOp.ANCESTOR, l, r));
+            case NOT_SIBLING -> without(r, related(SpansetOp.SIBLING, l, r));
+            default -> related(op, l, r);
+        };
+        return out.stream().boxed().toList();
     }
 
-    /** Whether right-hand span {@code b} stands in the operator's relation to left-hand span {@code a}. */
-    private boolean related(SpansetOp op, int a, int b) {
-        return switch (op) {
-            case CHILD, NOT_CHILD, UNION_CHILD -> trace.parent[b] == a;
-            case PARENT, NOT_PARENT, UNION_PARENT -> trace.parent[a] == b;
-            case DESCENDANT, NOT_DESCENDANT, UNION_DESCENDANT -> trace.isAncestor(a, b);
-            case ANCESTOR, NOT_ANCESTOR, UNION_ANCESTOR -> trace.isAncestor(b, a);
-            case SIBLING, NOT_SIBLING, UNION_SIBLING -> trace.areSiblings(a, b);
-            case AND, UNION -> throw new IllegalArgumentException(op + " is no structural operator");
-        };
+    /**
+     * The right-hand spans that are children, parents, descendants, ancestors or siblings of a
+     * left-hand span; each found by marks and parent walks, never by comparing every pair.
+     */
+    private BitSet related(SpansetOp op, List<Integer> l, List<Integer> r) {
+        BitSet left = new BitSet();
+        l.forEach(left::set);
+        BitSet marks = new BitSet();
+        BitSet out = new BitSet();
+        switch (op) {
+            case CHILD -> r.stream().filter(b -> trace.parent[b] >= 0 && left.get(trace.parent[b])).forEach(out::set);
+            case PARENT -> {
+                l.stream().filter(a -> trace.parent[a] >= 0).forEach(a -> marks.set(trace.parent[a]));
+                r.stream().filter(marks::get).forEach(out::set);
+            }
+            case DESCENDANT -> r.stream().filter(b -> hasAncestorIn(b, left)).forEach(out::set);
+            case ANCESTOR -> {
+                for (int a : l) {
+                    for (int p = trace.parent[a]; p >= 0 && !marks.get(p); p = trace.parent[p]) {
+                        marks.set(p);
+                    }
+                }
+                r.stream().filter(marks::get).forEach(out::set);
+            }
+            case SIBLING -> {
+                Map<Bytes, Integer> leftByParent = new HashMap<>();
+                l.forEach(a -> leftByParent.merge(trace.spans.get(a).parentSpanId(), 1, Integer::sum));
+                for (int b : r) {
+                    int others = leftByParent.getOrDefault(trace.spans.get(b).parentSpanId(), 0) - (left.get(b) ? 1 : 0);
+                    if (others > 0) {
+                        out.set(b);
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException(op + " is no plain structural relation");
+        }
+        return out;
+    }
+
+    /** Whether an ancestor of span {@code d} is in {@code set}; a walk of at most the trace's size, so a cycle of ids ends. */
+    private boolean hasAncestorIn(int d, BitSet set) {
+        int steps = 0;
+        for (int p = trace.parent[d]; p >= 0 && steps < trace.size(); p = trace.parent[p], steps++) {
+            if (set.get(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static BitSet union(BitSet a, BitSet b) {
+        a.or(b);
+        return a;
+    }
+
+    private static BitSet without(List<Integer> spans, BitSet related) {
+        BitSet out = new BitSet();
+        spans.stream().filter(i -> !related.get(i)).forEach(out::set);
+        return out;
     }
 
     private List<Found> scalarFilter(Stage.ScalarFilter f, List<Found> input) {

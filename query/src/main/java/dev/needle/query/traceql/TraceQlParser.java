@@ -347,10 +347,15 @@ public final class TraceQlParser {
         return c.value().asDouble();
     }
 
-    private void requireNoCompare(Token op, Object expr) throws QueryParseException {
-        Object fn = expr instanceof MetricsExpr.Pipeline p ? p.function() : expr;
+    private void requireNoCompare(Token op, MetricsExpr.Function fn) throws QueryParseException {
         if (fn instanceof MetricsExpr.Function.Compare) {
             throw error(op, "compare() stands alone: no math, second stage or filter after it");
+        }
+    }
+
+    private void requireNoCompare(Token op, MetricsExpr expr) throws QueryParseException {
+        if (expr instanceof MetricsExpr.Pipeline p) {
+            requireNoCompare(op, p.function());
         }
     }
 

@@ -98,22 +98,6 @@ final class TraceView {
         return spans.size();
     }
 
-    /** Whether {@code a} is a proper ancestor of {@code d}. */
-    boolean isAncestor(int a, int d) {
-        int steps = 0;
-        for (int p = parent[d]; p >= 0 && steps <= spans.size(); p = parent[p], steps++) {
-            if (p == a) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether two distinct spans share a parent id (roots share the empty one). */
-    boolean areSiblings(int a, int b) {
-        return a != b && spans.get(a).parentSpanId().equals(spans.get(b).parentSpanId());
-    }
-
     /** The value of {@code field} on span {@code i}, reading event {@code event} and link {@code link} (-1: none). */
     Value value(FieldExpr field, int i, int event, int link) {
         if (field instanceof FieldExpr.Attribute a) {

@@ -99,10 +99,7 @@ public sealed interface Value {
         }
     }
 
-    /** The words of the status and kind literals. */
-    List<String> ENUM_WORDS = List.of("unset", "ok", "error", "unspecified", "internal", "server", "client",
-            "producer", "consumer");
-
+    /** The one nil. */
     Nil NIL = new Nil();
     Bool TRUE = new Bool(true);
     Bool FALSE = new Bool(false);
@@ -159,7 +156,7 @@ public sealed interface Value {
             return o instanceof Float && asDouble() == o.asDouble();
         }
         if (this instanceof Status s) {
-            return o instanceof Status || o instanceof Int ? s.code().ordinal() == (long) o.asDouble() : false;
+            return (o instanceof Status || o instanceof Int) && s.code().ordinal() == (long) o.asDouble();
         }
         if (this instanceof Float) {
             return o.isNumeric() && asDouble() == o.asDouble();

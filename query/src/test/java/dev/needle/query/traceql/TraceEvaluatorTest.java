@@ -19,14 +19,14 @@ class TraceEvaluatorTest {
      * 1 "GET /" (api, server, 0..4s)
      * ├── 2 "db" (api, client, error, db.system=postgres, 1..3s)
      * │   └── 4 "query" (db, http.status_code=500.0, 1..2s, events: exception{message=boom}, retry)
-     * └── 3 "cache" (db, internal, http.status_code=200, 3..3.5s)
+     * └── 3 "cache" (db, internal, http.status_code=200, cached=true, 3..3.5s)
      * </pre>
      */
     private static final List<SpanRecord> TRACE = List.of(
             span(1).name("GET /").service("api").kind(2).time(0, 4_000_000_000L).build(),
             span(2).parent(1).name("db").service("api").kind(3).status(2).attr("db.system", "postgres")
                     .time(1_000_000_000L, 3_000_000_000L).build(),
-            span(3).parent(1).name("cache").service("db").kind(1).attr("http.status_code", 200)
+            span(3).parent(1).name("cache").service("db").kind(1).attr("http.status_code", 200).attr("cached", true)
                     .time(3_000_000_000L, 3_500_000_000L).build(),
             span(4).parent(2).name("query").service("db").attr("http.status_code", 500.0)
                     .event("exception", 1_500_000_000L, "message", "boom").event("retry", 1_600_000_000L, null, null)
@@ -42,6 +42,9 @@ class TraceEvaluatorTest {
         "{ span.http.status_code = nil }#1 2",
         "{ span.http.status_code != nil }#3 4",
         "{ status = error }#2",
+        "{ .cached }#3",
+        "{ !.cached }#",
+        "{ .cached = true && kind = internal }#3",
         "{ kind = server }#1",
         "{ duration > 1s }#1 2",
         "{ duration >= 1s && duration < 2s }#4",
