@@ -1,5 +1,8 @@
 package dev.needle.query.traceql;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
 /**
  * Duration literals as Tempo reads them (Prometheus' and Go's forms): one or more
  * {@code number unit} pairs, units {@code ns us µs ms s m h d w y}, decimals allowed except with
@@ -37,8 +40,8 @@ final class Durations {
                 return null;
             }
             try {
-                java.math.BigDecimal nanos = new java.math.BigDecimal(number).multiply(java.math.BigDecimal.valueOf(NANOS[u]));
-                total = Math.addExact(total, nanos.setScale(0, java.math.RoundingMode.DOWN).longValueExact());
+                BigDecimal nanos = new BigDecimal(number).multiply(BigDecimal.valueOf(NANOS[u]));
+                total = Math.addExact(total, nanos.setScale(0, RoundingMode.DOWN).longValueExact());
             } catch (NumberFormatException | ArithmeticException e) {
                 return null;
             }

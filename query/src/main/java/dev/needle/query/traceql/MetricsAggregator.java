@@ -7,13 +7,10 @@ import dev.needle.query.traceql.MetricsExpr.SecondStage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -46,6 +43,9 @@ import java.util.TreeMap;
  */
 public final class MetricsAggregator {
 
+    /** The most steps a range may have, as Prometheus allows points per series. */
+    public static final int MAX_STEPS = 11_000;
+
     private final MetricsExpr expr;
     private final long start;
     private final long step;
@@ -55,7 +55,8 @@ public final class MetricsAggregator {
     /**
      * An aggregator for {@code query} over {@code [startNanos, endNanos]} in steps of {@code stepNanos}.
      *
-     * @throws IllegalArgumentException when the step is not positive or the end is before the start
+     * @throws IllegalArgumentException when the step is not positive, the end is before the start, or
+     *     the range holds more than {@link #MAX_STEPS} steps
      */
     public MetricsAggregator(Query.Metrics query, long startNanos, long endNanos, long stepNanos) {
         if (stepNanos <= 0 || endNanos < startNanos) {
@@ -67,7 +68,12 @@ public final class MetricsAggregator {
         this.start = startNanos - Math.floorMod(startNanos, stepNanos);
         long mod = Math.floorMod(endNanos, stepNanos);
         long end = mod == 0 ? endNanos : endNanos + (stepNanos - mod);
-        this.intervals = (int) Math.min(Integer.MAX_VALUE, (end - start) / stepNanos);
+        long steps = (end - start) / stepNanos;
+        if (steps > MAX_STEPS) {
+            throw new IllegalArgumentException("a metrics query may have at most " + MAX_STEPS + " steps, got " + steps
+                    + ": make the step longer or the range shorter");
+        }
+        this.intervals = (int) steps;
         collect(expr);
     }
 
@@ -90,23 +96,8 @@ public final class MetricsAggregator {
             return;
         }
         TraceView view = new TraceView(trace);
-        Map<SpanRecord, Integer> index = new IdentityHashMap<>();
-        for (int i = 0; i < trace.size(); i++) {
-            index.put(view.spans.get(i), i);
-        }
         for (Leaf leaf : leaves.values()) {
-            List<Spanset> found = TraceEvaluator.evaluate(leaf.pipeline.spans(), view.spans);
-            Set<SpanRecord> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-            for (Spanset s : found) {
-                for (Spanset.Member m : s.spans()) {
-                    if (seen.add(m.span())) {
-                        Integer i = index.get(m.span());
-                        if (i != null) {
-                            leaf.observe(view, i);
-                        }
-                    }
-                }
-            }
+            TraceEvaluator.spansFound(leaf.pipeline.spans(), view).stream().forEach(i -> leaf.observe(view, i));
         }
     }
 

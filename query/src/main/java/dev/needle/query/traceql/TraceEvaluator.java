@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Runs a span query on the spans of one trace, as Tempo's engine does.
@@ -35,10 +36,10 @@ public final class TraceEvaluator {
     }
 
     private final TraceView trace;
-    private final java.util.Set<FieldExpr> selected = new LinkedHashSet<>();
+    private final Set<FieldExpr> selected = new LinkedHashSet<>();
 
-    private TraceEvaluator(List<SpanRecord> spans) {
-        this.trace = new TraceView(spans);
+    private TraceEvaluator(TraceView trace) {
+        this.trace = trace;
     }
 
     /**
@@ -48,14 +49,9 @@ public final class TraceEvaluator {
      * @throws EvaluationException when the query cannot be run on this trace, as Tempo refuses it
      */
     public static List<Spanset> evaluate(SpansetExpr expr, List<SpanRecord> spans) {
-        TraceEvaluator e = new TraceEvaluator(spans);
-        List<Integer> all = new ArrayList<>();
-        for (int i = 0; i < spans.size(); i++) {
-            all.add(i);
-        }
-        List<Found> found = e.eval(expr, List.of(new Found(all, Map.of())));
+        TraceEvaluator e = new TraceEvaluator(new TraceView(spans));
         List<Spanset> out = new ArrayList<>();
-        for (Found s : found) {
+        for (Found s : e.run(expr)) {
             List<Spanset.Member> members = new ArrayList<>();
             for (int i : s.spans()) {
                 members.add(new Spanset.Member(e.trace.spans.get(i), e.selection(i)));
@@ -65,7 +61,22 @@ public final class TraceEvaluator {
         return out;
     }
 
-    /** Whether span {@code i} of {@code spans} satisfies a filter's condition. */
+    /** The indexes of the spans of {@code trace} in any spanset {@code expr} finds. */
+    static BitSet spansFound(SpansetExpr expr, TraceView trace) {
+        BitSet out = new BitSet();
+        new TraceEvaluator(trace).run(expr).forEach(s -> s.spans().forEach(out::set));
+        return out;
+    }
+
+    private List<Found> run(SpansetExpr expr) {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < trace.size(); i++) {
+            all.add(i);
+        }
+        return eval(expr, List.of(new Found(all, Map.of())));
+    }
+
+    /** Whether span {@code i} of the trace satisfies a filter's condition. */
     static boolean matches(FieldExpr condition, TraceView trace, int i) {
         boolean events = reads(condition, FieldExpr.AttributeScope.EVENT);
         boolean links = reads(condition, FieldExpr.AttributeScope.LINK);

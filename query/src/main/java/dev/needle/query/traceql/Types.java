@@ -1,6 +1,8 @@
 package dev.needle.query.traceql;
 
 import dev.needle.query.traceql.FieldExpr.BinaryOp;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -21,7 +23,7 @@ final class Types {
     }
 
     /** Intrinsics every span has, which therefore are never compared with nil. */
-    private static final java.util.Set<FieldExpr.Intrinsic> NEVER_NIL = java.util.EnumSet.of(
+    private static final Set<FieldExpr.Intrinsic> NEVER_NIL = EnumSet.of(
             FieldExpr.Intrinsic.STATUS, FieldExpr.Intrinsic.KIND, FieldExpr.Intrinsic.DURATION);
 
     private Types() {

@@ -105,9 +105,12 @@ class MetricsAggregatorTest {
     }
 
     @Test
-    void aStepMustBePositive() {
-        assertThrows(IllegalArgumentException.class, () -> new MetricsAggregator(
-                (Query.Metrics) TraceQlParser.parse("{ } | rate()"), 0, 10, 0));
+    void aRangeHasAPositiveStepAndBoundedSteps() throws QueryParseException {
+        Query.Metrics q = (Query.Metrics) TraceQlParser.parse("{ } | rate()");
+        assertThrows(IllegalArgumentException.class, () -> new MetricsAggregator(q, 0, 10, 0));
+        assertThrows(IllegalArgumentException.class, () -> new MetricsAggregator(q, 10, 0, 1));
+        new MetricsAggregator(q, 0, MetricsAggregator.MAX_STEPS, 1);
+        assertThrows(IllegalArgumentException.class, () -> new MetricsAggregator(q, 0, MetricsAggregator.MAX_STEPS + 1, 1));
     }
 
     private static List<TimeSeries> run(String query) throws QueryParseException {
