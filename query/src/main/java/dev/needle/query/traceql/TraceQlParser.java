@@ -67,8 +67,17 @@ public final class TraceQlParser {
     private record Metrics(MetricsExpr expr) implements Term {
     }
 
+    /**
+     * The most tokens a query may have: room for some 1,500 alternatives in one filter, and a
+     * bound on the depth of the trees that printing, checking and evaluating walk recursively.
+     */
+    static final int MAX_TOKENS = 8192;
+    /** The deepest nesting of parentheses, braces and unary operators. */
+    static final int MAX_NESTING = 200;
+
     private final List<Token> tokens;
     private int at;
+    private int nesting;
 
     private TraceQlParser(List<Token> tokens) {
         this.tokens = tokens;
@@ -80,8 +89,12 @@ public final class TraceQlParser {
      * @throws QueryParseException when the text is no TraceQL query this package can run
      */
     public static Query parse(String text) throws QueryParseException {
-        TraceQlParser p = new TraceQlParser(Lexer.tokens(text));
-        return p.root();
+        List<Token> tokens = Lexer.tokens(text);
+        if (tokens.size() > MAX_TOKENS) {
+            throw new QueryParseException(tokens.get(MAX_TOKENS).position(),
+                    "the query has more than " + MAX_TOKENS + " tokens");
+        }
+        return new TraceQlParser(tokens).root();
     }
 
     private Query root() throws QueryParseException {
@@ -232,6 +245,9 @@ public final class TraceQlParser {
 
     private Term compare(Token op, Term l, Term r) throws QueryParseException {
         BinaryOp cmp = comparison(op);
+        if (cmp == null) {
+            throw error(op, op.text() + " applies inside { } or between spanset expressions; results compare with = != < <= > >=");
+        }
         if (l instanceof Const c && (r instanceof Agg || r instanceof PipeAgg)) {
             return compare(op, flip(cmp), r, c);
         }
@@ -304,7 +320,7 @@ public final class TraceQlParser {
         };
         if (l instanceof Const a && r instanceof Const b) {
             Value v = Operators.binary(arith, a.value(), b.value());
-            if (v instanceof Value.Nil) {
+            if (v instanceof Value.Nil || !Double.isFinite(v.asDouble())) {
                 throw error(op, "cannot compute " + a.value() + " " + op.text() + " " + b.value());
             }
             return new Const(v, false, a.ofDuration() || b.ofDuration());
@@ -382,6 +398,21 @@ public final class TraceQlParser {
 
     private Term unary() throws QueryParseException {
         Token t = next();
+        enter(t);
+        try {
+            return unaryTerm(t);
+        } finally {
+            nesting--;
+        }
+    }
+
+    private void enter(Token t) throws QueryParseException {
+        if (++nesting > MAX_NESTING) {
+            throw error(t, "the query nests deeper than " + MAX_NESTING + " levels");
+        }
+    }
+
+    private Term unaryTerm(Token t) throws QueryParseException {
         if (t.is("-")) {
             Term operand = unary();
             if (operand instanceof Const c && c.value().isNumeric()) {
@@ -619,6 +650,15 @@ public final class TraceQlParser {
 
     private FieldExpr unaryField() throws QueryParseException {
         Token t = peek();
+        enter(t);
+        try {
+            return unaryFieldAt(t);
+        } finally {
+            nesting--;
+        }
+    }
+
+    private FieldExpr unaryFieldAt(Token t) throws QueryParseException {
         if (t.is("-") || t.is("!")) {
             next();
             FieldExpr operand = field(BinaryOp.MUL.precedence());

@@ -100,7 +100,8 @@ class TraceQlParserTest {
                 "{ span.foo =~ \"[\" }", "{ -true }", "{ -\"foo\" = \"bar\" }", "{ !1 = 1 }", "sum(3) = 2",
                 "{ true } | by(1)", "{ nestedSetLeft = \"foo\" }", "{} | compare({status=error}) | topk(10)",
                 "{} | compare({status=error}) > 10", "({} | compare({status=error})) + ({} | compare({status=error}))",
-                "{ parent.a != 3 }", "{ .a = \"unterminated }", "{ .\"a\\x\" = 1 }");
+                "{ parent.a != 3 }", "{ .a = \"unterminated }", "{ .\"a\\x\" = 1 }", "({} | rate()) >> 10",
+                "{ } | count() =~ 2", "{ } | rate() !~ 1", "{ } | rate() by (name) with(sample=)", "{ } | rate() with(1)");
     }
 
     @ParameterizedTest
@@ -177,6 +178,17 @@ class TraceQlParserTest {
         assertTrue(e.getMessage().contains("bogus"), e.getMessage());
         e = assertThrows(QueryParseException.class, () -> TraceQlParser.parse("{ status > ok }"));
         assertTrue(e.getMessage().contains("status > ok"), e.getMessage());
+    }
+
+    @Test
+    void boundsTheSizeOfAQuery() throws QueryParseException {
+        String deep = "{ " + "(".repeat(TraceQlParser.MAX_NESTING) + ".a" + ")".repeat(TraceQlParser.MAX_NESTING) + " }";
+        assertTrue(assertThrows(QueryParseException.class, () -> TraceQlParser.parse(deep)).getMessage().contains("nests"));
+        String many = "{ " + String.join(" || ", java.util.Collections.nCopies(1500, ".a = 1")) + " }";
+        TraceQlParser.parse(many);
+        String tooMany = "{ " + String.join(" || ", java.util.Collections.nCopies(1700, ".a = 1")) + " }";
+        assertTrue(assertThrows(QueryParseException.class, () -> TraceQlParser.parse(tooMany)).getMessage().contains("tokens"));
+        assertThrows(QueryParseException.class, () -> TraceQlParser.parse("{ } | rate() > 0.0 / 0.0"));
     }
 
     private static FieldExpr filter(String text) throws QueryParseException {
