@@ -6,7 +6,7 @@ import java.util.Objects;
 /** A parsed TraceQL query: a span query or a metrics query, with its {@code with(…)} hints. */
 public sealed interface Query {
 
-    /** The {@code with(name=value, …)} hints, in order; empty without any. */
+    /** The {@code with(name=value, …)} hints by name, such as {@code sample} → 0.1; empty without any. Accepted, and left to the caller. */
     Map<String, Value> hints();
 
     /** A query for spansets, such as {@code { status = error } >> { name = "db" } | select(span.http.url)}. */

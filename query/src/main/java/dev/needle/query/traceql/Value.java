@@ -1,6 +1,5 @@
 package dev.needle.query.traceql;
 
-import java.util.List;
 import java.util.Objects;
 
 /**
