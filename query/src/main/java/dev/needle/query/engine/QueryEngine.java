@@ -7,6 +7,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
+import dev.needle.query.traceql.Query;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -48,6 +49,7 @@ public final class QueryEngine implements AutoCloseable {
     private final TraceLookup traces;
     private final RecordSearch search;
     private final TraceSearch traceSearch;
+    private final TraceQlSearch traceQlSearch;
     private final TagsScan tags;
     private final WarmUp warmUp;
 
@@ -81,6 +83,7 @@ public final class QueryEngine implements AutoCloseable {
         this.traces = new TraceLookup(head, planner, scan);
         this.search = new RecordSearch(head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
+        this.traceQlSearch = new TraceQlSearch(traceSearch);
         this.tags = new TagsScan(store, head, planner, scan, pools);
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
     }
@@ -177,6 +180,21 @@ public final class QueryEngine implements AutoCloseable {
         }
         try (QueryBudget budget = budget()) {
             return traceSearch.traces(tenant, expr, range, limit, mechanisms, budget);
+        }
+    }
+
+    /**
+     * The traces that match a TraceQL span query of the whole language, as Tempo's search answers them: each
+     * whole, with the spansets the query found in it, at most {@code limit}, newest first (see
+     * {@link TraceQlSearch} for how candidates are found and judged).
+     */
+    public TraceQlResult searchTraces(TenantId tenant, Query.Spans query, TimeRange range, int limit,
+                                      Mechanisms mechanisms) throws IOException {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
+        }
+        try (QueryBudget budget = budget()) {
+            return traceQlSearch.traces(tenant, query, range, limit, mechanisms, budget);
         }
     }
 

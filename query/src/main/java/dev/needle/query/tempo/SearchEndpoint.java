@@ -11,6 +11,7 @@ import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.engine.TraceQlResult;
 import dev.needle.query.engine.TraceSearchResult;
 import dev.needle.query.http.ApiException;
 import dev.needle.query.http.ApiReply;
@@ -22,17 +23,23 @@ import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.query.traceql.EvaluationException;
+import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.Spanset;
+import dev.needle.query.traceql.TraceQlParser;
+import dev.needle.query.traceql.Value;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Tempo's {@code /api/search}: the traces holding spans that match {@code q} (the TraceQL subset)
- * or {@code tags} (logfmt), newest trace first, in exactly the shape of Tempo's
+ * Tempo's {@code /api/search}: the traces that match {@code q}, a TraceQL span query, or {@code tags}
+ * (logfmt), newest trace first, in exactly the shape of Tempo's
  * {@code SearchResponse} in protobuf's JSON mapping, because Grafana decodes it strictly:
  *
  * <pre>
@@ -47,6 +54,10 @@ import java.util.regex.Pattern;
  * then there is no root name. A span set lists up to {@code spss} of the trace's matching spans
  * (default 3, 0 meaning the default, at most 100, as Tempo's defaults) and counts them all in
  * {@code matched}; each span carries the attributes the query's conditions name, under their keys.
+ * A query of conditions in one selector is a search of spans; any other (spanset and structural
+ * operators, pipelines, {@code select}) runs on candidate traces whole ({@link QueryEngine#searchTraces(TenantId,
+ * Query.Spans, TimeRange, int, Mechanisms)}) and answers each span set it found, its spans carrying what
+ * {@code select} asked for and the set what {@code by} and aggregates recorded.
  *
  * <p>What Tempo's message has no field for goes where Grafana does not look: the response headers
  * {@code X-Needle-Status} ({@code COMPLETE} or {@code PARTIAL}), {@code X-Needle-Message} (only when
@@ -62,6 +73,7 @@ public final class SearchEndpoint {
     static final int MAX_SPSS = 100;
     static final String NO_ROOT = "<root span not yet received>";
     private static final Pattern DIGITS = Pattern.compile("\\d{1,9}");
+    private static final Pattern SCOPE_PREFIX = Pattern.compile("^(span|resource|event|link|instrumentation)?\\.");
 
     private final QueryEngine engine;
     private final QueryMetrics metrics;
@@ -74,33 +86,51 @@ public final class SearchEndpoint {
 
     /** The answer to one search; see the class comment for its shape. */
     public ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
-        Expr expr = expr(params);
+        Object query = query(params);
         TimeRange range = params.range();
         int limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT);
         int spss = spss(params);
         Mechanisms mechanisms = params.mechanisms();
-        boolean explain = params.flag("explain");
         long started = System.nanoTime();
-        TraceSearchResult result = engine.searchTraces(tenant, expr, range, limit, mechanisms);
-        metrics.record(QueryMetrics.Kind.SEARCH, System.nanoTime() - started, result.plans());
-        List<TraceSearchResult.Match> traces = new ArrayList<>(result.traces());
+        List<Found> traces = new ArrayList<>();
+        List<String> problems;
+        List<Explain> plans;
+        if (query instanceof Expr expr) {
+            TraceSearchResult result = engine.searchTraces(tenant, expr, range, limit, mechanisms);
+            List<Attribute> shown = attributes(expr);
+            for (TraceSearchResult.Match t : result.traces()) {
+                List<SpanRecord> first = t.matched().subList(0, Math.min(spss, t.matched().size()));
+                traces.add(new Found(t, List.of(new SpanSet(first.stream().map(s -> new ShownSpan(s,
+                        shownValues(s, shown))).toList(), t.matched().size(), List.of()))));
+            }
+            problems = result.problems();
+            plans = result.plans();
+        } else {
+            TraceQlResult result = searchTraceQl(tenant, (Query.Spans) query, range, limit, mechanisms);
+            for (TraceQlResult.Match t : result.traces()) {
+                traces.add(new Found(t.trace(), t.spansets().stream().map(set -> spanSet(set, spss)).toList()));
+            }
+            problems = result.problems();
+            plans = result.plans();
+        }
+        metrics.record(QueryMetrics.Kind.SEARCH, System.nanoTime() - started, plans);
         // Tempo's order: newest trace first.
-        traces.sort(Comparator.comparingLong(TraceSearchResult.Match::startUnixNano).reversed()
-                .thenComparing(TraceSearchResult.Match::traceId));
-        List<Attribute> shown = attributes(expr);
+        traces.sort(Comparator.comparingLong((Found f) -> f.trace().startUnixNano()).reversed()
+                .thenComparing(f -> f.trace().traceId()));
         long bytes = 0;
         long spans = 0;
-        for (Explain plan : result.plans()) {
+        for (Explain plan : plans) {
             bytes += plan.totals().bytesRead();
             spans += plan.totals().rowsScanned() + plan.totals().headRows();
         }
         long inspectedSpans = spans;
         long inspectedBytes = bytes;
-        Explain.Totals search = result.plans().get(0).totals();
+        Explain.Totals search = plans.get(0).totals();
+        boolean explain = params.flag("explain");
         return JsonReplies.object(200, g -> {
             g.writeArrayFieldStart("traces");
-            for (TraceSearchResult.Match t : traces) {
-                writeTrace(g, t, spss, shown);
+            for (Found t : traces) {
+                writeTrace(g, t);
             }
             g.writeEndArray();
             g.writeObjectFieldStart("metrics");
@@ -109,13 +139,44 @@ public final class SearchEndpoint {
             g.writeNumberField("totalBlocks", search.listed());
             g.writeStringField("inspectedSpans", Long.toString(inspectedSpans));
             g.writeEndObject();
-            JsonReplies.explain(g, explain, result.plans());
-        }).withStatusHeaders(result.problems())
+            JsonReplies.explain(g, explain, plans);
+        }).withStatusHeaders(problems)
                 .withHeader(QueryApi.INSPECTED_HEADER, Integer.toString(search.opened()))
                 .withHeader(QueryApi.SKIPPED_HEADER, Integer.toString(search.listed() - search.opened()));
     }
 
-    private static Expr expr(Params params) throws ApiException {
+    /** A trace found and its span sets as answered. */
+    private record Found(TraceSearchResult.Match trace, List<SpanSet> sets) {
+    }
+
+    /** A span set as answered: the spans shown (at most {@code spss}), how many matched, what the pipeline recorded. */
+    private record SpanSet(List<ShownSpan> spans, int matched, List<KeyValue> attributes) {
+    }
+
+    /** A span as answered, with the attribute values shown beside it. */
+    private record ShownSpan(SpanRecord span, List<KeyValue> attributes) {
+    }
+
+    private TraceQlResult searchTraceQl(TenantId tenant, Query.Spans query, TimeRange range, int limit,
+                                        Mechanisms mechanisms) throws ApiException, IOException {
+        try {
+            return engine.searchTraces(tenant, query, range, limit, mechanisms);
+        } catch (EvaluationException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    private static SpanSet spanSet(Spanset set, int spss) {
+        List<ShownSpan> shown = set.spans().subList(0, Math.min(spss, set.spans().size())).stream()
+                .map(m -> new ShownSpan(m.span(), keyValues(m.selected()))).toList();
+        return new SpanSet(shown, set.spans().size(), keyValues(set.attributes()));
+    }
+
+    /**
+     * The query: a search by {@code tags} (logfmt), a selector of conditions (read so that its conditions
+     * prune blocks as they are), or else any span query of TraceQL.
+     */
+    private static Object query(Params params) throws ApiException {
         String q = params.string("q");
         String tags = params.string("tags");
         if (q != null && tags != null) {
@@ -124,11 +185,21 @@ public final class SearchEndpoint {
         if (tags != null) {
             return Logfmt.parse(tags);
         }
+        // No query at all lists the newest traces, as Tempo's search without one does.
+        String text = q == null ? "{ }" : q;
         try {
-            // No query at all lists the newest traces, as Tempo's search without one does.
-            return QueryParser.parse(q == null ? "{ }" : q, Signal.SPANS);
-        } catch (QueryParseException e) {
-            throw ApiException.badRequest(e.getMessage());
+            return QueryParser.parse(text, Signal.SPANS);
+        } catch (QueryParseException selector) {
+            try {
+                Query query = TraceQlParser.parse(text);
+                if (query instanceof Query.Spans spans) {
+                    return spans;
+                }
+                throw ApiException.badRequest("a metrics query is asked of /api/metrics/query_range or "
+                        + "/api/metrics/query, not of /api/search");
+            } catch (QueryParseException e) {
+                throw ApiException.badRequest(e.getMessage());
+            }
         }
     }
 
@@ -166,8 +237,8 @@ public final class SearchEndpoint {
         }
     }
 
-    private static void writeTrace(JsonGenerator g, TraceSearchResult.Match t, int spss, List<Attribute> shown)
-            throws IOException {
+    private static void writeTrace(JsonGenerator g, Found found) throws IOException {
+        TraceSearchResult.Match t = found.trace();
         g.writeStartObject();
         g.writeStringField("traceID", t.traceId().hex());
         SpanRecord root = t.root();
@@ -181,22 +252,48 @@ public final class SearchEndpoint {
         // uint32 in Tempo's message: a trace longer than 49 days says so as well as it can.
         g.writeNumberField("durationMs", Math.min(t.durationNano() / 1_000_000, 0xFFFF_FFFFL));
         g.writeArrayFieldStart("spanSets");
-        g.writeStartObject();
-        g.writeArrayFieldStart("spans");
-        for (SpanRecord s : t.matched().subList(0, Math.min(spss, t.matched().size()))) {
+        for (SpanSet set : found.sets()) {
             g.writeStartObject();
-            g.writeStringField("spanID", s.spanId().hex());
-            g.writeStringField("name", s.name());
-            g.writeStringField("startTimeUnixNano", Long.toString(s.startTimeUnixNano()));
-            g.writeStringField("durationNanos", Long.toString(s.durationNano()));
-            OtlpJson.writeKeyValues(g, "attributes", shownValues(s, shown));
+            g.writeArrayFieldStart("spans");
+            for (ShownSpan shown : set.spans()) {
+                SpanRecord s = shown.span();
+                g.writeStartObject();
+                g.writeStringField("spanID", s.spanId().hex());
+                g.writeStringField("name", s.name());
+                g.writeStringField("startTimeUnixNano", Long.toString(s.startTimeUnixNano()));
+                g.writeStringField("durationNanos", Long.toString(s.durationNano()));
+                OtlpJson.writeKeyValues(g, "attributes", shown.attributes());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeNumberField("matched", set.matched());
+            OtlpJson.writeKeyValues(g, "attributes", set.attributes());
             g.writeEndObject();
         }
         g.writeEndArray();
-        g.writeNumberField("matched", t.matched().size());
         g.writeEndObject();
-        g.writeEndArray();
-        g.writeEndObject();
+    }
+
+    /**
+     * TraceQL values as OTLP attributes, keyed as Tempo keys a selected attribute: without its scope
+     * ({@code span.http.url} is {@code http.url}); nil is left out.
+     */
+    private static List<KeyValue> keyValues(Map<String, Value> values) {
+        List<KeyValue> out = new ArrayList<>();
+        values.forEach((field, value) -> {
+            AnyValue v = value instanceof Value.Int i ? AnyValue.of(i.value())
+                    : value instanceof Value.Float f ? AnyValue.of(f.value())
+                    : value instanceof Value.Str str ? AnyValue.of(str.value())
+                    : value instanceof Value.Bool b ? AnyValue.of(b.value())
+                    : value instanceof Value.Duration d ? AnyValue.of(d.nanos())
+                    : value instanceof Value.Nil ? null
+                    : AnyValue.of(value.toString());
+            if (v != null) {
+                out.add(new KeyValue(SCOPE_PREFIX.matcher(field).replaceFirst(""), v));
+            }
+        });
+        out.sort(Comparator.comparing(KeyValue::key));
+        return out;
     }
 
     /** The span's values of the attributes shown, keyed as Tempo keys them: without the scope. */

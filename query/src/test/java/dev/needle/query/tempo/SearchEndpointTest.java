@@ -14,6 +14,11 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.http.ApiFixture;
 import dev.needle.query.http.JsonTree;
 import dev.needle.query.http.QueryApi;
+import dev.needle.query.ql.QueryParseException;
+import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.Spanset;
+import dev.needle.query.traceql.TraceEvaluator;
+import dev.needle.query.traceql.TraceQlParser;
 import dev.needle.query.tempopb.AnyValue;
 import dev.needle.query.tempopb.KeyValue;
 import dev.needle.query.tempopb.SearchResponse;
@@ -23,8 +28,12 @@ import dev.needle.query.tempopb.TraceSearchMetadata;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.eclipse.jetty.http.HttpTester;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -245,11 +254,76 @@ class SearchEndpointTest {
         HttpTester.Response r = search("q=" + enc("{ name = \"x\" && }"));
         assertEquals(400, r.getStatus());
         String error = ApiFixture.error(r);
-        assertTrue(error.startsWith("at 16: expected a condition"), error);
-        for (String q : List.of("{", "name = \"x\"", "{ severity = 3 }", "{ duration > 2 }", "{ .a = 99999999999999999999 }")) {
+        assertTrue(error.startsWith("at 16: expected a field, value or attribute"), error);
+        for (String q : List.of("{", "name = \"x\"", "{ severity = 3 }", "{ .a = 99999999999999999999 }")) {
             HttpTester.Response bad = search("q=" + enc(q));
             assertEquals(400, bad.getStatus(), q);
             assertTrue(ApiFixture.error(bad).startsWith("at "), q);
+        }
+    }
+
+    @Test
+    void search_traceQl_answersWhatTheLanguageMatchesOnEveryTraceWhole() throws Exception {
+        Map<Bytes, List<SpanRecord>> traces = api.spansA.stream()
+                .collect(Collectors.groupingBy(SpanRecord::traceId, LinkedHashMap::new, Collectors.toList()));
+        List<String> queries = List.of(
+                "{ resource.service.name = \"frontend\" } >> { span.http.response.status_code = 500 }",
+                "{ resource.service.name = \"frontend\" } > { resource.service.name = \"cart\" }",
+                "{ resource.service.name = \"cart\" } ~ { resource.service.name = \"payment\" }",
+                "{ resource.service.name = \"payment\" } !< { resource.service.name = \"frontend\" }",
+                "{ resource.service.name = \"frontend\" } &>> { name = \"charge\" }",
+                "{ .http.response.status_code = 500 } && { name = \"add-to-cart\" }",
+                "{ } | count() > 2",
+                "{ resource.service.name = \"cart\" } | count() = 1",
+                "({ resource.service.name = \"payment\" } | count() > 1) || { span.http.response.status_code = 500 }",
+                "{ name = \"charge\" } | select(span.http.response.status_code)",
+                "{ duration > 1ms * 50 && .service.name != nil }");
+        for (String q : queries) {
+            Map<String, List<Spanset>> expected = new HashMap<>();
+            traces.forEach((id, spans) -> {
+                List<Spanset> sets = TraceEvaluator.evaluate(((Query.Spans) parse(q)).expr(), spans);
+                if (!sets.isEmpty()) {
+                    expected.put(id.hex(), sets);
+                }
+            });
+            SearchResponse body = searchOk("q=" + enc(q) + "&limit=1000&spss=100");
+            assertEquals(expected.keySet(), Set.copyOf(traceIds(body)), q);
+            for (TraceSearchMetadata t : body.getTracesList()) {
+                List<Spanset> sets = expected.get(t.getTraceID());
+                assertEquals(sets.size(), t.getSpanSetsCount(), q);
+                for (int i = 0; i < sets.size(); i++) {
+                    assertEquals(sets.get(i).spans().size(), t.getSpanSets(i).getMatched(), q);
+                    assertEquals(sets.get(i).spans().stream().map(m -> m.span().spanId().hex()).toList(),
+                            t.getSpanSets(i).getSpansList().stream().map(Span::getSpanID).toList(), q);
+                }
+            }
+        }
+        assertTrue(searchOk("q=" + enc(queries.get(0)) + "&limit=1000").getTracesCount() > 0,
+                "the fixture holds traces the structural query matches");
+        SpanSet selected = searchOk("q=" + enc("{ name = \"charge\" } | select(span.http.response.status_code)"))
+                .getTraces(0).getSpanSets(0);
+        assertEquals(List.of("http.response.status_code"),
+                selected.getSpans(0).getAttributesList().stream().map(KeyValue::getKey).toList());
+        SpanSet counted = searchOk("q=" + enc("{ } | by(resource.service.name)")).getTraces(0).getSpanSets(0);
+        assertEquals("by(resource.service.name)", counted.getAttributes(0).getKey());
+    }
+
+    @Test
+    void search_traceQlRefusedAsTempoRefusesIt_is400() throws Exception {
+        for (String q : List.of("{ .a == 4 }", "{} | rate() == 42", "{ } >>")) {
+            HttpTester.Response r = search("q=" + enc(q));
+            assertEquals(400, r.getStatus(), q);
+        }
+        HttpTester.Response metrics = search("q=" + enc("{ } | rate()"));
+        assertEquals(400, metrics.getStatus());
+        assertTrue(ApiFixture.error(metrics).contains("/api/metrics/query_range"), ApiFixture.error(metrics));
+    }
+
+    private static Query parse(String q) {
+        try {
+            return TraceQlParser.parse(q);
+        } catch (QueryParseException e) {
+            throw new AssertionError(q, e);
         }
     }
 
