@@ -180,10 +180,9 @@ class LokiSearchTest {
         Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
         List<LokiEntry> matching = new ArrayList<>();
         for (LogRecord r : logs) {
-            LokiEntry e = LokiEntry.of(r);
-            java.util.Map<String, String> parsed = query.parsed(e);
-            if (range.contains(r.eventTimeUnixNano()) && parsed != null) {
-                matching.add(parsed.isEmpty() ? e : e.withParsed(parsed));
+            LokiEntry e = query.apply(LokiEntry.of(r));
+            if (range.contains(r.eventTimeUnixNano()) && e != null) {
+                matching.add(e);
             }
         }
         return matching.stream().sorted(forward ? byTime : byTime.reversed()).limit(limit).toList();
