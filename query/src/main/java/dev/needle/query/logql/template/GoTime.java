@@ -66,8 +66,7 @@ public record GoTime(ZonedDateTime time) {
     /** Go's layout elements, longest first where one is the start of another. */
     private static final String[] ELEMENTS = {"January", "Monday", "Jan", "Mon", "MST", "2006", "Z07:00:00", "-07:00:00",
         "Z070000", "-070000", "Z07:00", "-07:00", "Z0700", "-0700", "Z07", "-07", "01", "02", "_2", "03", "04", "05",
-        "06", "15", "PM", "pm", "1", "2", "3", "4", "5", ".000000000", ".999999999", ".000000", ".999999", ".000",
-        ".999", ",000", ",999"};
+        "06", "15", "PM", "pm", "1", "2", "3", "4", "5"};
 
     /** A Go layout as a {@link DateTimeFormatter}. */
     static DateTimeFormatter formatter(String layout) {
@@ -76,6 +75,23 @@ public record GoTime(ZonedDateTime time) {
         int i = 0;
         outer:
         while (i < layout.length()) {
+            int fraction = fractionDigits(layout, i);
+            if (fraction > 0) {
+                if (literal.length() > 0) {
+                    b.appendLiteral(literal.toString());
+                    literal.setLength(0);
+                }
+                if (layout.charAt(i + 1) == '9' && layout.charAt(i) == '.') {
+                    // Go leaves out the point with the digits when the fraction is zero.
+                    b.appendFraction(ChronoField.NANO_OF_SECOND, 0, fraction, true);
+                } else {
+                    b.appendLiteral(layout.charAt(i));
+                    b.appendFraction(ChronoField.NANO_OF_SECOND, layout.charAt(i + 1) == '0' ? fraction : 0, fraction,
+                            false);
+                }
+                i += fraction + 1;
+                continue;
+            }
             for (String e : ELEMENTS) {
                 if (layout.startsWith(e, i) && !(Character.isDigit(e.charAt(0)) && e.length() == 1
                         && i + 1 < layout.length() && Character.isDigit(layout.charAt(i + 1)))) {
@@ -96,6 +112,26 @@ public record GoTime(ZonedDateTime time) {
         // A layout without a date reads as January 1 of year 1 (Go's says year 0, which java.time's year of era has not).
         return b.parseDefaulting(ChronoField.YEAR_OF_ERA, 1).parseDefaulting(ChronoField.MONTH_OF_YEAR, 1)
                 .parseDefaulting(ChronoField.DAY_OF_MONTH, 1).toFormatter(Locale.ENGLISH);
+    }
+
+    /**
+     * The length of a fractional-second element at {@code i} ({@code .000} fixed, {@code .999} without
+     * trailing zeros, any length up to 9, after {@code .} or {@code ,}), or 0 when there is none.
+     */
+    private static int fractionDigits(String layout, int i) {
+        if (i + 1 >= layout.length() || layout.charAt(i) != '.' && layout.charAt(i) != ',') {
+            return 0;
+        }
+        char digit = layout.charAt(i + 1);
+        if (digit != '0' && digit != '9') {
+            return 0;
+        }
+        int j = i + 1;
+        while (j < layout.length() && layout.charAt(j) == digit) {
+            j++;
+        }
+        boolean followedByDigit = j < layout.length() && Character.isDigit(layout.charAt(j));
+        return followedByDigit || j - i - 1 > 9 ? 0 : j - i - 1;
     }
 
     private static void element(DateTimeFormatterBuilder b, String e) {
@@ -130,12 +166,7 @@ public record GoTime(ZonedDateTime time) {
             case "-0700" -> b.appendOffset("+HHMM", "+0000");
             case "Z07" -> b.appendOffset("+HH", "Z");
             case "-07" -> b.appendOffset("+HH", "+00");
-            case ".000", ",000" -> b.appendFraction(ChronoField.NANO_OF_SECOND, 3, 3, true);
-            case ".000000" -> b.appendFraction(ChronoField.NANO_OF_SECOND, 6, 6, true);
-            case ".000000000" -> b.appendFraction(ChronoField.NANO_OF_SECOND, 9, 9, true);
-            case ".999", ",999" -> b.appendFraction(ChronoField.NANO_OF_SECOND, 0, 3, true);
-            case ".999999" -> b.appendFraction(ChronoField.NANO_OF_SECOND, 0, 6, true);
-            default -> b.appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true);
+            default -> throw new IllegalStateException(e);
         }
     }
 }

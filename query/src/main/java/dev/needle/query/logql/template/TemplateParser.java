@@ -206,7 +206,7 @@ final class TemplateParser {
             next++;
             return new GoTemplate.Nested(inner);
         }
-        if (c == '.') {
+        if (c == '.' && !(t.length() > 1 && Character.isDigit(t.charAt(1)))) {
             List<String> names = new ArrayList<>();
             for (String part : t.substring(1).split("\\.", -1)) {
                 if (!part.isEmpty()) {
@@ -230,7 +230,7 @@ final class TemplateParser {
             }
             return new GoTemplate.Constant((long) inner.codePointAt(0));
         }
-        if (Character.isDigit(c) || (c == '-' || c == '+') && t.length() > 1) {
+        if (Character.isDigit(c) || c == '.' || (c == '-' || c == '+') && t.length() > 1) {
             return new GoTemplate.Constant(number(t));
         }
         switch (t) {
