@@ -64,7 +64,7 @@ class LokiSearchTest {
         "| json | level=\"error\"", "| logfmt | level=\"warn\"", "| json | user_id=\"u3\"", "| logfmt | user_id_extracted=\"u3\"",
         "| json level, user=\"user.id\" | user=\"u4\"", "| logfmt --strict | __error__=\"\"", "| json | __error__!=\"\"",
         "| label_format http_method=\"PUT\" | http_method=\"PUT\"", "| drop http_method | http_method=\"\"",
-        "| keep user_id | user_id=\"u2\"", "| json | line_format \"{{.level}}\" |= \"error\"",
+        "| keep user_id | user_id=\"u2\"", "| json | line_format \"lvl={{.level}}\" |= \"lvl=warn\"",
         "| pattern \"<verb> <path> <_>\" | verb=\"GET\"", "| regexp \"user-(?P<n>[0-9]+)\" | n > 15",
         "| logfmt | attempt >= 2", "| json | level=\"error\" or http_method=\"GET\" | decolorize",
     };
