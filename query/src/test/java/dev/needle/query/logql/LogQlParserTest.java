@@ -140,6 +140,7 @@ class LogQlParserTest {
         "{a=\"x\"} | line_format \"{{ nope .a }}\"; col 23: invalid line template: template: line:1: function \"nope\" not defined",
         "{a=\"x\"} | label_format b=`{{ .c }}`, b=c; col 11: multiple label name 'b' not allowed in a single format operation",
         "{a=\"x\"} | label_format __error__=c; col 11: __error__ cannot be formatted",
+        "{service_name=\"cart\"} | line_format \"{{ fromJson .x }}\"; col 37: invalid line template: template: line:1: function \"fromJson\" is not supported by needle's templates",
         "{a=\"x\"} | unwrap latency;          col 11: | unwrap belongs to metric queries",
         "{a=\"x\"} |~ \"(\";                 col 12: invalid regex \"(\": Unclosed group",
         "{a=~\"[\"};                         col 5: invalid regex \"[\" for a",

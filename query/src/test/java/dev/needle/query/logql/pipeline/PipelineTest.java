@@ -131,6 +131,14 @@ class PipelineTest {
     }
 
     @Test
+    void pattern_thenLineFormat_asQueryingMdShowsIt() throws Exception {
+        LokiEntry e = run("| pattern \"<action> failed: <reason>\" | line_format \"{{.reason | upper}}\"",
+                "payment failed: timeout");
+        assertEquals("TIMEOUT", e.line());
+        assertEquals(labels("job", "varlogs", "action", "payment", "reason", "timeout"), all(e));
+    }
+
+    @Test
     void regexp_namedGroupsBecomeLabels() throws Exception {
         assertEquals(labels("job", "varlogs", "method", "POST", "path", "/api/prom/api/v1/query_range", "status", "200",
                         "duration", "1.5s"),
