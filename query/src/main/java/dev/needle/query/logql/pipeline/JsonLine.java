@@ -245,42 +245,7 @@ final class JsonLine {
 
     /** A JSON string's inside with its escapes undone; {@code ""} when an escape is not valid, as in Loki. */
     static String unescape(String raw) {
-        if (raw.indexOf('\\') < 0) {
-            return raw;
-        }
-        StringBuilder out = new StringBuilder(raw.length());
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c != '\\') {
-                out.append(c);
-                continue;
-            }
-            if (++i >= raw.length()) {
-                return "";
-            }
-            switch (raw.charAt(i)) {
-                case '"', '\\', '/' -> out.append(raw.charAt(i));
-                case 'b' -> out.append('\b');
-                case 'f' -> out.append('\f');
-                case 'n' -> out.append('\n');
-                case 'r' -> out.append('\r');
-                case 't' -> out.append('\t');
-                case 'u' -> {
-                    if (i + 4 >= raw.length()) {
-                        return "";
-                    }
-                    try {
-                        out.append((char) Integer.parseInt(raw.substring(i + 1, i + 5), 16));
-                    } catch (NumberFormatException e) {
-                        return "";
-                    }
-                    i += 4;
-                }
-                default -> {
-                    return "";
-                }
-            }
-        }
-        return out.toString();
+        String s = Parsers.unescape(raw, false);
+        return s == null ? "" : s;
     }
 }

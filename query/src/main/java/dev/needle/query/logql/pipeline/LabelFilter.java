@@ -4,6 +4,7 @@ import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LokiEntry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * {@code | predicate}: label filters joined by {@code and} (also {@code ,} or a space) and {@code or},
@@ -88,22 +89,12 @@ public record LabelFilter(Predicate predicate) implements Stage {
     public record Numeric(String name, Cmp cmp, double value) implements Predicate {
         @Override
         public boolean test(EntryState e) {
-            String v = e.get(name);
-            if (v == null) {
-                return false;
-            }
-            double actual;
-            try {
-                actual = Units.parseFloat(v);
-            } catch (IllegalArgumentException ex) {
-                e.failFirst(LABEL_FILTER_ERR, ex.getMessage());
-                return true;
-            }
-            // Go's comparisons: NaN equals nothing and orders with nothing.
-            if (Double.isNaN(actual) || Double.isNaN(value)) {
-                return cmp == Cmp.NE;
-            }
-            return cmp.holds(Double.compare(actual == 0 ? 0.0 : actual, value == 0 ? 0.0 : value));
+            // Go's comparisons: NaN equals nothing and orders with nothing (null: unordered).
+            return compare(e, name, cmp, v -> {
+                double actual = Units.parseFloat(v);
+                return Double.isNaN(actual) || Double.isNaN(value) ? null
+                        : Double.compare(actual == 0 ? 0.0 : actual, value == 0 ? 0.0 : value);
+            });
         }
 
         @Override
@@ -116,16 +107,7 @@ public record LabelFilter(Predicate predicate) implements Stage {
     public record Duration(String name, Cmp cmp, long nanos) implements Predicate {
         @Override
         public boolean test(EntryState e) {
-            String v = e.get(name);
-            if (v == null) {
-                return false;
-            }
-            try {
-                return cmp.holds(Long.compare(Units.parseDuration(v, false), nanos));
-            } catch (IllegalArgumentException ex) {
-                e.failFirst(LABEL_FILTER_ERR, ex.getMessage());
-                return true;
-            }
+            return compare(e, name, cmp, v -> Long.compare(Units.parseDuration(v, false), nanos));
         }
 
         @Override
@@ -138,22 +120,33 @@ public record LabelFilter(Predicate predicate) implements Stage {
     public record Bytes(String name, Cmp cmp, long bytes) implements Predicate {
         @Override
         public boolean test(EntryState e) {
-            String v = e.get(name);
-            if (v == null) {
-                return false;
-            }
-            try {
-                return cmp.holds(Long.compareUnsigned(Units.parseBytes(v), bytes));
-            } catch (IllegalArgumentException ex) {
-                e.failFirst(LABEL_FILTER_ERR, ex.getMessage());
-                return true;
-            }
+            return compare(e, name, cmp, v -> Long.compareUnsigned(Units.parseBytes(v), bytes));
         }
 
         @Override
         public String toString() {
             return name + cmp.symbol() + bytes + "B";
         }
+    }
+
+    /**
+     * A converted label against a literal: false when the label is missing; true, with
+     * {@code LabelFilterErr}, when {@code order} cannot convert the value; else whether the order
+     * (null for unordered, which only {@code !=} holds for) satisfies the comparison.
+     */
+    private static boolean compare(EntryState e, String name, Cmp cmp, Function<String, Integer> order) {
+        String v = e.get(name);
+        if (v == null) {
+            return false;
+        }
+        Integer o;
+        try {
+            o = order.apply(v);
+        } catch (IllegalArgumentException ex) {
+            e.failFirst(LABEL_FILTER_ERR, ex.getMessage());
+            return true;
+        }
+        return o == null ? cmp == Cmp.NE : cmp.holds(o);
     }
 
     /** {@code name = ip("10.0.0.0/8")} or {@code !=}: an entry that already has an error passes, a missing label fails. */

@@ -21,7 +21,7 @@ final class Logfmt {
     }
 
     /** Whether the whole line has been read. */
-    boolean atEnd() {
+    private boolean atEnd() {
         return pos >= line.length;
     }
 
@@ -40,8 +40,24 @@ final class Logfmt {
         return error;
     }
 
+    /**
+     * Moves to the next well-formed pair; false when the line is done, or, when {@code strict}, at the
+     * first pair that is not well formed.
+     */
+    boolean nextPair(boolean strict) {
+        while (!atEnd()) {
+            if (next()) {
+                return true;
+            }
+            if (strict) {
+                return false;
+            }
+        }
+        return false;
+    }
+
     /** Reads the next pair; false when it is not well formed (or only blanks were left). */
-    boolean next() {
+    private boolean next() {
         key = null;
         value = "";
         while (pos < line.length && (line[pos] & 0xff) <= ' ') {
@@ -107,7 +123,7 @@ final class Logfmt {
                 escape = true;
             } else if (c == '"') {
                 pos = p + 1;
-                String v = unquote(text(start + 1, p));
+                String v = Parsers.unescape(text(start + 1, p), true);
                 if (v == null) {
                     syntax("invalid quoted value");
                     return false;
@@ -119,47 +135,6 @@ final class Logfmt {
         pos = line.length;
         syntax("unterminated quoted value");
         return false;
-    }
-
-    /** A quoted value's inside with JSON's escapes undone; null when an escape is not valid. */
-    private static String unquote(String s) {
-        if (s.indexOf('\\') < 0) {
-            return s;
-        }
-        StringBuilder out = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c != '\\') {
-                out.append(c);
-                continue;
-            }
-            if (++i >= s.length()) {
-                return null;
-            }
-            switch (s.charAt(i)) {
-                case '"', '\\', '/', '\'' -> out.append(s.charAt(i));
-                case 'b' -> out.append('\b');
-                case 'f' -> out.append('\f');
-                case 'n' -> out.append('\n');
-                case 'r' -> out.append('\r');
-                case 't' -> out.append('\t');
-                case 'u' -> {
-                    if (i + 4 >= s.length()) {
-                        return null;
-                    }
-                    try {
-                        out.append((char) Integer.parseInt(s.substring(i + 1, i + 5), 16));
-                    } catch (NumberFormatException e) {
-                        return null;
-                    }
-                    i += 4;
-                }
-                default -> {
-                    return null;
-                }
-            }
-        }
-        return out.toString();
     }
 
     private boolean skipValue() {

@@ -28,13 +28,7 @@ public record LogfmtParser(boolean strict, boolean keepEmpty, Map<String, String
 
     private boolean all(EntryState e) {
         Logfmt dec = new Logfmt(e.line());
-        while (!dec.atEnd()) {
-            if (!dec.next()) {
-                if (strict) {
-                    break;
-                }
-                continue;
-            }
+        while (dec.nextPair(strict)) {
             String key = Parsers.labelName(dec.key(), true);
             if (key.isEmpty()) {
                 continue;
@@ -58,13 +52,7 @@ public record LogfmtParser(boolean strict, boolean keepEmpty, Map<String, String
             }
         }
         Logfmt dec = new Logfmt(e.line());
-        while (!dec.atEnd()) {
-            if (!dec.next()) {
-                if (strict) {
-                    break;
-                }
-                continue;
-            }
+        while (dec.nextPair(strict)) {
             String label = labelOfKey.get(Parsers.labelName(dec.key(), true));
             if (label != null) {
                 String value = dec.value();

@@ -34,4 +34,52 @@ final class Parsers {
     static String cleanValue(String v) {
         return v.indexOf('\uFFFD') < 0 ? v : v.replace('\uFFFD', ' ');
     }
+
+    /**
+     * A quoted JSON string's inside with JSON's escapes undone (and an escaped apostrophe when
+     * {@code apostrophe}, as Go's logfmt reads it); null when an escape is not valid.
+     */
+    static String unescape(String raw, boolean apostrophe) {
+        if (raw.indexOf('\\') < 0) {
+            return raw;
+        }
+        StringBuilder out = new StringBuilder(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c != '\\') {
+                out.append(c);
+                continue;
+            }
+            if (++i >= raw.length()) {
+                return null;
+            }
+            char e = raw.charAt(i);
+            switch (e) {
+                case '"', '\\', '/' -> out.append(e);
+                case 'b' -> out.append('\b');
+                case 'f' -> out.append('\f');
+                case 'n' -> out.append('\n');
+                case 'r' -> out.append('\r');
+                case 't' -> out.append('\t');
+                case 'u' -> {
+                    if (i + 4 >= raw.length()) {
+                        return null;
+                    }
+                    try {
+                        out.append((char) Integer.parseInt(raw.substring(i + 1, i + 5), 16));
+                    } catch (NumberFormatException ex) {
+                        return null;
+                    }
+                    i += 4;
+                }
+                default -> {
+                    if (e != '\'' || !apostrophe) {
+                        return null;
+                    }
+                    out.append(e);
+                }
+            }
+        }
+        return out.toString();
+    }
 }

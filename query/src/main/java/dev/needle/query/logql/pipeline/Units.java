@@ -1,5 +1,6 @@
 package dev.needle.query.logql.pipeline;
 
+import dev.needle.query.logql.LogQlParser;
 import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.Map;
@@ -52,7 +53,7 @@ public final class Units {
                 // falls through to the error below
             }
         }
-        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + goQuote(s) + ": invalid syntax");
+        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + LogQlParser.quote(s) + ": invalid syntax");
     }
 
     /**
@@ -84,10 +85,10 @@ public final class Units {
             at = m.end();
         }
         if (t.isEmpty() || at != t.length()) {
-            throw new IllegalArgumentException("time: invalid duration " + goQuote(s));
+            throw new IllegalArgumentException("time: invalid duration " + LogQlParser.quote(s));
         }
         if (total.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException("time: invalid duration " + goQuote(s));
+            throw new IllegalArgumentException("time: invalid duration " + LogQlParser.quote(s));
         }
         long nanos = total.longValue();
         return negative ? -nanos : nanos;
@@ -111,22 +112,6 @@ public final class Units {
                 // falls through to the error below
             }
         }
-        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + goQuote(s) + ": invalid syntax");
-    }
-
-    /** {@code s} as Go's {@code %q} writes it, for messages. */
-    static String goQuote(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\t' -> out.append("\\t");
-                default -> out.append(c);
-            }
-        }
-        return out.append('"').toString();
+        throw new IllegalArgumentException("strconv.ParseFloat: parsing " + LogQlParser.quote(s) + ": invalid syntax");
     }
 }

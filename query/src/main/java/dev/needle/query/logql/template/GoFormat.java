@@ -1,5 +1,6 @@
 package dev.needle.query.logql.template;
 
+import dev.needle.query.logql.LogQlParser;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Locale;
@@ -160,7 +161,7 @@ final class GoFormat {
                 if (!(v instanceof String s)) {
                     return bad(verb, v);
                 }
-                return String.format(Locale.ROOT, java.replace("0", "") + "s", goQuote(s));
+                return String.format(Locale.ROOT, java.replace("0", "") + "s", LogQlParser.quote(s));
             }
             case 'd', 'x', 'X', 'o', 'b', 'c' -> {
                 if (!(v instanceof Long n)) {
@@ -198,28 +199,5 @@ final class GoFormat {
 
     private static String bad(char verb, Object v) {
         return "%!" + verb + "(" + typeName(v) + "=" + print(v) + ")";
-    }
-
-    /** A string as Go's {@code %q} writes it. */
-    static String goQuote(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\t' -> out.append("\\t");
-                case '\r' -> out.append("\\r");
-                default -> {
-                    if (c < 0x20 || c == 0x7f) {
-                        out.append(String.format("\\x%02x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
     }
 }

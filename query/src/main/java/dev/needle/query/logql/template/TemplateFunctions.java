@@ -1,5 +1,6 @@
 package dev.needle.query.logql.template;
 
+import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.pipeline.GoRegex;
 import dev.needle.query.logql.pipeline.Units;
 import java.math.BigDecimal;
@@ -144,7 +145,7 @@ final class TemplateFunctions {
             try {
                 return URLDecoder.decode(str(one(a)), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                throw new TemplateException("invalid URL escape in " + GoFormat.goQuote(str(a.get(0))));
+                throw new TemplateException("invalid URL escape in " + LogQlParser.quote(str(a.get(0))));
             }
         });
         FUNCTIONS.put("bytes", (a, in) -> {
@@ -186,7 +187,7 @@ final class TemplateFunctions {
                 v = Long.parseLong(epoch);
             } catch (NumberFormatException e) {
                 throw new TemplateException("unable to parse time '" + epoch + "': strconv.ParseInt: parsing "
-                        + GoFormat.goQuote(epoch) + ": invalid syntax");
+                        + LogQlParser.quote(epoch) + ": invalid syntax");
             }
             return switch (epoch.length()) {
                 case 5 -> GoTime.ofUnixNanos(v * 86_400L * 1_000_000_000L);
