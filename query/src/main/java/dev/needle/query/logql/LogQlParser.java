@@ -37,17 +37,17 @@ import java.util.regex.PatternSyntaxException;
  * query     = selector { stage } | constant
  * selector  = "{" [ matcher { "," matcher } ] "}"
  * matcher   = name ( "=" | "!=" | "=~" | "!~" ) string
- * stage     = ( "|=" | "!=" | "|~" | "!~" | "|>" | "!>" ) term { "or" term }     line filters
+ * stage     = ( "|=" | "!=" | "|~" | "!~" | "|>" | "!>" ) text { "or" text }     line filters
  *           | "|" ( "json" [ extractions ] | "logfmt" { "--strict" | "--keep-empty" } [ extractions ]
  *                 | "regexp" string | "pattern" string | "unpack" | "decolorize"
  *                 | "line_format" string | "label_format" format { "," format }
  *                 | ( "drop" | "keep" ) named { "," named }
  *                 | predicate )
- * term      = string | "ip" "(" string ")"
+ * text      = string | "ip" "(" string ")"
  * extractions = name [ "=" string ] { "," name [ "=" string ] }
  * format    = name "=" ( name | string );   named = name [ ( "=" | "!=" | "=~" | "!~" ) string ]
- * predicate = and { "or" and };  and = primary { ( "and" | "," | "" ) primary }
- * primary   = "(" predicate ")" | matcher | name ( "=" | "!=" ) "ip" "(" string ")"
+ * predicate = and { "or" and };  and = filter { ( "and" | "," | "" ) filter }
+ * filter    = "(" predicate ")" | matcher | name ( "=" | "!=" ) "ip" "(" string ")"
  *           | name ( "==" | "=" | "!=" | ">" | ">=" | "<" | "<=" ) ( number | duration | bytes )
  * constant  = term { ( "+" | "-" ) term };  term = power { ( "*" | "/" | "%" ) power }
  * power     = unary [ "^" power ];  unary = [ "-" | "+" ] primary
@@ -303,7 +303,7 @@ public final class LogQlParser {
             throw error(at, "at least one named capture must be supplied");
         }
         List<String> names = regex.names().stream().filter(n -> !n.isEmpty()).toList();
-        if (names.size() != new java.util.HashSet<>(names).size()) {
+        if (names.size() != new HashSet<>(names).size()) {
             throw error(at, "duplicate extracted label name in " + quote(text));
         }
         return new RegexpParser(text, regex);

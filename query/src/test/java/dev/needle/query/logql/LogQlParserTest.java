@@ -30,7 +30,8 @@ class LogQlParserTest {
         LogQl.LogQuery q = (LogQl.LogQuery) LogQlParser.parse(
                 "{app=\"a\"} |= \"error\" != \"debug\" |~ \"time(out)?\" !~ `^GET` | trace_id=\"0af7\" | level!=\"info\"");
         assertEquals(6, q.pipeline().size());
-        assertEquals(LabelFilter.of(LogQl.Matcher.of("trace_id", LogQl.MatchOp.EQ, "0af7")), q.pipeline().get(4));
+        assertEquals(new LabelFilter(new LabelFilter.Match(LogQl.Matcher.of("trace_id", LogQl.MatchOp.EQ, "0af7"))),
+                q.pipeline().get(4));
         assertEquals("{app=\"a\"} |= \"error\" != \"debug\" |~ \"time(out)?\" !~ \"^GET\" | trace_id=\"0af7\""
                 + " | level!=\"info\"", q.toString());
     }

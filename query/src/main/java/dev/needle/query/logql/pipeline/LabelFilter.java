@@ -169,11 +169,6 @@ public record LabelFilter(Predicate predicate) implements Stage {
     /** The error a label filter sets on a value it cannot convert. */
     public static final String LABEL_FILTER_ERR = "LabelFilterErr";
 
-    /** A filter of one matcher. */
-    public static LabelFilter of(LogQl.Matcher m) {
-        return new LabelFilter(new Match(m));
-    }
-
     @Override
     public boolean process(EntryState entry) {
         return predicate.test(entry);

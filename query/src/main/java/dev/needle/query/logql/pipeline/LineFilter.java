@@ -89,11 +89,6 @@ public record LineFilter(Op op, List<Term> anyOf) implements Stage {
         }
     }
 
-    /** A filter of one plain term. */
-    public static LineFilter of(Op op, String text) {
-        return new LineFilter(op, List.of(Term.of(op, text, false)));
-    }
-
     @Override
     public boolean process(EntryState entry) {
         return test(entry.line());

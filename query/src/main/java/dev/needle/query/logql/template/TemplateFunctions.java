@@ -366,11 +366,6 @@ final class TemplateFunctions {
         return UNSUPPORTED.contains(name);
     }
 
-    /** The names a template may call. */
-    static Set<String> names() {
-        return FUNCTIONS.keySet();
-    }
-
     static Object call(String name, List<Object> args, GoTemplate.Input input) throws TemplateException {
         return FUNCTIONS.get(name).call(args, input);
     }
