@@ -9,8 +9,8 @@ import java.util.TreeMap;
 
 /**
  * One entry while a pipeline runs, as Loki's {@code LabelsBuilder}: its line and time, its stream
- * labels and structured metadata as they came, the labels the pipeline made ({@code parsed}), the
- * labels it removed, and the pipeline's error ({@code __error__}, {@code __error_details__}).
+ * labels and structured metadata less those the pipeline removed or replaced, the labels the pipeline
+ * made ({@code parsed}), and the pipeline's error ({@code __error__}, {@code __error_details__}).
  *
  * <p>A label's value is looked up in what the pipeline made, then the stream labels, then the
  * structured metadata that filters see (scalar values: {@link LokiEntry}). A label the pipeline sets
@@ -118,8 +118,8 @@ public final class EntryState {
      * labels made, and the error when there is one.
      */
     public Map<String, String> all() {
-        Map<String, String> all = new LinkedHashMap<>(stream);
-        all.putAll(shown);
+        Map<String, String> all = new LinkedHashMap<>(shown);
+        all.putAll(stream);
         all.putAll(parsed);
         if (!error.isEmpty()) {
             all.put(ERROR, error);
@@ -133,11 +133,6 @@ public final class EntryState {
     /** The pipeline's error so far, {@code ""} when none. */
     public String error() {
         return error;
-    }
-
-    /** The details of the error so far, {@code ""} when none. */
-    public String errorDetails() {
-        return errorDetails;
     }
 
     /** Sets the error ({@code JSONParserErr} …) and its details, unless {@code details} is null. */
