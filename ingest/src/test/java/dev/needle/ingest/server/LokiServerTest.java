@@ -129,10 +129,10 @@ class LokiServerTest {
                     form.getBytes(StandardCharsets.UTF_8)));
             assertEquals(ok(get(query, "query_range", "{service_name=\"cart\"}", "&limit=3")).at("/data/result"),
                     posted.at("/data/result"));
-            HttpResponse<byte[]> bad = get(query, "query_range", "{service_name=\"cart\"} | json", "");
+            HttpResponse<byte[]> bad = get(query, "query_range", "{service_name=\"cart\"} | line_format \"{{ fromJson .x }}\"", "");
             assertEquals(400, bad.statusCode());
-            assertTrue(Http.text(bad).startsWith("parse error at line 1, col 25: the | json stage is not supported"),
-                    Http.text(bad));
+            assertTrue(Http.text(bad).startsWith("parse error at line 1, col 37: invalid line template: template: line:1:"
+                    + " function \"fromJson\" is not supported by needle's templates"), Http.text(bad));
         }
     }
 

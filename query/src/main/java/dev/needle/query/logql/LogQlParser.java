@@ -1,22 +1,54 @@
 package dev.needle.query.logql;
 
+import dev.needle.query.logql.pipeline.Decolorize;
+import dev.needle.query.logql.pipeline.DropLabels;
+import dev.needle.query.logql.pipeline.EntryState;
+import dev.needle.query.logql.pipeline.GoRegex;
+import dev.needle.query.logql.pipeline.IpMatch;
+import dev.needle.query.logql.pipeline.JsonParser;
+import dev.needle.query.logql.pipeline.JsonPath;
+import dev.needle.query.logql.pipeline.KeepLabels;
+import dev.needle.query.logql.pipeline.LabelFilter;
+import dev.needle.query.logql.pipeline.LabelFormat;
+import dev.needle.query.logql.pipeline.LineFilter;
+import dev.needle.query.logql.pipeline.LineFormat;
+import dev.needle.query.logql.pipeline.LogfmtParser;
+import dev.needle.query.logql.pipeline.PatternExpr;
+import dev.needle.query.logql.pipeline.PatternParser;
+import dev.needle.query.logql.pipeline.RegexpParser;
+import dev.needle.query.logql.pipeline.Stage;
+import dev.needle.query.logql.pipeline.UnpackParser;
+import dev.needle.query.logql.pipeline.Units;
+import dev.needle.query.logql.template.GoTemplate;
+import dev.needle.query.logql.template.TemplateException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Parses the LogQL that needle answers (see {@link LogQl}):
+ * Parses the LogQL that needle answers (see {@link LogQl}): log queries with every pipeline stage of
+ * Loki's, and constant arithmetic.
  *
  * <pre>
  * query     = selector { stage } | constant
  * selector  = "{" [ matcher { "," matcher } ] "}"
  * matcher   = name ( "=" | "!=" | "=~" | "!~" ) string
- * stage     = ( "|=" | "!=" | "|~" | "!~" ) string        line filters, chainable
- *           | "|" matcher { "or" matcher }                 a label or structured-metadata filter
- *           | "|" "label_format" name "=" `{{ contains "text" __line__ }}`   Grafana's trace-to-logs
+ * stage     = ( "|=" | "!=" | "|~" | "!~" | "|>" | "!>" ) text { "or" text }     line filters
+ *           | "|" ( "json" [ extractions ] | "logfmt" { "--strict" | "--keep-empty" } [ extractions ]
+ *                 | "regexp" string | "pattern" string | "unpack" | "decolorize"
+ *                 | "line_format" string | "label_format" format { "," format }
+ *                 | ( "drop" | "keep" ) named { "," named }
+ *                 | predicate )
+ * text      = string | "ip" "(" string ")"
+ * extractions = name [ "=" string ] { "," name [ "=" string ] }
+ * format    = name "=" ( name | string );   named = name [ ( "=" | "!=" | "=~" | "!~" ) string ]
+ * predicate = and { "or" and };  and = filter { ( "and" | "," | "" ) filter }
+ * filter    = "(" predicate ")" | matcher | name ( "=" | "!=" ) "ip" "(" string ")"
+ *           | name ( "==" | "=" | "!=" | ">" | ">=" | "<" | "<=" ) ( number | duration | bytes )
  * constant  = term { ( "+" | "-" ) term };  term = power { ( "*" | "/" | "%" ) power }
  * power     = unary [ "^" power ];  unary = [ "-" | "+" ] primary
  * primary   = number | "vector" "(" constant ")" | "(" constant ")"
@@ -24,19 +56,11 @@ import java.util.regex.PatternSyntaxException;
  * </pre>
  *
  * <p>Label regexes are anchored at both ends, line-filter regexes are not, as in Loki; the syntax is
- * {@link java.util.regex.Pattern}'s, which agrees with Go's RE2 on the common subset. Parsers
- * ({@code | json}, {@code | logfmt} …), formatting stages (but the one {@code label_format} that
- * Grafana's trace-to-logs sends), numeric label filters and metric queries other than the constants
- * are refused with a message that says so.
+ * {@link java.util.regex.Pattern}'s, which agrees with Go's RE2 on the common subset. Metric queries
+ * other than the constants are refused with a message that says so.
  */
 public final class LogQlParser {
 
-    /** Pipeline stages of Loki that needle does not run. */
-    private static final Set<String> UNSUPPORTED_STAGES = Set.of("json", "logfmt", "regexp", "pattern", "unpack",
-            "line_format", "label_format", "drop", "keep", "decolorize", "unwrap");
-    /** Grafana's trace-to-logs template: whether the line contains a text. */
-    private static final Pattern CONTAINS_LINE = Pattern.compile(
-            "\\{\\{-?\\s*contains\\s+\"((?:[^\"\\\\]|\\\\.)*)\"\\s+__line__\\s*-?}}");
     private static final String EMPTY_COMPATIBLE = "queries require at least one regexp or equality matcher that does"
             + " not have an empty-compatible value. For instance, app=~\".*\" does not meet this requirement, but"
             + " app=~\".+\" will";
@@ -64,7 +88,7 @@ public final class LogQlParser {
     }
 
     /** {@code s} in double quotes, with Go's escapes where needed: how a query writes it. */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder out = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -88,29 +112,21 @@ public final class LogQlParser {
 
     private LogQl.LogQuery logQuery() throws LogQlParseException {
         List<LogQl.Matcher> selector = selector();
-        List<LogQl.Stage> stages = new ArrayList<>();
+        List<Stage> stages = new ArrayList<>();
         while (true) {
             skipSpace();
             if (atEnd()) {
                 break;
             }
-            LogQl.LineOp line = lineOp();
+            LineFilter.Op line = lineOp();
             if (line != null) {
-                skipSpace();
-                int at = pos;
-                String text = string();
-                try {
-                    stages.add(LogQl.LineFilter.of(line, text));
-                } catch (PatternSyntaxException e) {
-                    throw error(at, "invalid regex " + quote(text) + ": " + e.getDescription());
-                }
-                refuseAlternatives("line filters");
+                stages.add(lineFilter(line));
             } else if (peek() == '|') {
                 pos++;
-                stages.add(labelFilter());
+                stages.add(stage());
             } else {
-                throw error("syntax error: unexpected " + describeNext() + ", expected a line filter (|=, !=, |~, !~)"
-                        + " or a label filter (| name=\"value\")");
+                throw error("syntax error: unexpected " + describeNext() + ", expected a line filter (|=, !=, |~, !~, |>, !>)"
+                        + " or a pipeline stage (| …)");
             }
         }
         return new LogQl.LogQuery(selector, stages);
@@ -138,80 +154,371 @@ public final class LogQlParser {
         return matchers;
     }
 
-    private LogQl.Stage labelFilter() throws LogQlParseException {
+    /** {@code op term { or term }}: terms are strings, or {@code ip("…")} for {@code |=} and {@code !=}. */
+    private LineFilter lineFilter(LineFilter.Op op) throws LogQlParseException {
+        List<LineFilter.Term> terms = new ArrayList<>();
+        do {
+            skipSpace();
+            int at = pos;
+            boolean ip = word("ip");
+            if (ip) {
+                if (op != LineFilter.Op.CONTAINS && op != LineFilter.Op.NOT_CONTAINS) {
+                    throw error(at, "ip(…) filters the line only with |= or !=");
+                }
+                expect('(');
+            }
+            String text = string();
+            if (ip) {
+                expect(')');
+            }
+            try {
+                terms.add(LineFilter.Term.of(op, text, ip));
+            } catch (PatternSyntaxException e) {
+                throw error(at, "invalid regex " + quote(text) + ": " + e.getDescription());
+            } catch (IllegalArgumentException e) {
+                throw error(at, e.getMessage());
+            }
+            skipSpace();
+        } while (word("or"));
+        return new LineFilter(op, terms);
+    }
+
+    private Stage stage() throws LogQlParseException {
         skipSpace();
         int at = pos;
-        String name = name();
-        if (name.equals("label_format")) {
-            return lineContainsLabel(at);
+        if (!atEnd() && peek() != '(' && isNameStart(peek())) {
+            String word = name();
+            switch (word) {
+                case "json" -> {
+                    return json();
+                }
+                case "logfmt" -> {
+                    return logfmt();
+                }
+                case "regexp" -> {
+                    return regexp();
+                }
+                case "pattern" -> {
+                    return pattern();
+                }
+                case "unpack" -> {
+                    return new UnpackParser();
+                }
+                case "decolorize" -> {
+                    return new Decolorize();
+                }
+                case "line_format" -> {
+                    return lineFormat();
+                }
+                case "label_format" -> {
+                    return labelFormat(at);
+                }
+                case "drop" -> {
+                    return new DropLabels(namedMatchers());
+                }
+                case "keep" -> {
+                    return new KeepLabels(namedMatchers());
+                }
+                case "unwrap" -> throw error(at, "| unwrap belongs to metric queries, which needle does not answer");
+                default -> pos = at;
+            }
         }
-        if (UNSUPPORTED_STAGES.contains(name)) {
-            throw error(at, "the | " + name + " stage is not supported by needle; it runs line filters (|=, !=, |~, !~)"
-                    + " and label filters (| name=\"value\", !=, =~, !~)");
+        return new LabelFilter(labelOr());
+    }
+
+    /** {@code json [label="path" | label {, …}]}. */
+    private Stage json() throws LogQlParseException {
+        List<JsonParser.Extraction> expressions = new ArrayList<>();
+        for (String[] x : extractions()) {
+            try {
+                expressions.add(new JsonParser.Extraction(x[0], x[1], JsonPath.parse(x[1])));
+            } catch (IllegalArgumentException e) {
+                throw error(Integer.parseInt(x[2]), "cannot parse expression [" + x[1] + "]: " + e.getMessage());
+            }
         }
-        List<LogQl.Matcher> anyOf = new ArrayList<>();
-        anyOf.add(matcherAfterName(name));
+        return new JsonParser(expressions);
+    }
+
+    /** {@code logfmt [--strict] [--keep-empty] [label="key" | label {, …}]}. */
+    private Stage logfmt() throws LogQlParseException {
+        boolean strict = false;
+        boolean keepEmpty = false;
+        while (true) {
+            skipSpace();
+            if (q.startsWith("--strict", pos)) {
+                pos += "--strict".length();
+                strict = true;
+            } else if (q.startsWith("--keep-empty", pos)) {
+                pos += "--keep-empty".length();
+                keepEmpty = true;
+            } else if (q.startsWith("--", pos)) {
+                throw error("invalid logfmt flag " + describeNext() + ": the flags are --strict and --keep-empty");
+            } else {
+                break;
+            }
+        }
+        Map<String, String> expressions = new LinkedHashMap<>();
+        for (String[] x : extractions()) {
+            expressions.put(x[0], x[1]);
+        }
+        return new LogfmtParser(strict, keepEmpty, expressions);
+    }
+
+    /** A parser's {@code label="expression"} or {@code label} list, each as label, expression and position; maybe none. */
+    private List<String[]> extractions() throws LogQlParseException {
+        List<String[]> out = new ArrayList<>();
+        skipSpace();
+        if (atEnd() || !isNameStart(peek())) {
+            return out;
+        }
+        do {
+            skipSpace();
+            String label = name();
+            skipSpace();
+            int at = pos;
+            String expression = label;
+            if (peek() == '=') {
+                pos++;
+                skipSpace();
+                at = pos;
+                expression = string();
+            }
+            out.add(new String[] {label, expression, Integer.toString(at)});
+            skipSpace();
+        } while (comma());
+        return out;
+    }
+
+    private Stage regexp() throws LogQlParseException {
+        skipSpace();
+        int at = pos;
+        String text = string();
+        GoRegex regex;
+        try {
+            regex = GoRegex.compile(text, 0);
+        } catch (PatternSyntaxException e) {
+            throw error(at, "invalid regexp " + quote(text) + ": " + e.getDescription());
+        }
+        if (!regex.hasNames()) {
+            throw error(at, "at least one named capture must be supplied");
+        }
+        List<String> names = regex.names().stream().filter(n -> !n.isEmpty()).toList();
+        if (names.size() != new HashSet<>(names).size()) {
+            throw error(at, "duplicate extracted label name in " + quote(text));
+        }
+        return new RegexpParser(text, regex);
+    }
+
+    private Stage pattern() throws LogQlParseException {
+        skipSpace();
+        int at = pos;
+        String text = string();
+        try {
+            return new PatternParser(text, PatternExpr.forParser(text));
+        } catch (IllegalArgumentException e) {
+            throw error(at, e.getMessage());
+        }
+    }
+
+    private Stage lineFormat() throws LogQlParseException {
+        skipSpace();
+        int at = pos;
+        String text = string();
+        try {
+            return new LineFormat(text, GoTemplate.parse("line", text));
+        } catch (TemplateException e) {
+            throw error(at, "invalid line template: " + e.getMessage());
+        }
+    }
+
+    /** {@code label_format dst=src | dst="template" {, …}}; a label at most once. */
+    private Stage labelFormat(int at) throws LogQlParseException {
+        List<LabelFormat.Format> formats = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        do {
+            skipSpace();
+            String name = name();
+            if (name.equals(EntryState.ERROR)) {
+                throw error(at, name + " cannot be formatted");
+            }
+            if (!names.add(name)) {
+                throw error(at, "multiple label name '" + name + "' not allowed in a single format operation");
+            }
+            expect('=');
+            skipSpace();
+            if (peek() == '"' || peek() == '`') {
+                int templateAt = pos;
+                String text = string();
+                try {
+                    formats.add(new LabelFormat.Format(name, null, text, GoTemplate.parse("label", text)));
+                } catch (TemplateException e) {
+                    throw error(templateAt, "invalid template for label '" + name + "': " + e.getMessage());
+                }
+            } else {
+                formats.add(new LabelFormat.Format(name, name(), null, null));
+            }
+            skipSpace();
+        } while (comma());
+        return new LabelFormat(formats);
+    }
+
+    /** {@code name | name op "value" {, …}} of {@code drop} and {@code keep}. */
+    private List<DropLabels.Named> namedMatchers() throws LogQlParseException {
+        List<DropLabels.Named> out = new ArrayList<>();
+        do {
+            skipSpace();
+            String name = name();
+            skipSpace();
+            LogQl.MatchOp op = matchOp();
+            out.add(new DropLabels.Named(name, op == null ? null : matcherValue(name, op)));
+            skipSpace();
+        } while (comma());
+        return out;
+    }
+
+    /** {@code a or b}: a label filter's alternatives, {@code and} binding closer. */
+    private LabelFilter.Predicate labelOr() throws LogQlParseException {
+        LabelFilter.Predicate left = labelAnd();
+        while (true) {
+            skipSpace();
+            if (!word("or")) {
+                return left;
+            }
+            left = new LabelFilter.Or(left, labelAnd());
+        }
+    }
+
+    /** {@code a and b}, {@code a, b} and {@code a b}. */
+    private LabelFilter.Predicate labelAnd() throws LogQlParseException {
+        LabelFilter.Predicate left = labelPrimary();
         while (true) {
             skipSpace();
             int save = pos;
-            if (!Character.isLetter(peek())) {
-                break;
-            }
-            String word = name();
-            if (!word.equalsIgnoreCase("or")) {
+            if (word("and") || comma()) {
+                left = new LabelFilter.And(left, labelPrimary());
+            } else if (!atEnd() && (peek() == '(' || isNameStart(peek())) && !word("or")) {
+                left = new LabelFilter.And(left, labelPrimary());
+            } else {
                 pos = save;
-                break;
+                return left;
             }
-            anyOf.add(matcher());
         }
-        refuseAlternatives("label filters");
-        return new LogQl.LabelFilter(anyOf);
     }
 
-    /** {@code label_format name=`{{ contains "text" __line__ }}`}, the one template needle runs. */
-    private LogQl.Stage lineContainsLabel(int at) throws LogQlParseException {
+    private LabelFilter.Predicate labelPrimary() throws LogQlParseException {
         skipSpace();
+        if (peek() == '(') {
+            pos++;
+            LabelFilter.Predicate inner = labelOr();
+            expect(')');
+            return inner;
+        }
+        if (atEnd() || !isNameStart(peek())) {
+            throw error("syntax error: unexpected " + describeNext() + ", expected a label filter (name op value)");
+        }
         String name = name();
         skipSpace();
-        expect('=');
-        String template = string();
-        Matcher m = CONTAINS_LINE.matcher(template);
-        if (!m.matches()) {
-            throw error(at, "label_format is supported by needle only as name=`{{ contains \"text\" __line__ }}`,"
-                    + " the form Grafana's trace-to-logs sends; got " + quote(template));
+        LabelFilter.Cmp cmp = comparison();
+        if (cmp == null) {
+            LogQl.MatchOp op = matchOp();
+            if (op == null) {
+                throw error("syntax error: unexpected " + describeNext() + " after label " + name
+                        + ", expected =, !=, =~, !~, ==, >, >=, < or <=");
+            }
+            skipSpace();
+            if ((op == LogQl.MatchOp.EQ || op == LogQl.MatchOp.NE) && q.startsWith("ip(", pos)) {
+                int at = pos;
+                word("ip");
+                expect('(');
+                String pattern = string();
+                expect(')');
+                try {
+                    return new LabelFilter.Ip(name, op == LogQl.MatchOp.EQ, IpMatch.parse(pattern));
+                } catch (IllegalArgumentException e) {
+                    throw error(at, e.getMessage());
+                }
+            }
+            if (peek() == '"' || peek() == '`') {
+                return new LabelFilter.Match(matcherValue(name, op));
+            }
+            if (op.isRegex()) {
+                throw error("syntax error: unexpected " + describeNext() + ", expected a quoted string after " + name
+                        + op.symbol());
+            }
+            cmp = op == LogQl.MatchOp.EQ ? LabelFilter.Cmp.EQ : LabelFilter.Cmp.NE;
         }
-        String text = m.group(1).replace("\\\"", "\"").replace("\\\\", "\\");
+        return unitFilter(name, cmp);
+    }
+
+    /** {@code name cmp 5}, {@code 5s} or {@code 20MB}: the literal's form says which. */
+    private LabelFilter.Predicate unitFilter(String name, LabelFilter.Cmp cmp) throws LogQlParseException {
         skipSpace();
-        if (peek() == ',') {
-            throw error("label_format with several labels is not supported by needle");
+        int at = pos;
+        while (!atEnd() && (Character.isLetterOrDigit(peek()) || peek() == '.' || peek() == 'µ' || peek() == 'μ'
+                || (peek() == '-' || peek() == '+') && (pos == at || q.charAt(pos - 1) == 'e' || q.charAt(pos - 1) == 'E'))) {
+            pos++;
         }
-        return new LogQl.LineContainsLabel(name, text);
+        String literal = q.substring(at, pos);
+        if (literal.isEmpty()) {
+            throw error(at, "syntax error: unexpected " + describeNext() + ", expected a number, duration or size after "
+                    + name + cmp.symbol());
+        }
+        if (literal.matches("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?")) {
+            return new LabelFilter.Numeric(name, cmp, Double.parseDouble(literal));
+        }
+        try {
+            return new LabelFilter.Duration(name, cmp, Units.parseDuration(literal, true));
+        } catch (IllegalArgumentException notDuration) {
+            try {
+                if (literal.matches("[0-9.]+[a-zA-Z]+")) {
+                    return new LabelFilter.Bytes(name, cmp, Units.parseBytes(literal));
+                }
+            } catch (IllegalArgumentException notBytes) {
+                // falls through to the error below
+            }
+        }
+        throw error(at, "syntax error: " + quote(literal) + " is not a number, a duration (5s, 1h30m) or a size (20MB,"
+                + " 1.5KiB)");
+    }
+
+    /** {@code == != > >= < <=} (not {@code =} or {@code !=}, which a string may follow); null when none is next. */
+    private LabelFilter.Cmp comparison() {
+        for (LabelFilter.Cmp c : new LabelFilter.Cmp[] {LabelFilter.Cmp.EQ, LabelFilter.Cmp.GE, LabelFilter.Cmp.LE,
+            LabelFilter.Cmp.GT, LabelFilter.Cmp.LT}) {
+            if (q.startsWith(c.symbol(), pos)) {
+                pos += c.symbol().length();
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** {@code =~ !~ != =}; null when none is next. */
+    private LogQl.MatchOp matchOp() {
+        for (LogQl.MatchOp op : new LogQl.MatchOp[] {LogQl.MatchOp.RE, LogQl.MatchOp.NRE, LogQl.MatchOp.NE,
+            LogQl.MatchOp.EQ}) {
+            if (q.startsWith(op.symbol(), pos)) {
+                pos += op.symbol().length();
+                return op;
+            }
+        }
+        return null;
     }
 
     private LogQl.Matcher matcher() throws LogQlParseException {
         skipSpace();
-        return matcherAfterName(name());
-    }
-
-    private LogQl.Matcher matcherAfterName(String name) throws LogQlParseException {
+        String name = name();
         skipSpace();
-        LogQl.MatchOp op;
-        if (q.startsWith("=~", pos)) {
-            op = LogQl.MatchOp.RE;
-        } else if (q.startsWith("!~", pos)) {
-            op = LogQl.MatchOp.NRE;
-        } else if (q.startsWith("!=", pos)) {
-            op = LogQl.MatchOp.NE;
-        } else if (q.startsWith("==", pos) || q.startsWith(">", pos) || q.startsWith("<", pos)) {
-            throw error("numeric and duration comparisons are not supported by needle; compare labels with =, !=, =~"
-                    + " or !~ and a quoted string");
-        } else if (q.startsWith("=", pos)) {
-            op = LogQl.MatchOp.EQ;
-        } else {
+        LogQl.MatchOp op = matchOp();
+        if (op == null) {
             throw error("syntax error: unexpected " + describeNext() + " after label " + name
                     + ", expected =, !=, =~ or !~");
         }
-        pos += op.symbol().length();
+        return matcherValue(name, op);
+    }
+
+    /** The quoted value after {@code name op}. */
+    private LogQl.Matcher matcherValue(String name, LogQl.MatchOp op) throws LogQlParseException {
         skipSpace();
         int valueAt = pos;
         if (!atEnd() && peek() != '"' && peek() != '`') {
@@ -226,29 +533,41 @@ public final class LogQlParser {
         }
     }
 
-    /** Loki's {@code or}/{@code and} combinations of filters, which needle does not parse. */
-    private void refuseAlternatives(String what) throws LogQlParseException {
+    /** Consumes {@code ,} if it is next. */
+    private boolean comma() {
         skipSpace();
-        int save = pos;
-        if (Character.isLetter(peek())) {
-            String word = name();
-            if (word.equals("or") || word.equals("and")) {
-                throw error(save, "combining " + what + " with " + word + " is not supported by needle; chain them instead");
-            }
-            pos = save;
-        } else if (peek() == ',') {
-            throw error("combining " + what + " with , is not supported by needle; chain them instead");
+        if (peek() == ',') {
+            pos++;
+            return true;
         }
+        return false;
     }
 
-    private LogQl.LineOp lineOp() {
-        for (LogQl.LineOp op : LogQl.LineOp.values()) {
+    /** Consumes the keyword {@code w} if it is next as a whole word, in any case ({@code OR} as Grafana writes it). */
+    private boolean word(String w) {
+        if (q.regionMatches(true, pos, w, 0, w.length()) && (pos + w.length() >= q.length() || !isNamePart(q.charAt(pos + w.length())))) {
+            pos += w.length();
+            return true;
+        }
+        return false;
+    }
+
+    private LineFilter.Op lineOp() {
+        for (LineFilter.Op op : LineFilter.Op.values()) {
             if (q.startsWith(op.symbol(), pos)) {
                 pos += op.symbol().length();
                 return op;
             }
         }
         return null;
+    }
+
+    private static boolean isNameStart(char c) {
+        return c < 0x80 && Character.isLetter(c) || c == '_';
+    }
+
+    private static boolean isNamePart(char c) {
+        return c < 0x80 && Character.isLetterOrDigit(c) || c == '_';
     }
 
     private String name() throws LogQlParseException {

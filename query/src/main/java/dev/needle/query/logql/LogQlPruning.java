@@ -3,6 +3,8 @@ package dev.needle.query.logql;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
+import dev.needle.query.logql.pipeline.LabelFilter;
+import dev.needle.query.logql.pipeline.Stage;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
@@ -27,8 +29,8 @@ import java.util.regex.Pattern;
  * head hold ({@link dev.needle.query.engine.QueryEngine#logTags}), so none that could match is left
  * out. {@code service_name} also takes the keys Loki discovers it from, and {@code unknown_service}
  * and the fields of {@link LokiEntry#FIELDS} (but a trace id) decide nothing. Regexes, {@code !=}, line
- * filters, alternatives ({@code or}) and labels the pipeline makes decide nothing either: they are
- * judged on the rows.
+ * filters, alternatives ({@code or}), comparisons of numbers, durations and sizes, and every label
+ * filter after a stage that may change labels decide nothing either: they are judged on the rows.
  *
  * @param expr    what the lookup must find, a superset of the query's entries
  * @param traceId the trace whose logs hold every match (look them up by id), or null
@@ -58,17 +60,7 @@ public record LogQlPruning(Expr expr, Bytes traceId, boolean nothing) {
                 terms.add(term);
             }
         }
-        Set<String> made = new HashSet<>();
-        for (LogQl.Stage stage : query.pipeline()) {
-            if (stage instanceof LogQl.LineContainsLabel l) {
-                made.add(l.name());
-            }
-            // A filter of alternatives, or on a label the pipeline made, is judged on the rows.
-            if (!(stage instanceof LogQl.LabelFilter f) || f.anyOf().size() != 1 || !decides(f.anyOf().get(0))
-                    || made.contains(f.anyOf().get(0).name())) {
-                continue;
-            }
-            LogQl.Matcher m = f.anyOf().get(0);
+        for (LogQl.Matcher m : decidedFilters(query)) {
             if (m.name().equals(LokiEntry.TRACE_ID)) {
                 // Only the record's trace id is certain to give the value, unless an attribute is named so too.
                 boolean named = !keys(LokiEntry.TRACE_ID, indexedKeys, ALL).isEmpty();
@@ -92,8 +84,30 @@ public record LogQlPruning(Expr expr, Bytes traceId, boolean nothing) {
 
     /** Whether any matcher or filter of {@code query} is one a lookup can decide, which needs the keys in the range. */
     public static boolean needsKeys(LogQl.LogQuery query) {
-        return query.selector().stream().anyMatch(LogQlPruning::decides) || query.pipeline().stream()
-                .anyMatch(s -> s instanceof LogQl.LabelFilter f && f.anyOf().size() == 1 && decides(f.anyOf().get(0)));
+        return query.selector().stream().anyMatch(LogQlPruning::decides) || !decidedFilters(query).isEmpty();
+    }
+
+    /**
+     * The label filters' equalities that every matching entry satisfies on its own record: those of a
+     * filter's top-level {@code and}s, in the stages before the first that may add, change or remove a
+     * label (after a parser, {@code label_format}, {@code drop} or {@code keep} a label may hold what no
+     * attribute does).
+     */
+    private static List<LogQl.Matcher> decidedFilters(LogQl.LogQuery query) {
+        List<LogQl.Matcher> out = new ArrayList<>();
+        for (Stage stage : query.pipeline()) {
+            if (stage.changesLabels()) {
+                break;
+            }
+            if (stage instanceof LabelFilter f) {
+                for (LabelFilter.Predicate p : f.conjuncts()) {
+                    if (p instanceof LabelFilter.Match m && decides(m.matcher())) {
+                        out.add(m.matcher());
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Whether the engine can decide the matcher: a non-empty equality, other than on the unknown service. */

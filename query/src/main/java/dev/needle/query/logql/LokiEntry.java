@@ -45,7 +45,8 @@ import java.util.TreeMap;
  * @param labels       stream labels, by name
  * @param metadata     structured metadata that filters see, in Loki's order
  * @param shown        all structured metadata, as answered
- * @param parsed       labels a query's pipeline made for the entry ({@code label_format}), as answered
+ * @param parsed       labels a query's pipeline made for the entry (parsers, {@code label_format}) and its
+ *                     error ({@code __error__}, {@code __error_details__}), as answered
  */
 public record LokiEntry(long timeUnixNano, String line, Map<String, String> labels, Map<String, String> metadata,
                         Map<String, String> shown, Map<String, String> parsed) {
@@ -72,11 +73,6 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
         shown = Collections.unmodifiableMap(new LinkedHashMap<>(shown));
         parsed = Collections.unmodifiableMap(new LinkedHashMap<>(parsed));
-    }
-
-    /** This entry with the labels a query's pipeline made. */
-    public LokiEntry withParsed(Map<String, String> made) {
-        return new LokiEntry(timeUnixNano, line, labels, metadata, shown, made);
     }
 
     /** A label filter's value: the stream label, else the structured metadata, else {@code ""}, as in Loki. */

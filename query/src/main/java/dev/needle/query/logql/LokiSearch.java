@@ -10,12 +10,13 @@ import dev.needle.query.engine.RecordFilter;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.logql.pipeline.LineFilter;
+import dev.needle.query.logql.pipeline.Stage;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -77,15 +78,22 @@ public final class LokiSearch {
     }
 
     /**
-     * The query as the engine judges it while reading: its line filters on a string body's text (no stage
-     * of the pipeline changes the line, so every line filter tests the body as rendered), then the whole
-     * query on the record.
+     * The query as the engine judges it while reading: the line filters before the first stage that may
+     * change the line on a string body's text (those test the body as rendered), then the whole query
+     * on the record.
      */
     static RecordFilter<LogRecord> filter(LogQl.LogQuery query) {
-        List<LogQl.LineFilter> lines = query.pipeline().stream()
-                .filter(LogQl.LineFilter.class::isInstance).map(LogQl.LineFilter.class::cast).toList();
+        List<LineFilter> lines = new ArrayList<>();
+        for (Stage s : query.pipeline()) {
+            if (s.changesLine()) {
+                break;
+            }
+            if (s instanceof LineFilter f) {
+                lines.add(f);
+            }
+        }
         Predicate<String> text = lines.isEmpty() ? null : line -> {
-            for (LogQl.LineFilter f : lines) {
+            for (LineFilter f : lines) {
                 if (!f.test(line)) {
                     return false;
                 }
@@ -98,10 +106,9 @@ public final class LokiSearch {
     private static List<LokiEntry> judge(LogQl.LogQuery query, List<LogRecord> records) {
         List<LokiEntry> kept = new ArrayList<>();
         for (LogRecord r : records) {
-            LokiEntry e = LokiEntry.of(r);
-            Map<String, String> parsed = query.parsed(e);
-            if (parsed != null) {
-                kept.add(parsed.isEmpty() ? e : e.withParsed(parsed));
+            LokiEntry e = query.apply(LokiEntry.of(r));
+            if (e != null) {
+                kept.add(e);
             }
         }
         return kept;

@@ -35,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Pruned equals scanned for LogQL: random log queries (label matchers on resource keys that Loki
  * renames, typed values, the discovered service name, structured-metadata filters, trace ids, line
- * filters, both directions, limits) answer exactly what judging every record finds, with every
- * mechanism on and with every mechanism off; and the pruning is not idle.
+ * filters, parsers of JSON and logfmt bodies and the filters after them, formatting, drop and keep,
+ * both directions, limits) answer exactly what judging every record finds, with every mechanism on
+ * and with every mechanism off; and the pruning is not idle.
  */
 class LokiSearchTest {
 
@@ -59,6 +60,13 @@ class LokiSearchTest {
         "| k8s_pod_name=\"checkout-0\"", "| http_method=\"GET\" or user_id=\"u3\"",
         "| label_format t=`{{ contains \"timeout\" __line__ }}` | t=\"true\" or http_method=\"POST\"",
         "| label_format http_method=`{{ contains \"GET\" __line__ }}` | http_method=\"true\"",
+        // After a parser, label_format, drop or keep a label may hold what no attribute does: nothing may prune on it.
+        "| json | level=\"error\"", "| logfmt | level=\"warn\"", "| json | user_id=\"u3\"", "| logfmt | user_id_extracted=\"u3\"",
+        "| json level, user=\"user.id\" | user=\"u4\"", "| logfmt --strict | __error__=\"\"", "| json | __error__!=\"\"",
+        "| label_format http_method=\"PUT\" | http_method=\"PUT\"", "| drop http_method | http_method=\"\"",
+        "| keep user_id | user_id=\"u2\"", "| json | line_format \"lvl={{.level}}\" |= \"lvl=warn\"",
+        "| pattern \"<verb> <path> <_>\" | verb=\"GET\"", "| regexp \"user-(?P<n>[0-9]+)\" | n > 15",
+        "| logfmt | attempt >= 2", "| json | level=\"error\" or http_method=\"GET\" | decolorize",
     };
 
     @TempDir
@@ -180,10 +188,9 @@ class LokiSearchTest {
         Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
         List<LokiEntry> matching = new ArrayList<>();
         for (LogRecord r : logs) {
-            LokiEntry e = LokiEntry.of(r);
-            java.util.Map<String, String> parsed = query.parsed(e);
-            if (range.contains(r.eventTimeUnixNano()) && parsed != null) {
-                matching.add(parsed.isEmpty() ? e : e.withParsed(parsed));
+            LokiEntry e = query.apply(LokiEntry.of(r));
+            if (range.contains(r.eventTimeUnixNano()) && e != null) {
+                matching.add(e);
             }
         }
         return matching.stream().sorted(forward ? byTime : byTime.reversed()).limit(limit).toList();
@@ -217,9 +224,14 @@ class LokiSearchTest {
         if (random.nextInt(4) == 0) {
             attributes.add(new KeyValue("ctx", new AnyValue.KvList(List.of(KeyValue.of("a", 1)))));
         }
-        AnyValue body = random.nextInt(5) == 0 ? AnyValue.of(random.nextInt(100))
-                : AnyValue.of((random.nextBoolean() ? "GET /cart" : "POST /pay") + " user-" + random.nextInt(30)
-                        + (random.nextInt(4) == 0 ? " timeout" : ""));
+        String level = random.nextBoolean() ? "error" : "warn";
+        AnyValue body = switch (random.nextInt(7)) {
+            case 0 -> AnyValue.of(random.nextInt(100));
+            case 1 -> AnyValue.of("{\"level\":\"" + level + "\",\"user\":{\"id\":\"u" + random.nextInt(10) + "\"}}");
+            case 2 -> AnyValue.of("level=" + level + " user_id=u" + random.nextInt(10) + (random.nextBoolean() ? "" : " bad=a=b"));
+            default -> AnyValue.of((random.nextBoolean() ? "GET /cart" : "POST /pay") + " user-" + random.nextInt(30)
+                    + (random.nextInt(4) == 0 ? " timeout" : ""));
+        };
         return new LogRecord(resource, scope, time, time + 5, random.nextInt(25), random.nextBoolean() ? "" : "INFO",
                 body, attributes, 0, 0, trace, span, "");
     }
