@@ -198,7 +198,8 @@ public final class SearchEndpoint {
                 throw ApiException.badRequest("a metrics query is asked of /api/metrics/query_range or "
                         + "/api/metrics/query, not of /api/search");
             } catch (QueryParseException e) {
-                throw ApiException.badRequest(e.getMessage());
+                // The message of the reading that got further; the selector's names what it expected more closely.
+                throw ApiException.badRequest((e.position() > selector.position() ? e : selector).getMessage());
             }
         }
     }
