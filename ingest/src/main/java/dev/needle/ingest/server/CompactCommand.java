@@ -83,9 +83,9 @@ public final class CompactCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        NeedleServer.Config config;
+        ServerConfig config;
         try {
-            config = NeedleServer.Config.DEFAULTS.withData(data)
+            config = ServerConfig.DEFAULTS.withData(data)
                     .withS3(store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle))
                     .withCompression(compression);
             DataDirectory.requireReadable(data);

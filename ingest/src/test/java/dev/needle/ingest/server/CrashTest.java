@@ -72,11 +72,11 @@ class CrashTest {
         Path data = dir.resolve("locked");
         try (ChildServer child = ChildServer.start(data, dir.resolve("locked.log"), "512m", CRASH_ARGS)) {
             IOException refused = assertThrows(IOException.class,
-                    () -> NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)));
+                    () -> NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0)));
             assertTrue(refused.getMessage().contains("is in use by another needle process (pid "
                     + child.pid() + " holds"), refused.getMessage());
             child.kill();
-            try (NeedleServer next = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
+            try (NeedleServer next = NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0))) {
                 assertTrue(next.ready(), "the killed process's lock went with it");
             }
         }

@@ -47,7 +47,7 @@ class NeedleServerTest {
     Path dir;
 
     private NeedleServer start(Path data) throws IOException {
-        return NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS));
+        return NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS));
     }
 
     @Test
@@ -185,7 +185,7 @@ class NeedleServerTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void oversizeBody_sentWhole_theClientReadsThe413(boolean contentLength) throws Exception {
-        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
+        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
         try (NeedleServer server = NeedleServer.start(config);
              Socket socket = new Socket(server.otlpAddress().getAddress(), server.otlpAddress().getPort())) {
             socket.setSoTimeout(30_000);
@@ -234,7 +234,7 @@ class NeedleServerTest {
         }
         assertEquals(1, FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).size());
         // The test spans are from 2025-11-29: older than a day whenever this runs.
-        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
+        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
                 Duration.ofDays(1));
         try (NeedleServer server = NeedleServer.start(config)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

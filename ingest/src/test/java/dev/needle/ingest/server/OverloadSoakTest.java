@@ -62,7 +62,7 @@ class OverloadSoakTest {
             gen.setOut(new PrintWriter(stdout));
             gen.setErr(new PrintWriter(stderr));
             int exit = CompletableFuture.supplyAsync(() -> gen.execute("--spans", Integer.toString(SPANS), "--logs", "0",
-                    "--send", "http://" + NeedleServer.hostPort(child.otlp), "--concurrency", "16", "--batch", "2000",
+                    "--send", "http://" + HttpPorts.hostPort(child.otlp), "--concurrency", "16", "--batch", "2000",
                     "--out", dir.resolve("manifest").toString(), "--json")).get(30, TimeUnit.MINUTES);
             out = stdout.toString();
             assertTrue(exit == 0 || exit == 1, "gen: " + exit + "\n" + stderr + "\n" + out);
