@@ -93,7 +93,7 @@ class IngestBenchTest {
             assertEquals(0, rowsInBlocks(data, TenantId.DEFAULT, other), label);
         }
 
-        String table = IngestBench.markdown(results);
+        String table = IngestBenchReport.markdown(results);
         assertTrue(table.startsWith("Measured send: records made and encoded by the sender as it sent them."), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
@@ -133,10 +133,10 @@ class IngestBenchTest {
         // 1 s at 80% of 150,000 JSON spans a second holds the whole 5,000.
         assertEquals(5_000, r.pacedOrNull().accepted(), r.pacedOrNull().toText());
         assertEquals(5_000, rowsInBlocks(data, TenantId.of(IngestBench.PACED_TENANT), Signal.SPANS), label);
-        assertTrue(IngestBench.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
+        assertTrue(IngestBenchReport.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
         StringWriter out = new StringWriter();
         try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
-            IngestBench.writeJson(g, List.of(r));
+            IngestBenchReport.writeJson(g, List.of(r));
         }
         assertTrue(out.toString().contains("\"preEncoded\":true"), out.toString());
     }
@@ -212,7 +212,7 @@ class IngestBenchTest {
         StringWriter out = new StringWriter();
         JsonFactory json = new JsonFactory();
         try (JsonGenerator g = json.createGenerator(out)) {
-            IngestBench.writeJson(g, results);
+            IngestBenchReport.writeJson(g, results);
         }
         int objects = 0;
         try (JsonParser p = json.createParser(out.toString())) {
