@@ -68,7 +68,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
 
     /** Runs the command. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new IngestBenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new IngestBenchCommand()).execute(args));
     }
 
     @Override

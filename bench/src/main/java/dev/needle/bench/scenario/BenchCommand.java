@@ -117,7 +117,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Runs the benchmark. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new BenchCommand()).execute(args));
     }
 
     @Override

@@ -166,7 +166,7 @@ public final class GenCommand implements Callable<Integer> {
 
     /** The command line, whose failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new GenCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new GenCommand());
     }
 
     @Override

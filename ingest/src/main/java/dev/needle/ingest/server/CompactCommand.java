@@ -76,7 +76,7 @@ public final class CompactCommand implements Callable<Integer> {
 
     /** The command line, whose unexpected failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new CompactCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new CompactCommand());
     }
 
     @Override

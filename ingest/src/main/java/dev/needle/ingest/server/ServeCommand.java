@@ -47,7 +47,9 @@ import picocli.CommandLine.Spec;
             "On more than one machine: --role ingest nodes take OTLP and publish to a shared --store; any number of "
                     + "--role query nodes read it, each given the ingest nodes with --ingester URL, so that what an "
                     + "ingest node acknowledged is answered by every query node at once.",
-            ""})
+            ""},
+        footer = {"", "SIZE is 1048576, 64KiB, 256MiB or 1GiB (powers of 1024), or 64KB, 500MB or 10GB (powers of 1000);"
+                + " DURATION is 500ms, 30s, 2m, 6h or 7d."})
 public final class ServeCommand implements Callable<Integer> {
 
     /** The exit status when ingest stopped for good or a thread died: a supervisor should restart the process. */
@@ -168,7 +170,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The command line, whose unexpected failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new ServeCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new ServeCommand());
     }
 
     /**
