@@ -35,6 +35,7 @@ import org.apache.arrow.memory.RootAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -57,8 +58,9 @@ final class InspectStoreCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "DATA", description = "the data directory, which holds <tenant>/<spans|logs>/<block>")
-    Path data;
+    @Parameters(paramLabel = "DATA", description = "the data directory, which holds <tenant>/<spans|logs>/<block>;"
+            + " not a bucket (s3://...): copy its prefix to a directory and inspect that")
+    String data;
 
     @Option(names = "--json", description = "print one JSON document instead of tables")
     boolean json;
@@ -70,7 +72,13 @@ final class InspectStoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        FsBlockStore store = FsBlockStore.readOnly(DataDirectory.requireReadable(data));
+        // Read as text: a Path would make s3://bucket/prefix the local path s3:/bucket/prefix.
+        if (data.startsWith("s3://")) {
+            throw new ParameterException(spec.commandLine(), "'" + data + "' is a bucket, and inspect store reads a data"
+                    + " directory only; a bucket's prefix has the same layout, so copy it to one (aws s3 sync " + data
+                    + " DIR) and inspect that");
+        }
+        FsBlockStore store = FsBlockStore.readOnly(DataDirectory.requireReadable(Path.of(data)));
         Map<String, Object> r;
         boolean damaged;
         try (Verifier verifier = verify ? new Verifier(store, spec.commandLine().getErr()) : null) {

@@ -290,6 +290,14 @@ class InspectStoreCommandTest {
                 err.toString().strip());
     }
 
+    @Test
+    void store_aBucket_isRefusedSayingHowToInspectIt() {
+        assertEquals(2, run("store", "s3://logs/needle"));
+        assertEquals("needle inspect store: 's3://logs/needle' is a bucket, and inspect store reads a data directory"
+                + " only; a bucket's prefix has the same layout, so copy it to one (aws s3 sync s3://logs/needle DIR)"
+                + " and inspect that" + System.lineSeparator() + "see `needle inspect store --help`", err.toString().strip());
+    }
+
     private long dataBytes(WrittenBlock block) throws IOException {
         return Files.size(data.resolve(block.ref().toString()).resolve("data.arrow"));
     }

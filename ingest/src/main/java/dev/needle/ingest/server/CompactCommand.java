@@ -94,7 +94,8 @@ public final class CompactCommand implements Callable<Integer> {
             return CommandLine.ExitCode.USAGE;
         }
         Path dir = data.toAbsolutePath().normalize();
-        try (DataDirectoryLock lock = DataDirectoryLock.acquire(dir)) {
+        try (DataDirectoryLock lock = DataDirectoryLock.acquire(dir,
+                "or leave the compacting to it: a server compacts by itself (--compact-every)")) {
             BlockStore blocks = config.s3() == null ? new FsBlockStore(dir)
                     : S3BlockStore.open(config.s3(), dir.resolve(NeedleServer.S3_STAGING_DIR));
             try {

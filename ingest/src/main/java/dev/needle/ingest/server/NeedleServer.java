@@ -125,7 +125,8 @@ public final class NeedleServer implements Closeable {
             s.queryLimits = s.queryLimits();
             if (config.role().ingests()) {
                 // A query node takes no lock: it only reads, beside the one process that writes.
-                s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize());
+                s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize(),
+                        "or give this server another --data");
             }
             // Before the ports: a bucket that is missing, refused or unreachable stops the start in one line.
             s.openStore();
