@@ -1,5 +1,6 @@
 package dev.needle.ingest;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -424,7 +425,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 if (index != null) {
                     unindexed.add(block.ref());
                 }
-                LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.records().size(), block.meta().dataBytes());
+                int records = chunk.records().size();
+                LOG.info("published {}: {} {}, {} bytes", block.ref(), records, Units.plural(records, "record"),
+                        block.meta().dataBytes());
             } catch (FileAlreadyExistsException e) {
                 // A retry after a partly failed publish: this chunk made it the first time.
                 LOG.info("block {} of {} was already published", chunk.blockId(),

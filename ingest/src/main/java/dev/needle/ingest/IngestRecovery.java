@@ -1,5 +1,6 @@
 package dev.needle.ingest;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockName;
@@ -59,8 +60,8 @@ final class IngestRecovery {
             head.add(entry, Records.decode(entry));
             replayed++;
         }
-        LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",
-                replayed, skipped);
+        LOG.info("recovery: {} write-ahead log {} replayed into the head, {} already in published blocks",
+                replayed, Units.plural(replayed, "entry", "entries"), skipped);
     }
 
     /**
@@ -141,8 +142,10 @@ final class IngestRecovery {
                 for (Signal signal : Signal.values()) {
                     BlockIndexWriter.Reconciled r = index.reconcile(tenant, signal);
                     if (!r.agreed()) {
-                        LOG.info("recovery: the index of {} now holds {} blocks it lacked and no longer {} that are gone",
-                                IngestPipeline.key(tenant, signal), r.added().size(), r.dropped().size());
+                        int gone = r.dropped().size();
+                        LOG.info("recovery: the index of {} now holds {} {} it lacked and no longer {} that {} gone",
+                                IngestPipeline.key(tenant, signal), r.added().size(),
+                                Units.plural(r.added().size(), "block"), gone, gone == 1 ? "is" : "are");
                     }
                 }
             }

@@ -185,7 +185,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                 tagsVersions.merge(tags == null ? "none" : "v" + tags, 1L, Long::sum);
                 if (System.nanoTime() - lastProgress > PROGRESS_NANOS) {
                     lastProgress = System.nanoTime();
-                    err.printf("needle inspect store: checked %d blocks, %d damaged, in %d s%n", blocks, damaged,
+                    err.printf("needle inspect store: checked %d %s, %d damaged, in %d s%n", blocks,
+                            Units.plural(blocks, "block"), damaged,
                             (lastProgress - started) / 1_000_000_000L);
                     err.flush();
                 }
@@ -322,7 +323,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                     + "them by listing, and the server's next start adds them");
         }
         if (!gone.isEmpty()) {
-            problems.add(where + ": names " + gone.size() + " blocks that are not listed (first " + gone.get(0) + ");"
+            problems.add(where + ": names " + gone.size() + " " + Units.plural(gone.size(), "block") + " that "
+                    + (gone.size() == 1 ? "is" : "are") + " not listed (first " + gone.get(0) + ");"
                     + " queries find them gone, and the server's next start drops them");
         }
         return index;

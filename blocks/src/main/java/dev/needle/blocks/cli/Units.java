@@ -79,6 +79,16 @@ public final class Units {
         return bytes + SIZE_SUFFIXES[unit];
     }
 
+    /** {@code noun} as a count of {@code n} takes it: {@code "block"} for 1, else {@code "blocks"}. */
+    public static String plural(long n, String noun) {
+        return plural(n, noun, noun + "s");
+    }
+
+    /** {@code one} for a count of 1, else {@code many}: {@code "entry"} or {@code "entries"}. */
+    public static String plural(long n, String one, String many) {
+        return n == 1 ? one : many;
+    }
+
     /** {@code d} in the largest unit that divides it, as {@link #duration} reads it back. */
     public static String formatDuration(Duration d) {
         long ms = d.toMillis();

@@ -103,7 +103,7 @@ class InspectStoreCommandTest {
         assertEquals(1, run("store", data.toString(), "--verify"), err.toString());
         String text = out.toString();
         assertTrue(text.contains("disagrees"), text);
-        assertTrue(text.contains("acme/spans/INDEX: names 1 blocks that are not listed"), text);
+        assertTrue(text.contains("acme/spans/INDEX: names 1 block that is not listed"), text);
         assertTrue(text.contains("the index's copy of TRACE_IDX is not the block's"), text);
         assertTrue(text.contains("the index's copy of data.arrow's footer is not the block's"), text);
     }

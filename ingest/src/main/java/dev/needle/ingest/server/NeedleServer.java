@@ -184,8 +184,9 @@ public final class NeedleServer implements Closeable {
         String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
         pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), PublishBackoff.DEFAULT,
                 ingestMetrics::fsynced, writerId, BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()));
-        LOG.info("recovered in {} ms: the head holds {} records ({} bytes) from the write-ahead log",
-                (System.nanoTime() - started) / 1_000_000, pipeline.head().rows(), pipeline.head().heapBytes());
+        long rows = pipeline.head().rows();
+        LOG.info("recovered in {} ms: the head holds {} {} ({} bytes) from the write-ahead log",
+                (System.nanoTime() - started) / 1_000_000, rows, Units.plural(rows, "record"), pipeline.head().heapBytes());
         ingestMetrics.watch(pipeline);
         watchdog.scheduleWithFixedDelay(this::watchIngest, WATCH_EVERY.toMillis(), WATCH_EVERY.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -251,8 +252,8 @@ public final class NeedleServer implements Closeable {
         try {
             int held = engine.preloadSidecars();
             engine.warmUp();
-            LOG.info("query: {} sidecars held ({} MiB in the cache, {} MiB from the indexes) and the read path warmed up"
-                    + " in {} ms", held, engine.sidecarCache().bytes() >> 20, engine.indexBytes() >> 20,
+            LOG.info("query: {} {} held ({} MiB in the cache, {} MiB from the indexes) and the read path warmed up"
+                    + " in {} ms", held, Units.plural(held, "sidecar"), engine.sidecarCache().bytes() >> 20, engine.indexBytes() >> 20,
                     (System.nanoTime() - started) / 1_000_000);
         } catch (IOException | RuntimeException e) {
             // Only the first queries are slower: each reads the sidecars it needs.
@@ -378,7 +379,8 @@ public final class NeedleServer implements Closeable {
         }
         try {
             if (pipeline != null) {
-                LOG.info("shutting down: publishing the head ({} records)", pipeline.head().rows());
+                long rows = pipeline.head().rows();
+                LOG.info("shutting down: publishing the head ({} {})", rows, Units.plural(rows, "record"));
                 pipeline.close();
                 LOG.info("shutting down: head published, write-ahead log checkpointed and closed");
             }

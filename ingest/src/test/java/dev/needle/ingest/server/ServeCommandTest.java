@@ -168,6 +168,11 @@ class ServeCommandTest {
                 Duration.ofDays(30)}) {
             assertEquals(d, Units.duration(Units.formatDuration(d)));
         }
+        assertEquals("block", Units.plural(1, "block"));
+        assertEquals("blocks", Units.plural(0, "block"));
+        assertEquals("blocks", Units.plural(2, "block"));
+        assertEquals("entry", Units.plural(1, "entry", "entries"));
+        assertEquals("entries", Units.plural(3, "entry", "entries"));
         for (String bad : new String[] {"", "2", "0s", "-1m", "2 m", "1y"}) {
             assertThrows(IllegalArgumentException.class, () -> Units.duration(bad), bad);
         }
