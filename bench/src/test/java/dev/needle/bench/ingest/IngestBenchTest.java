@@ -34,6 +34,7 @@ import java.util.Locale;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ class IngestBenchTest {
     private static final long LOGS = 10_000;
 
     @Test
+    @Tag("slow")
     void run_tinyCorpus_acknowledgesStoresAndStopsEverything(@TempDir Path root) throws Exception {
         String classPath = System.getProperty("java.class.path");
         assertServerOnClassPath(classPath);
@@ -107,6 +109,7 @@ class IngestBenchTest {
     }
 
     @Test
+    @Tag("slow")
     void run_preEncode_sendsRequestsEncodedAheadAndSaysSo(@TempDir Path root) throws Exception {
         Options options = Options.defaults()
                 .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.JSON, false)))
@@ -160,6 +163,7 @@ class IngestBenchTest {
     }
 
     @Test
+    @Tag("slow")
     void run_serverCannotStart_failsWithItsOutputAndLeavesNoProcess(@TempDir Path root) {
         Options options = Options.defaults()
                 .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.PROTOBUF, false)))

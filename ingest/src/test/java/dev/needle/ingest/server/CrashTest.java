@@ -30,6 +30,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * {@code -Dneedle.crash.seed=N} repeats the kill moments of an earlier run (its seed is printed).
  */
+@Tag("slow")
 class CrashTest {
 
     private static final int TRIALS = Integer.getInteger("needle.crash.trials", 4);

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -34,6 +35,7 @@ import picocli.CommandLine;
  * mvn -B -ntp -pl ingest -am verify -Dtest=OverloadSoakTest -Dsurefire.failIfNoSpecifiedTests=false -Dneedle.soak.spans=6000000
  * </pre>
  */
+@Tag("slow")
 class OverloadSoakTest {
 
     private static final int SPANS = Integer.getInteger("needle.soak.spans", 150_000);
