@@ -1,9 +1,9 @@
 package dev.needle.ingest.server;
 
 import dev.needle.ingest.http.OtlpReceiver;
-import dev.needle.query.http.HeadEndpoint;
-import dev.needle.query.http.MetricsHandler;
+import dev.needle.query.head.HeadEndpoint;
 import dev.needle.query.http.QueryApi;
+import dev.needle.query.metrics.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package dev.needle.ingest.server;
 
 import dev.needle.blocks.compact.Compactor;
-import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.store.s3.S3Location;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.http.OtlpReceiver;

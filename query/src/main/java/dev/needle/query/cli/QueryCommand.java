@@ -53,7 +53,7 @@ public final class QueryCommand {
      * The command line; a failure prints one line (its message), not a stack trace, and exits with its code;
      * a command line it cannot take is said as {@link UsageError} says it.
      */
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         return new CommandLine(new QueryCommand()).setParameterExceptionHandler(new UsageError())
                 .setExecutionExceptionHandler((e, cli, parsed) -> {
                     String command = "needle " + cli.getCommandSpec().qualifiedName() + ": ";
