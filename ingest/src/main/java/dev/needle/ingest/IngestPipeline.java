@@ -1,10 +1,10 @@
 package dev.needle.ingest;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.Retention;
@@ -25,11 +25,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -126,9 +124,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /**
-     * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: removes blocks of
-     * cuts that were only partly published, replays the log entries no complete cut holds into the
-     * head, and starts cutting; a failed publish is tried again after {@code backoff}. Its blocks are
+     * Opens ingest over {@code store} with its write-ahead log in {@code walDir}: recovers
+     * ({@link IngestRecovery}: removes blocks of cuts that were only partly published, replays the log
+     * entries no complete cut holds into the head), and starts cutting; a failed publish is tried again after {@code backoff}. Its blocks are
      * named as {@code writerId}'s (see {@link CutIds}; "" when it is the store's one writer), and
      * recovery reads only the blocks of that name, so that it may share the store with other writers.
      * Blocks are written with {@code blocks} (batch size, compression).
@@ -141,126 +139,24 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
         pipeline.recoveryProblems = List.copyOf(recovery.problems());
+        IngestRecovery recover = new IngestRecovery(store, writerId, pipeline.index);
         try {
-            pipeline.replay(recovery);
+            recover.replay(recovery, pipeline.head);
         } catch (IOException | RuntimeException e) {
             pipeline.wal.close();
             pipeline.sidecarBuilder.shutdown();
             pipeline.allocator.close();
             throw e;
         }
-        pipeline.reconcileIndex();
+        recover.reconcileIndex();
         long tick = Math.max(50, Math.min(1000, limits.cutAge().toMillis() / 4));
         pipeline.publisher.scheduleWithFixedDelay(pipeline::publishDue, tick, tick, TimeUnit.MILLISECONDS);
         return pipeline;
     }
 
-    /**
-     * Makes each index agree with a listing of its blocks (builds it where there is none): a crash
-     * between publishing a block and indexing it, or blocks written by another tool, leave it behind.
-     * A failure is logged: readers list where the index falls short.
-     */
-    private void reconcileIndex() {
-        if (index == null) {
-            return;
-        }
-        try {
-            for (TenantId tenant : store.tenants()) {
-                for (Signal signal : Signal.values()) {
-                    BlockIndexWriter.Reconciled r = index.reconcile(tenant, signal);
-                    if (!r.agreed()) {
-                        LOG.info("recovery: the index of {} now holds {} blocks it lacked and no longer {} that are gone",
-                                key(tenant, signal), r.added().size(), r.dropped().size());
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("recovery: the index could not be brought up to date ({}); queries list blocks it lacks", e.toString());
-        }
-    }
-
-    private void replay(WriteAheadLog.Recovery<Records> recovery) throws IOException {
-        Map<String, Long> published = completeCuts(recovery.log().checkpoint(), contiguousThrough(recovery));
-        int replayed = 0;
-        int skipped = 0;
-        for (WalEntry entry : recovery.entries()) {
-            if (entry.sequence() <= published.getOrDefault(key(entry.tenant(), entry.signal()), 0L)) {
-                skipped++;
-                continue;
-            }
-            head.add(entry, Records.decode(entry));
-            replayed++;
-        }
-        LOG.info("recovery: {} write-ahead log entries replayed into the head, {} already in published blocks",
-                replayed, skipped);
-    }
-
-    /**
-     * The last sequence up to which the log holds every entry past its checkpoint, without a gap (a
-     * damaged segment leaves one): records of a cut beyond it can no longer be written again.
-     */
-    private static long contiguousThrough(WriteAheadLog.Recovery<Records> recovery) {
-        long through = recovery.log().checkpoint();
-        for (WalEntry entry : recovery.entries()) {
-            if (entry.sequence() == through + 1) {
-                through = entry.sequence();
-            } else if (entry.sequence() > through) {
-                break;
-            }
-        }
-        return through;
-    }
-
-    private static String key(TenantId tenant, Signal signal) {
+    /** A tenant's signal as the log names it: {@code tenant/spans}. */
+    static String key(TenantId tenant, Signal signal) {
         return tenant.value() + "/" + signal.dirName();
-    }
-
-    /**
-     * For each tenant and signal, the largest sequence of a cut of this writer whose blocks are all published.
-     *
-     * <p>A cut the log was checkpointed past is whole even when some of its blocks are gone: they
-     * were published, and retention (or compaction) removed them since. A cut past the checkpoint
-     * with blocks missing was cut short by a crash while publishing: its blocks are deleted, and
-     * the next cut writes its records again from the log — but only when the log still holds all of
-     * them ({@code replayableThrough}); otherwise its blocks are kept, since a record stored twice
-     * is better than one lost.
-     */
-    private Map<String, Long> completeCuts(long checkpoint, long replayableThrough) throws IOException {
-        Map<String, Long> complete = new HashMap<>();
-        for (TenantId tenant : store.tenants()) {
-            for (Signal signal : Signal.values()) {
-                Map<Long, List<BlockRef>> byCut = new HashMap<>();
-                Map<Long, Integer> counts = new HashMap<>();
-                for (BlockRef ref : store.list(tenant, signal)) {
-                    CutIds.parse(ref.name().id()).filter(c -> c.writer().equals(writerId)).ifPresent(c -> {
-                        byCut.computeIfAbsent(c.sequence(), s -> new ArrayList<>()).add(ref);
-                        counts.put(c.sequence(), c.count());
-                    });
-                }
-                for (var e : byCut.entrySet()) {
-                    long cut = e.getKey();
-                    if (cut <= checkpoint || e.getValue().size() == counts.get(cut)) {
-                        complete.merge(key(tenant, signal), cut, Math::max);
-                    } else if (cut <= replayableThrough) {
-                        if (index != null) {
-                            Set<BlockName> names = new HashSet<>();
-                            e.getValue().forEach(ref -> names.add(ref.name()));
-                            index.remove(tenant, signal, names);
-                        }
-                        for (BlockRef partial : e.getValue()) {
-                            LOG.info("recovery: deleting {}, one of {} blocks of a cut that was not fully published;"
-                                    + " the write-ahead log holds its records", partial, counts.get(cut));
-                            store.delete(partial);
-                        }
-                    } else {
-                        LOG.warn("recovery: keeping {} of {} blocks of cut {} of {}: the write-ahead log no longer holds"
-                                + " all of its records, so they are kept and the rest replayed (some may be stored twice)",
-                                e.getValue().size(), counts.get(cut), cut, key(tenant, signal));
-                    }
-                }
-            }
-        }
-        return complete;
     }
 
     /**
@@ -529,7 +425,9 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 if (index != null) {
                     unindexed.add(block.ref());
                 }
-                LOG.info("published {}: {} records, {} bytes", block.ref(), chunk.records().size(), block.meta().dataBytes());
+                int records = chunk.records().size();
+                LOG.info("published {}: {} {}, {} bytes", block.ref(), records, Units.plural(records, "record"),
+                        block.meta().dataBytes());
             } catch (FileAlreadyExistsException e) {
                 // A retry after a partly failed publish: this chunk made it the first time.
                 LOG.info("block {} of {} was already published", chunk.blockId(),

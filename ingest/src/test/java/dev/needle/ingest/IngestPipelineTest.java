@@ -247,7 +247,7 @@ class IngestPipelineTest {
                 });
             }
             assertEquals(429, e.httpStatus());
-            assertTrue(e.retryAfterSeconds() > 0);
+            assertEquals(5, e.retryAfterSeconds(), "a full head asks for 5 s");
         }
     }
 

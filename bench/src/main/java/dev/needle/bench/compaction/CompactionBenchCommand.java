@@ -53,8 +53,7 @@ public final class CompactionBenchCommand implements Callable<Integer> {
 
     /** Runs the command. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new CompactionBenchCommand()).setExecutionExceptionHandler(new OneLineFailure())
-                .execute(args));
+        System.exit(OneLineFailure.commandLine(new CompactionBenchCommand()).execute(args));
     }
 
     @Override

@@ -68,7 +68,7 @@ public final class IngestBenchCommand implements Callable<Integer> {
 
     /** Runs the command. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new IngestBenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new IngestBenchCommand()).execute(args));
     }
 
     @Override
@@ -86,12 +86,12 @@ public final class IngestBenchCommand implements Callable<Integer> {
         String date = LocalDate.now(ZoneOffset.UTC).toString();
         Path dir = Path.of(System.getProperty("needle.results", "bench/results"));
         Files.createDirectories(dir);
-        String table = IngestBench.markdown(results);
+        String table = IngestBenchReport.markdown(results);
         Path md = dir.resolve("ingest-" + date + ".md");
         Files.writeString(md, "# Ingest over OTLP/HTTP, " + date + "\n\n" + setup() + "\n\n" + table);
         try (JsonGenerator g = new JsonFactory().createGenerator(dir.resolve("ingest-" + date + ".json").toFile(),
                 JsonEncoding.UTF8).useDefaultPrettyPrinter()) {
-            IngestBench.writeJson(g, results);
+            IngestBenchReport.writeJson(g, results);
         }
         spec.commandLine().getOut().println(table);
         spec.commandLine().getOut().println("results: " + md);

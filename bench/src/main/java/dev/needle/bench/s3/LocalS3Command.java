@@ -57,7 +57,7 @@ public final class LocalS3Command implements Callable<Integer> {
 
     /** Runs the command; returns only if the server could not start. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new LocalS3Command()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new LocalS3Command()).execute(args));
     }
 
     @Override

@@ -16,6 +16,7 @@ import dev.needle.blocks.store.s3.S3BlockStore;
 import dev.needle.blocks.store.s3.S3Location;
 import dev.needle.corpus.Manifest;
 import dev.needle.ingest.server.NeedleServer;
+import dev.needle.ingest.server.ServerConfig;
 import dev.needle.ingest.server.Role;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.testkit.FaultProxy;
@@ -193,7 +194,7 @@ final class S3Bench {
         List<LookupCost> costs = new ArrayList<>();
         Polls polls;
         Path data = Files.createTempDirectory("needle-bench-s3-node-");
-        NeedleServer.Config config = NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)
+        ServerConfig config = ServerConfig.DEFAULTS.withData(data).withPorts(0, 0)
                 .withRole(Role.QUERY, List.of()).withS3(location);
         progress.accept(at + ": starting a query node (serve --role query) on the bucket");
         try (NeedleServer warm = NeedleServer.start(config)) {

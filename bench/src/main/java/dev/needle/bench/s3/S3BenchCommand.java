@@ -90,7 +90,7 @@ public final class S3BenchCommand implements Callable<Integer> {
 
     /** Runs the command. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new S3BenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new S3BenchCommand()).execute(args));
     }
 
     @Override

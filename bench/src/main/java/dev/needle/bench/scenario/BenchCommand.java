@@ -4,6 +4,7 @@ import dev.needle.bench.StoreFacts;
 import dev.needle.bench.fpr.FprPoint;
 import dev.needle.bench.fpr.FprSweep;
 import dev.needle.bench.ingest.IngestBench;
+import dev.needle.bench.ingest.IngestBenchReport;
 import dev.needle.bench.server.JavaLaunch;
 import dev.needle.bench.server.Launcher;
 import dev.needle.bench.server.ScriptLaunch;
@@ -116,7 +117,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Runs the benchmark. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new BenchCommand()).setExecutionExceptionHandler(new OneLineFailure()).execute(args));
+        System.exit(OneLineFailure.commandLine(new BenchCommand()).execute(args));
     }
 
     @Override
@@ -191,7 +192,7 @@ public final class BenchCommand implements Callable<Integer> {
                     "Each workload: a fresh `needle serve` child process (fsynced WAL), a warm-up, then the corpus sent by "
                             + "corpus-gen's sender (8 requests in flight, 1,000 records each); the generator's own ceiling "
                             + "is the same send as a dry run. Client and server share this machine's cores.\n\n"
-                            + IngestBench.markdown(ingest), g -> IngestBench.writeJson(g, ingest)));
+                            + IngestBenchReport.markdown(ingest), g -> IngestBenchReport.writeJson(g, ingest)));
         }
         Path md = report.write(results);
         System.out.println(GoalTable.markdown(goals.goals()));

@@ -34,6 +34,7 @@ import java.util.Locale;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ class IngestBenchTest {
     private static final long LOGS = 10_000;
 
     @Test
+    @Tag("slow")
     void run_tinyCorpus_acknowledgesStoresAndStopsEverything(@TempDir Path root) throws Exception {
         String classPath = System.getProperty("java.class.path");
         assertServerOnClassPath(classPath);
@@ -93,7 +95,7 @@ class IngestBenchTest {
             assertEquals(0, rowsInBlocks(data, TenantId.DEFAULT, other), label);
         }
 
-        String table = IngestBench.markdown(results);
+        String table = IngestBenchReport.markdown(results);
         assertTrue(table.startsWith("Measured send: records made and encoded by the sender as it sent them."), table);
         assertTrue(table.contains("| spans | protobuf+gzip | 20,000 |"), table);
         assertTrue(table.contains("| logs | json | 10,000 |"), table);
@@ -107,6 +109,7 @@ class IngestBenchTest {
     }
 
     @Test
+    @Tag("slow")
     void run_preEncode_sendsRequestsEncodedAheadAndSaysSo(@TempDir Path root) throws Exception {
         Options options = Options.defaults()
                 .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.JSON, false)))
@@ -133,10 +136,10 @@ class IngestBenchTest {
         // 1 s at 80% of 150,000 JSON spans a second holds the whole 5,000.
         assertEquals(5_000, r.pacedOrNull().accepted(), r.pacedOrNull().toText());
         assertEquals(5_000, rowsInBlocks(data, TenantId.of(IngestBench.PACED_TENANT), Signal.SPANS), label);
-        assertTrue(IngestBench.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
+        assertTrue(IngestBenchReport.markdown(List.of(r)).startsWith("Measured send: requests made and encoded before"));
         StringWriter out = new StringWriter();
         try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
-            IngestBench.writeJson(g, List.of(r));
+            IngestBenchReport.writeJson(g, List.of(r));
         }
         assertTrue(out.toString().contains("\"preEncoded\":true"), out.toString());
     }
@@ -160,6 +163,7 @@ class IngestBenchTest {
     }
 
     @Test
+    @Tag("slow")
     void run_serverCannotStart_failsWithItsOutputAndLeavesNoProcess(@TempDir Path root) {
         Options options = Options.defaults()
                 .withWorkloads(List.of(new Workload(Signal.SPANS, OtlpEncoding.PROTOBUF, false)))
@@ -212,7 +216,7 @@ class IngestBenchTest {
         StringWriter out = new StringWriter();
         JsonFactory json = new JsonFactory();
         try (JsonGenerator g = json.createGenerator(out)) {
-            IngestBench.writeJson(g, results);
+            IngestBenchReport.writeJson(g, results);
         }
         int objects = 0;
         try (JsonParser p = json.createParser(out.toString())) {

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the same answer, agrees with the manifest, opens no more blocks than are listed, and opens blocks
  * for an absent value only as counted false positives; a fresh JVM answers the same. No timings.
  */
+@Tag("slow")
 class BenchSmokeTest {
 
     @TempDir

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBarBuilder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no fewer), through the engine, DuckDB and a real {@code needle serve} child process, the cold
  * paths run in fresh processes, and the report opens with the goal table. No timings are checked.
  */
+@Tag("slow")
 class GoalRunSmokeTest {
 
     @TempDir

@@ -19,6 +19,6 @@ public final class InspectCommand {
 
     /** The command line, whose failures (an unreadable directory, say) print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new InspectCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new InspectCommand());
     }
 }

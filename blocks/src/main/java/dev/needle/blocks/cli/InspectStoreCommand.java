@@ -35,6 +35,7 @@ import org.apache.arrow.memory.RootAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -57,8 +58,9 @@ final class InspectStoreCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "DATA", description = "the data directory, which holds <tenant>/<spans|logs>/<block>")
-    Path data;
+    @Parameters(paramLabel = "DATA", description = "the data directory, which holds <tenant>/<spans|logs>/<block>;"
+            + " not a bucket (s3://...): copy its prefix to a directory and inspect that")
+    String data;
 
     @Option(names = "--json", description = "print one JSON document instead of tables")
     boolean json;
@@ -70,7 +72,13 @@ final class InspectStoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
-        FsBlockStore store = FsBlockStore.readOnly(DataDirectory.requireReadable(data));
+        // Read as text: a Path would make s3://bucket/prefix the local path s3:/bucket/prefix.
+        if (data.startsWith("s3://")) {
+            throw new ParameterException(spec.commandLine(), "'" + data + "' is a bucket, and inspect store reads a data"
+                    + " directory only; a bucket's prefix has the same layout, so copy it to one (aws s3 sync " + data
+                    + " DIR) and inspect that");
+        }
+        FsBlockStore store = FsBlockStore.readOnly(DataDirectory.requireReadable(Path.of(data)));
         Map<String, Object> r;
         boolean damaged;
         try (Verifier verifier = verify ? new Verifier(store, spec.commandLine().getErr()) : null) {
@@ -177,7 +185,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                 tagsVersions.merge(tags == null ? "none" : "v" + tags, 1L, Long::sum);
                 if (System.nanoTime() - lastProgress > PROGRESS_NANOS) {
                     lastProgress = System.nanoTime();
-                    err.printf("needle inspect store: checked %d blocks, %d damaged, in %d s%n", blocks, damaged,
+                    err.printf("needle inspect store: checked %d %s, %d damaged, in %d s%n", blocks,
+                            Units.plural(blocks, "block"), damaged,
                             (lastProgress - started) / 1_000_000_000L);
                     err.flush();
                 }
@@ -314,7 +323,8 @@ final class InspectStoreCommand implements Callable<Integer> {
                     + "them by listing, and the server's next start adds them");
         }
         if (!gone.isEmpty()) {
-            problems.add(where + ": names " + gone.size() + " blocks that are not listed (first " + gone.get(0) + ");"
+            problems.add(where + ": names " + gone.size() + " " + Units.plural(gone.size(), "block") + " that "
+                    + (gone.size() == 1 ? "is" : "are") + " not listed (first " + gone.get(0) + ");"
                     + " queries find them gone, and the server's next start drops them");
         }
         return index;

@@ -13,6 +13,15 @@ import picocli.CommandLine.ParseResult;
  */
 public final class OneLineFailure implements IExecutionExceptionHandler {
 
+    /**
+     * {@code command}'s command line, failing in one line: a failure as this class says it, a command line
+     * it cannot take as {@link UsageError} says it.
+     */
+    public static CommandLine commandLine(Object command) {
+        return new CommandLine(command).setExecutionExceptionHandler(new OneLineFailure())
+                .setParameterExceptionHandler(new UsageError());
+    }
+
     @Override
     public int handleExecutionException(Exception e, CommandLine cli, ParseResult parsed) {
         cli.getErr().println("needle " + cli.getCommandSpec().qualifiedName() + ": " + describe(e));

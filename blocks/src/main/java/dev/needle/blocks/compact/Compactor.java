@@ -3,6 +3,7 @@ package dev.needle.blocks.compact;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.arrow.LogColumns;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.index.BlockIndexWriter;
@@ -359,8 +360,8 @@ public final class Compactor implements AutoCloseable {
             }
         }
         if (!fresh.isEmpty()) {
-            LOG.info("compaction: {} replaces {} blocks still there; they are deleted after the grace", replacing,
-                    fresh.size());
+            LOG.info("compaction: {} replaces {} {} still there, deleted after the grace", replacing,
+                    fresh.size(), Units.plural(fresh.size(), "block"));
             replaceInIndex(tenant, signal, fresh, new BlockRef(tenant, signal, replacing));
         }
         return fresh.size();
@@ -387,7 +388,7 @@ public final class Compactor implements AutoCloseable {
             deleted.add(ref);
         }
         if (!deleted.isEmpty()) {
-            LOG.info("compaction: deleted {} replaced blocks", deleted.size());
+            LOG.info("compaction: deleted {} replaced {}", deleted.size(), Units.plural(deleted.size(), "block"));
         }
         return deleted;
     }

@@ -1,6 +1,7 @@
 package dev.needle.blocks.index;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.read.DataFooter;
 import dev.needle.blocks.store.BlockName;
@@ -159,8 +160,8 @@ public final class BlockIndexWriter {
             }
             if (store.writeIndex(tenant, signal, next.encode(), read.map(IndexObject::token).orElse(null)) != null) {
                 if (rebuilt) {
-                    LOG.info("the index of {}/{} was built from a listing: {} blocks", tenant.value(), signal.dirName(),
-                            next.entries().size());
+                    LOG.info("the index of {}/{} was built from a listing: {} {}", tenant.value(), signal.dirName(),
+                            next.entries().size(), Units.plural(next.entries().size(), "block"));
                 }
                 return;
             }

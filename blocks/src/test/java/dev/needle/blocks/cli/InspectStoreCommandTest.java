@@ -103,7 +103,7 @@ class InspectStoreCommandTest {
         assertEquals(1, run("store", data.toString(), "--verify"), err.toString());
         String text = out.toString();
         assertTrue(text.contains("disagrees"), text);
-        assertTrue(text.contains("acme/spans/INDEX: names 1 blocks that are not listed"), text);
+        assertTrue(text.contains("acme/spans/INDEX: names 1 block that is not listed"), text);
         assertTrue(text.contains("the index's copy of TRACE_IDX is not the block's"), text);
         assertTrue(text.contains("the index's copy of data.arrow's footer is not the block's"), text);
     }
@@ -288,6 +288,14 @@ class InspectStoreCommandTest {
         assertEquals(1, run("store", file.toString()));
         assertEquals("needle inspect store: " + file.toAbsolutePath() + " is a file, not a directory",
                 err.toString().strip());
+    }
+
+    @Test
+    void store_aBucket_isRefusedSayingHowToInspectIt() {
+        assertEquals(2, run("store", "s3://logs/needle"));
+        assertEquals("needle inspect store: 's3://logs/needle' is a bucket, and inspect store reads a data directory"
+                + " only; a bucket's prefix has the same layout, so copy it to one (aws s3 sync s3://logs/needle DIR)"
+                + " and inspect that" + System.lineSeparator() + "see `needle inspect store --help`", err.toString().strip());
     }
 
     private long dataBytes(WrittenBlock block) throws IOException {

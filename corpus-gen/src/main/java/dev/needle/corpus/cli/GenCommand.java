@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
@@ -166,7 +167,7 @@ public final class GenCommand implements Callable<Integer> {
 
     /** The command line, whose failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new GenCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new GenCommand());
     }
 
     @Override
@@ -198,8 +199,8 @@ public final class GenCommand implements Callable<Integer> {
                         BlockWriter.Options.DEFAULT.withCodec(zstd ? BlockWriter.Codec.ZSTD : BlockWriter.Codec.NONE), progress);
                 summary.spans = result.spans();
                 summary.logs = result.logs();
-                summary.text.add(String.format(Locale.ROOT, "%d blocks: %,d bytes of data.arrow, %,d of sidecars",
-                        result.blocks(), result.dataBytes(), result.sidecarBytes()));
+                summary.text.add(String.format(Locale.ROOT, "%d %s: %,d bytes of data.arrow, %,d of sidecars",
+                        result.blocks(), Units.plural(result.blocks(), "block"), result.dataBytes(), result.sidecarBytes()));
                 summary.blocks = result;
             } else {
                 writeFiles(corpus, progress, summary);
@@ -457,12 +458,16 @@ public final class GenCommand implements Callable<Integer> {
             g.flush();
             stdout.println();
         } else {
-            stdout.printf(Locale.ROOT, "%,d spans in %,d traces and %,d log records (seed %d) in %.1f s: %,.0f records/s%n",
-                    counts.spans(), counts.traces(), counts.logs(), spec.seed(), seconds, rate);
+            stdout.printf(Locale.ROOT, "%,d %s in %,d %s and %,d log %s (seed %d) in %.1f s: %,.0f records/s%n",
+                    counts.spans(), Units.plural(counts.spans(), "span"), counts.traces(),
+                    Units.plural(counts.traces(), "trace"), counts.logs(), Units.plural(counts.logs(), "record"),
+                    spec.seed(), seconds, rate);
             summary.text.forEach(stdout::println);
             if (earlier != null) {
-                stdout.printf(Locale.ROOT, "appended: %s now holds %,d spans in %,d traces and %,d log records from %d runs%n",
-                        out.toAbsolutePath(), all.spans(), all.traces(), all.logs(), 1 + manifest.appended().size());
+                stdout.printf(Locale.ROOT, "appended: %s now holds %,d %s in %,d %s and %,d log %s from %d runs%n",
+                        out.toAbsolutePath(), all.spans(), Units.plural(all.spans(), "span"), all.traces(),
+                        Units.plural(all.traces(), "trace"), all.logs(), Units.plural(all.logs(), "record"),
+                        1 + manifest.appended().size());
             }
             if (out != null) {
                 stdout.println("manifest: " + out.resolve(Manifest.FILE));

@@ -1,6 +1,7 @@
 package dev.needle.corpus.otlp;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.cli.Units;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -40,8 +41,8 @@ public record FilesReport(String signal, Path directory, OtlpEncoding encoding, 
 
     /** One line for a person. */
     public String toText() {
-        return String.format(Locale.ROOT, "%s: %,d records in %,d %s request files (%s) in %s, %.2f s: %,.0f records/s%n",
-                signal, records, files, encoding.label(), SendReport.bytes(bytes), directory, elapsedSeconds,
+        return String.format(Locale.ROOT, "%s: %,d %s in %,d %s request %s (%s) in %s, %.2f s: %,.0f records/s%n",
+                signal, records, Units.plural(records, "record"), files, encoding.label(), Units.plural(files, "file"), SendReport.bytes(bytes), directory, elapsedSeconds,
                 recordsPerSecond());
     }
 }

@@ -1,6 +1,7 @@
 package dev.needle.corpus.otlp;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.cli.Units;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
@@ -92,11 +93,12 @@ public record SendReport(String signal, boolean dryRun, long requests, long retr
     public String toText() {
         StringBuilder s = new StringBuilder();
         if (dryRun) {
-            s.append(format("%s, dry run (nothing sent): %,d records encoded in %.2f s: %,.0f records/s, %s%n",
-                    signal, recordsSent, elapsedSeconds, recordsPerSecond(), bytes(bytesSent)));
+            s.append(format("%s, dry run (nothing sent): %,d %s encoded in %.2f s: %,.0f records/s, %s%n",
+                    signal, recordsSent, Units.plural(recordsSent, "record"), elapsedSeconds, recordsPerSecond(), bytes(bytesSent)));
         } else {
-            s.append(format("%s: %,d records in %,d requests (%,d retries) in %.2f s: %,.0f records/s accepted%n",
-                    signal, recordsSent, requests, retried, elapsedSeconds, acceptedPerSecond()));
+            s.append(format("%s: %,d %s in %,d %s (%,d %s) in %.2f s: %,.0f records/s accepted%n",
+                    signal, recordsSent, Units.plural(recordsSent, "record"), requests, Units.plural(requests, "request"),
+                    retried, Units.plural(retried, "retry", "retries"), elapsedSeconds, acceptedPerSecond()));
             s.append(format("  accepted %,d, rejected %,d, failed %,d; %s sent%n", accepted, rejected, failed,
                     bytes(bytesSent)));
             s.append(format("  request latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",

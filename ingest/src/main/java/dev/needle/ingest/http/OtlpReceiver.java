@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>Every reply but a 200 has a {@code google.rpc.Status} body (code and message), in the
- * request's encoding when its Content-Type names one and in protobuf otherwise; every reply's
+ * request's encoding when its Content-Type names one and in JSON otherwise; every reply's
  * Content-Type is exactly {@code application/x-protobuf} or {@code application/json}. Tenants
  * come from {@code X-Scope-OrgID} ({@code single-tenant} when absent).
  */
@@ -123,8 +123,9 @@ public final class OtlpReceiver extends Handler.Abstract {
         String path = Request.getPathInContext(request);
         Endpoint<?> endpoint = TRACES.path().equals(path) ? TRACES : LOGS.path().equals(path) ? LOGS : null;
         Encoding encoding = Encoding.ofContentType(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
-        // An error is answered in the request's encoding when it names one, else in protobuf, OTLP's default.
-        Encoding replyIn = encoding != null ? encoding : Encoding.PROTOBUF;
+        // An error is answered in the request's encoding when it names one, else in JSON: such a client sent no
+        // protobuf and is likely a person with curl, who would see a protobuf Status as a stray byte and text.
+        Encoding replyIn = encoding != null ? encoding : Encoding.JSON;
         ExportReply reply;
         try {
             reply = endpoint == null

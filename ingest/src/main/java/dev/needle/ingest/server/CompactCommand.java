@@ -76,16 +76,16 @@ public final class CompactCommand implements Callable<Integer> {
 
     /** The command line, whose unexpected failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new CompactCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new CompactCommand());
     }
 
     @Override
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        NeedleServer.Config config;
+        ServerConfig config;
         try {
-            config = NeedleServer.Config.DEFAULTS.withData(data)
+            config = ServerConfig.DEFAULTS.withData(data)
                     .withS3(store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle))
                     .withCompression(compression);
             DataDirectory.requireReadable(data);
@@ -94,7 +94,8 @@ public final class CompactCommand implements Callable<Integer> {
             return CommandLine.ExitCode.USAGE;
         }
         Path dir = data.toAbsolutePath().normalize();
-        try (DataDirectoryLock lock = DataDirectoryLock.acquire(dir)) {
+        try (DataDirectoryLock lock = DataDirectoryLock.acquire(dir,
+                "or leave the compacting to it: a server compacts by itself (--compact-every)")) {
             BlockStore blocks = config.s3() == null ? new FsBlockStore(dir)
                     : S3BlockStore.open(config.s3(), dir.resolve(NeedleServer.S3_STAGING_DIR));
             try {
@@ -127,21 +128,25 @@ public final class CompactCommand implements Callable<Integer> {
             long rows = pass.merges().stream().mapToLong(Compactor.Merge::rows).sum();
             long inputs = pass.merges().stream().mapToLong(m -> m.inputs().size()).sum();
             if (dryRun) {
-                out.printf("dry run: %d blocks (%d rows) would be merged into %d%n", inputs, rows, pass.merges().size());
+                out.printf("dry run: %d %s (%d %s) would be merged into %d%n", inputs, Units.plural(inputs, "block"), rows,
+                        Units.plural(rows, "row"), pass.merges().size());
                 out.flush();
                 return 0;
             }
-            out.printf("merged %d blocks (%d rows) into %d in %.1f s: %.0f rows/s%n", inputs, rows, pass.merges().size(),
+            out.printf("merged %d %s (%d %s) into %d in %.1f s: %.0f rows/s%n", inputs, Units.plural(inputs, "block"), rows,
+                    Units.plural(rows, "row"), pass.merges().size(),
                     seconds, seconds > 0 ? rows / seconds : 0);
             out.flush();
             if (compactor.deletionsDue()) {
                 err.printf("needle compact: deleting the replaced blocks after the grace (%s)%n", Units.formatDuration(grace));
                 err.flush();
                 Thread.sleep(grace.toMillis());
-                out.printf("deleted %d replaced blocks%n", compactor.deleteDue().size());
+                int deleted = compactor.deleteDue().size();
+                out.printf("deleted %d replaced %s%n", deleted, Units.plural(deleted, "block"));
             }
             for (Compactor.SignalState s : compactor.signals()) {
-                out.printf("%s/%s: %d blocks%n", s.tenant().value(), s.signal().dirName(), s.blocks());
+                out.printf("%s/%s: %d %s%n", s.tenant().value(), s.signal().dirName(), s.blocks(),
+                        Units.plural(s.blocks(), "block"));
             }
             out.flush();
         }

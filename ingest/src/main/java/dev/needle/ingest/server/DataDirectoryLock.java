@@ -33,9 +33,10 @@ final class DataDirectoryLock implements Closeable {
     /**
      * Takes the lock of {@code data}, writing this process's id into the lock file.
      *
+     * @param instead what the refused command may do instead, ending the refusal's message: "stop it first, " and this
      * @throws IOException naming the directory and the process holding it when another one does
      */
-    static DataDirectoryLock acquire(Path data) throws IOException {
+    static DataDirectoryLock acquire(Path data, String instead) throws IOException {
         Path file = data.resolve(FILE);
         Files.createDirectories(file.getParent());
         FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
@@ -44,7 +45,7 @@ final class DataDirectoryLock implements Closeable {
             FileLock lock = tryLock(channel);
             if (lock == null) {
                 throw new IOException(data + " is in use by another needle process (" + holder(file)
-                        + " holds " + file + "); stop it first, or give this server another --data");
+                        + " holds " + file + "); stop it first, " + instead);
             }
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);

@@ -47,7 +47,9 @@ import picocli.CommandLine.Spec;
             "On more than one machine: --role ingest nodes take OTLP and publish to a shared --store; any number of "
                     + "--role query nodes read it, each given the ingest nodes with --ingester URL, so that what an "
                     + "ingest node acknowledged is answered by every query node at once.",
-            ""})
+            ""},
+        footer = {"", "SIZE is 1048576, 64KiB, 256MiB or 1GiB (powers of 1024), or 64KB, 500MB or 10GB (powers of 1000);"
+                + " DURATION is 500ms, 30s, 2m, 6h or 7d."})
 public final class ServeCommand implements Callable<Integer> {
 
     /** The exit status when ingest stopped for good or a thread died: a supervisor should restart the process. */
@@ -168,7 +170,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The command line, whose unexpected failures print one line, not a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new ServeCommand()).setExecutionExceptionHandler(new OneLineFailure());
+        return OneLineFailure.commandLine(new ServeCommand());
     }
 
     /**
@@ -194,10 +196,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
-        NeedleServer.Config config;
+        ServerConfig config;
         try {
             checkRoleOptions();
-            config = new NeedleServer.Config(data, bind, otlpPort, queryPort,
+            config = new ServerConfig(data, bind, otlpPort, queryPort,
                     new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxHeadWait, maxWalPendingBytes,
                             IngestLimits.DEFAULTS.walSegmentBytes()),
                     maxRequestBytes, retention,
@@ -230,8 +232,8 @@ public final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "needle-shutdown"));
         server.onIngestFailure(failure -> exitForRestart("ingest stopped for good (" + failure + ")"));
         System.out.println("needle: ready"
-                + (server.otlpAddress() == null ? "" : " otlp=" + NeedleServer.hostPort(server.otlpAddress()))
-                + " query=" + NeedleServer.hostPort(server.queryAddress())
+                + (server.otlpAddress() == null ? "" : " otlp=" + HttpPorts.hostPort(server.otlpAddress()))
+                + " query=" + HttpPorts.hostPort(server.queryAddress())
                 + (role == Role.ALL ? "" : " role=" + role.word()));
         System.out.flush();
         // Nothing more for this thread: the server runs on its own threads until a signal runs the hook.
@@ -293,14 +295,14 @@ public final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().halt(status);
     }
 
-    /** Default values from {@link NeedleServer.Config#DEFAULTS}, written as the options read them. */
+    /** Default values from {@link ServerConfig#DEFAULTS}, written as the options read them. */
     static final class Defaults implements CommandLine.IDefaultValueProvider {
         @Override
         public String defaultValue(CommandLine.Model.ArgSpec argSpec) {
             if (!(argSpec instanceof OptionSpec option)) {
                 return null;
             }
-            NeedleServer.Config d = NeedleServer.Config.DEFAULTS;
+            ServerConfig d = ServerConfig.DEFAULTS;
             IngestLimits l = d.limits();
             return switch (option.longestName()) {
                 case "--role" -> d.role().word();

@@ -1,5 +1,6 @@
 package dev.needle.ingest.wal;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.fs.FsBlockStore;
@@ -233,7 +234,8 @@ public final class WriteAheadLog<A> implements Closeable {
             } catch (IOException e) {
                 // A full disk or an I/O error: the batch was cut off the log again (see abandon), nobody
                 // was answered yes, and the next batch tries afresh, so ingest resumes once space is free.
-                LOG.warn("write-ahead log: writing {} entries failed, refusing them: {}", batch.size(), e.toString());
+                LOG.warn("write-ahead log: writing {} {} failed, refusing {}: {}", batch.size(),
+                        Units.plural(batch.size(), "entry", "entries"), batch.size() == 1 ? "it" : "them", e.toString());
                 batch.forEach(p -> p.done().completeExceptionally(e));
             } catch (RuntimeException | Error e) {
                 // Even an Error (out of memory) must fail the waiting appenders and refuse new ones:

@@ -26,6 +26,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * by hand, {@code -Dneedle.compaction.seed} to repeat one run), and after a last start and graceful
  * stop every acknowledged span is in the blocks that answer queries exactly once, counted on disk.
  */
+@Tag("slow")
 class CompactionCrashTest {
 
     private static final int TRIALS = Integer.getInteger("needle.compaction.trials", 3);

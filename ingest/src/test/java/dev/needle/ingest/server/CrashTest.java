@@ -30,6 +30,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * {@code -Dneedle.crash.seed=N} repeats the kill moments of an earlier run (its seed is printed).
  */
+@Tag("slow")
 class CrashTest {
 
     private static final int TRIALS = Integer.getInteger("needle.crash.trials", 4);
@@ -72,11 +74,11 @@ class CrashTest {
         Path data = dir.resolve("locked");
         try (ChildServer child = ChildServer.start(data, dir.resolve("locked.log"), "512m", CRASH_ARGS)) {
             IOException refused = assertThrows(IOException.class,
-                    () -> NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)));
+                    () -> NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0)));
             assertTrue(refused.getMessage().contains("is in use by another needle process (pid "
                     + child.pid() + " holds"), refused.getMessage());
             child.kill();
-            try (NeedleServer next = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
+            try (NeedleServer next = NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0))) {
                 assertTrue(next.ready(), "the killed process's lock went with it");
             }
         }

@@ -70,7 +70,7 @@ class DiskFullTest {
         Path filler = mount.resolve("filler");
         List<String> acknowledged = new ArrayList<>();
         int trace = 0;
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0)
                 .withLimits(NO_AGE_CUTS))) {
             fill(filler);
             try (FileChannel ch = FileChannel.open(filler, StandardOpenOption.WRITE)) {

@@ -80,7 +80,7 @@ class GeneratorLoadTest {
         AtomicLong logsDone = new AtomicLong();
         SendReport spanReport;
         SendReport logReport;
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(NO_CUTS))) {
             OtlpSender sender = new OtlpSender(options(base(server), encoding, gzip, tenant, 3));
             spanReport = sender.sendSpans(Records.batches(spans, 97).iterator(), spansDone::addAndGet);
@@ -119,7 +119,7 @@ class GeneratorLoadTest {
         AtomicLong spansDone = new AtomicLong();
         SendReport spanReport;
         SendReport logReport;
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(NO_CUTS))) {
             // The bodies were made before the server's port was known: they name no endpoint, the sender does.
             OtlpSender to = new OtlpSender(options(base(server), encoding, gzip, null, 3));
@@ -193,7 +193,7 @@ class GeneratorLoadTest {
                     s.parentSpanId(), s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(),
                     s.attributes(), 0, s.events(), 0, s.links(), 0, s.statusCode(), s.statusMessage()));
         }
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(NO_CUTS))) {
             SendReport report = new OtlpSender(options(base(server), encoding, false, null, 3))
                     .sendSpans(List.of(spans).iterator(), n -> { });
@@ -210,7 +210,7 @@ class GeneratorLoadTest {
 
     @Test
     void sendSpans_invalidTenant_the400RejectsTheBatchWithTheServersMessage() throws Exception {
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0))) {
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0))) {
             SendReport report = new OtlpSender(options(base(server), OtlpEncoding.PROTOBUF, false, "no/slashes", 3))
                     .sendSpans(Records.batches(Records.spans(3, 0, 10, 2, 0), 5).iterator(), n -> { });
             assertEquals(20, report.rejected());
@@ -227,7 +227,7 @@ class GeneratorLoadTest {
     void sendSpans_serverAtItsHeadBound_its429CountsFailedOnceNoAttemptIsLeft() throws Exception {
         IngestLimits full = new IngestLimits(300_000, 300_000, 256L << 20, Duration.ofHours(1), 1, Duration.ZERO,
                 256L << 20, 64L << 20);
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(full))) {
             SendReport report;
             // The publisher cuts under the pipeline's monitor (cutAndPublish is synchronized): held here, it
@@ -266,7 +266,7 @@ class GeneratorLoadTest {
         Path data = dir.resolve("data");
         Path out = dir.resolve("out");
         Run run;
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0))) {
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0))) {
             run = run("--spans", "20000", "--logs", "10000", "--probes", "5", "--users", "2000", "--batch", "500",
                     "--send", "http://127.0.0.1:" + server.otlpAddress().getPort(), "--concurrency", "3", "--gzip",
                     "--out", out.toString(), "--json");

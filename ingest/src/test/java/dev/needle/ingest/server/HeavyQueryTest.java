@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -31,6 +32,7 @@ import picocli.CommandLine;
  * afterwards a new span must still be acknowledged and found, and the server's log must hold no
  * OutOfMemoryError. Before queries ran under a memory budget, the first of them took this server down.
  */
+@Tag("slow")
 class HeavyQueryTest {
 
     /** A quarter of what the corpus's log records take decoded: a query that held them all could not fit. */

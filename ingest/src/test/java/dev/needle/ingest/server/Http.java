@@ -34,7 +34,7 @@ final class Http {
     }
 
     static URI uri(InetSocketAddress at, String path) {
-        return URI.create("http://" + NeedleServer.hostPort(at) + path);
+        return URI.create("http://" + HttpPorts.hostPort(at) + path);
     }
 
     /** GET {@code path}; {@code headers} are name, value pairs. */

@@ -66,7 +66,7 @@ class LokiServerTest {
                     Bytes.fromHex(String.format("%016x", i + 1)), ""));
             sent.add(new Sent(time, body.scalarText(), service, trace));
         }
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0)
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(NO_AGE_CUTS))) {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             OtlpJson.encodeLogs(logs, body);

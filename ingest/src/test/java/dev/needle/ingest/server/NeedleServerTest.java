@@ -14,6 +14,7 @@ import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.ingest.head.Records;
 import dev.needle.ingest.wal.WriteAheadLog;
+import dev.needle.sidecar.BloomSidecar;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -47,7 +48,7 @@ class NeedleServerTest {
     Path dir;
 
     private NeedleServer start(Path data) throws IOException {
-        return NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS));
+        return NeedleServer.start(ServerConfig.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS));
     }
 
     @Test
@@ -87,9 +88,9 @@ class NeedleServerTest {
             String metrics = Http.text(response);
             assertEquals(7.0, sample(metrics, "needle_ingest_head_rows"));
             assertEquals(server.pipeline().head().heapBytes(), (long) sample(metrics, "needle_ingest_head_bytes"));
-            assertTrue(sample(metrics, "needle_ingest_wal_bytes") > 0);
+            assertEquals(walBytes(dir), (long) sample(metrics, "needle_ingest_wal_bytes"));
             assertEquals(0.0, sample(metrics, "needle_ingest_wal_pending_bytes"));
-            assertTrue(sample(metrics, "needle_ingest_wal_fsync_seconds_count") >= 1);
+            assertEquals(1.0, sample(metrics, "needle_ingest_wal_fsync_seconds_count"), "one request, one group commit");
             assertEquals(0.0, sample(metrics, "needle_ingest_blocks_published_total"));
             assertEquals(7.0, sample(metrics, "needle_ingest_records_accepted_total{signal=\"spans\"}"));
             assertEquals(1.0, sample(metrics, "needle_query_lookups_total{kind=\"trace\",signal=\"spans\"}"));
@@ -98,11 +99,30 @@ class NeedleServerTest {
             String after = Http.text(Http.get(server.queryAddress(), "/metrics"));
             assertEquals(0.0, sample(after, "needle_ingest_head_rows"));
             assertEquals(1.0, sample(after, "needle_ingest_blocks_published_total"));
-            assertTrue(sample(after, "needle_ingest_sidecar_bytes_published_total") > 0);
+            List<BlockRef> published = server.store().list(TenantId.DEFAULT, Signal.SPANS);
+            assertEquals(1, published.size());
+            assertEquals(sidecarBytes(dir.resolve(published.get(0).toString())),
+                    (long) sample(after, "needle_ingest_sidecar_bytes_published_total"));
         }
     }
 
-    /** The value of the sample whose name and labels are exactly {@code series}. */
+    /** The bytes of the write-ahead log's segments in {@code data}. */
+    private static long walBytes(Path data) throws IOException {
+        try (Stream<Path> files = Files.list(data.resolve("wal"))) {
+            long total = 0;
+            for (Path f : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".wal"))::iterator) {
+                total += Files.size(f);
+            }
+            return total;
+        }
+    }
+
+    /** The bytes of a block's TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX. */
+    private static long sidecarBytes(Path block) throws IOException {
+        return Files.size(block.resolve(BloomSidecar.TRACE_IDX)) + Files.size(block.resolve(BloomSidecar.ATTR_IDX))
+                + Files.size(block.resolve(BloomSidecar.BATCH_ATTR_IDX));
+    }
+
     @Test
     void start_withADamagedLogSegment_reportsItInMetricsAndServesTheRest() throws Exception {
         // A log as a server left it after a crash: three segments of one trace each, never published.
@@ -130,6 +150,7 @@ class NeedleServerTest {
         assertTrue(Files.isRegularFile(dir.resolve("wal").resolve(WriteAheadLog.DAMAGED).resolve(middle.getFileName())));
     }
 
+    /** The value of the sample whose name and labels are exactly {@code series}. */
     private static double sample(String metrics, String series) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
         assertTrue(m.find(), () -> series + " is not in\n" + metrics);
@@ -149,7 +170,7 @@ class NeedleServerTest {
             assertTrue(FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).isEmpty(), "nothing is cut before close");
         }
         List<BlockRef> blocks = FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS);
-        assertFalse(blocks.isEmpty(), "close published the head");
+        assertEquals(1, blocks.size(), "close published the head, 100 spans, in one block");
         assertTrue(Files.isRegularFile(dir.resolve("wal").resolve("checkpoint")));
 
         try (NeedleServer reopened = start(dir)) {
@@ -185,7 +206,7 @@ class NeedleServerTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void oversizeBody_sentWhole_theClientReadsThe413(boolean contentLength) throws Exception {
-        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
+        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
         try (NeedleServer server = NeedleServer.start(config);
              Socket socket = new Socket(server.otlpAddress().getAddress(), server.otlpAddress().getPort())) {
             socket.setSoTimeout(30_000);
@@ -234,7 +255,7 @@ class NeedleServerTest {
         }
         assertEquals(1, FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).size());
         // The test spans are from 2025-11-29: older than a day whenever this runs.
-        NeedleServer.Config config = new NeedleServer.Config(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
+        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
                 Duration.ofDays(1));
         try (NeedleServer server = NeedleServer.start(config)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -34,6 +35,7 @@ import picocli.CommandLine;
  * mvn -B -ntp -pl ingest -am verify -Dtest=OverloadSoakTest -Dsurefire.failIfNoSpecifiedTests=false -Dneedle.soak.spans=6000000
  * </pre>
  */
+@Tag("slow")
 class OverloadSoakTest {
 
     private static final int SPANS = Integer.getInteger("needle.soak.spans", 150_000);
@@ -62,7 +64,7 @@ class OverloadSoakTest {
             gen.setOut(new PrintWriter(stdout));
             gen.setErr(new PrintWriter(stderr));
             int exit = CompletableFuture.supplyAsync(() -> gen.execute("--spans", Integer.toString(SPANS), "--logs", "0",
-                    "--send", "http://" + NeedleServer.hostPort(child.otlp), "--concurrency", "16", "--batch", "2000",
+                    "--send", "http://" + HttpPorts.hostPort(child.otlp), "--concurrency", "16", "--batch", "2000",
                     "--out", dir.resolve("manifest").toString(), "--json")).get(30, TimeUnit.MINUTES);
             out = stdout.toString();
             assertTrue(exit == 0 || exit == 1, "gen: " + exit + "\n" + stderr + "\n" + out);

@@ -50,14 +50,14 @@ class ReadmeQuickStartTest {
         List<Step> query = steps(only(blocks, "$ ./needle query trace"), "$ ./needle query ");
         assertEquals(1, query.size());
 
-        try (NeedleServer server = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0))) {
+        try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0))) {
             for (Step step : curls) {
                 HttpResponse<byte[]> answer = curl(server, step.command());
                 assertEquals(200, answer.statusCode(), step.command());
                 assertEquals(step.shown(), Http.text(answer).strip(), step.command());
             }
             String[] args = query.get(0).command().substring("$ ./needle query ".length())
-                    .replace("http://127.0.0.1:3200", "http://" + NeedleServer.hostPort(server.queryAddress()))
+                    .replace("http://127.0.0.1:3200", "http://" + HttpPorts.hostPort(server.queryAddress()))
                     .split(" ");
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();

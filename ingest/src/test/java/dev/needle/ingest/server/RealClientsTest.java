@@ -103,7 +103,7 @@ class RealClientsTest {
     @ParameterizedTest
     @ValueSource(strings = {"none", "gzip"})
     void export_spansAndLogsOfEveryShape_areStoredFieldForField(String compression) throws Exception {
-        NeedleServer.Config config = NeedleServer.Config.DEFAULTS.withData(dir).withPorts(0, 0).withLimits(NO_AGE_CUTS);
+        ServerConfig config = ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0).withLimits(NO_AGE_CUTS);
         try (NeedleServer server = NeedleServer.start(config)) {
             Exported exported = export(server, compression);
             assertEquals(3, exported.spans().size());
@@ -121,7 +121,7 @@ class RealClientsTest {
     }
 
     private static Exported export(NeedleServer server, String compression) {
-        String endpoint = "http://" + NeedleServer.hostPort(server.otlpAddress());
+        String endpoint = "http://" + HttpPorts.hostPort(server.otlpAddress());
         io.opentelemetry.sdk.resources.Resource resource = io.opentelemetry.sdk.resources.Resource.getDefault()
                 .merge(io.opentelemetry.sdk.resources.Resource.create(Attributes.builder()
                         .put("service.name", "checkout").put("service.instance.id", "i-7").build(),

@@ -65,8 +65,8 @@ class RolesTest {
     @TempDir
     Path dir;
 
-    private NeedleServer.Config onBucket(String bucket, Role role, List<URI> ingesters) {
-        return NeedleServer.Config.DEFAULTS.withData(dir.resolve(role.word() + ingesters.size())).withPorts(0, 0)
+    private ServerConfig onBucket(String bucket, Role role, List<URI> ingesters) {
+        return ServerConfig.DEFAULTS.withData(dir.resolve(role.word() + ingesters.size())).withPorts(0, 0)
                 .withLimits(NO_AGE_CUTS).withS3(S3Location.parse("s3://" + bucket + "/needle", s3.endpoint(), true))
                 .withRole(role, ingesters);
     }
@@ -188,8 +188,8 @@ class RolesTest {
     @Test
     void twoIngestNodes_shareABucket_eachBlockItsOwn() throws Exception {
         s3.createBucket("shared-ingest");
-        NeedleServer.Config a = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("a"));
-        NeedleServer.Config b = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("b"));
+        ServerConfig a = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("a"));
+        ServerConfig b = onBucket("shared-ingest", Role.INGEST, List.of()).withData(dir.resolve("b"));
         String traceA = Spans.traceHex(0xA, 1);
         String traceB = Spans.traceHex(0xB, 1);
         try (NeedleServer ingestA = NeedleServer.start(a); NeedleServer ingestB = NeedleServer.start(b)) {
@@ -216,7 +216,7 @@ class RolesTest {
         assertTrue(id.matches("[0-9a-z]{10}"), id);
         assertEquals(id, WriterId.of(fresh), "the same id at every start");
         Path legacy = dir.resolve("legacy");
-        try (NeedleServer all = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(legacy).withPorts(0, 0))) {
+        try (NeedleServer all = NeedleServer.start(ServerConfig.DEFAULTS.withData(legacy).withPorts(0, 0))) {
             assertEquals(200, Http.postSpans(all.otlpAddress(), Spans.of(Spans.traceHex(0x1E, 1), 1)));
         }
         assertEquals("", WriterId.of(legacy), "its blocks are unnamed: recovery must still find them");
@@ -281,7 +281,7 @@ class RolesTest {
     @Test
     void localDirectory_queryNodesReadBesideTheWriter_whoseLockRefusesASecondWriter() throws Exception {
         Path data = dir.resolve("shared");
-        NeedleServer.Config local = NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS);
+        ServerConfig local = ServerConfig.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS);
         try (NeedleServer writer = NeedleServer.start(local);
              NeedleServer queryA = NeedleServer.start(local.withRole(Role.QUERY, ingesters(writer)));
              NeedleServer queryB = NeedleServer.start(local.withRole(Role.QUERY, ingesters(writer)))) {
@@ -302,7 +302,7 @@ class RolesTest {
 
     @Test
     void headEndpoint_servesATracesRecordsOnly() throws Exception {
-        try (NeedleServer ingest = NeedleServer.start(NeedleServer.Config.DEFAULTS.withData(dir.resolve("i"))
+        try (NeedleServer ingest = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir.resolve("i"))
                 .withPorts(0, 0).withLimits(NO_AGE_CUTS).withRole(Role.INGEST, List.of()))) {
             assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(1, 1), 3)));
             assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(1, 2), 200)));

@@ -93,8 +93,8 @@ class S3FaultsServeTest {
         proxy.close();
     }
 
-    private NeedleServer.Config config(Path data, IngestLimits limits) {
-        return NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(limits)
+    private ServerConfig config(Path data, IngestLimits limits) {
+        return ServerConfig.DEFAULTS.withData(data).withPorts(0, 0).withLimits(limits)
                 .withS3(S3Location.parse("s3://" + bucket + "/needle", proxy.endpoint(), true));
     }
 

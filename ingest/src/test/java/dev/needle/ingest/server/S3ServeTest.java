@@ -55,8 +55,8 @@ class S3ServeTest {
     @TempDir
     Path dir;
 
-    private NeedleServer.Config config(Path data, String bucket) {
-        return NeedleServer.Config.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS)
+    private ServerConfig config(Path data, String bucket) {
+        return ServerConfig.DEFAULTS.withData(data).withPorts(0, 0).withLimits(NO_AGE_CUTS)
                 .withS3(S3Location.parse("s3://" + bucket + "/needle", s3.endpoint(), true));
     }
 
@@ -86,14 +86,14 @@ class S3ServeTest {
         s3.createBucket("plain");
         assertEquals(ZSTD, publishedCodec(config(dir.resolve("a"), "compressed")));
         assertEquals(NONE, publishedCodec(config(dir.resolve("b"), "plain").withCompression(BlockWriter.Codec.NONE)));
-        NeedleServer.Config local = NeedleServer.Config.DEFAULTS.withData(dir.resolve("c")).withPorts(0, 0)
+        ServerConfig local = ServerConfig.DEFAULTS.withData(dir.resolve("c")).withPorts(0, 0)
                 .withLimits(NO_AGE_CUTS);
         assertEquals(NONE, publishedCodec(local));
         assertEquals(ZSTD, publishedCodec(local.withData(dir.resolve("d")).withCompression(BlockWriter.Codec.ZSTD)));
     }
 
     /** The body compression of the one span block a server with {@code config} publishes, as data.arrow's first batch names it. */
-    private static byte publishedCodec(NeedleServer.Config config) throws IOException {
+    private static byte publishedCodec(ServerConfig config) throws IOException {
         Files.createDirectories(config.data());
         try (NeedleServer server = NeedleServer.start(config)) {
             assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(9, 1), 3)));
@@ -118,7 +118,7 @@ class S3ServeTest {
             assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(8, 1), 3)));
         }
         // The test spans are from 2025-11-29: older than a day whenever this runs.
-        NeedleServer.Config withRetention = new NeedleServer.Config(dir.resolve("a"), "127.0.0.1", 0, 0, NO_AGE_CUTS,
+        ServerConfig withRetention = new ServerConfig(dir.resolve("a"), "127.0.0.1", 0, 0, NO_AGE_CUTS,
                 1 << 20, Duration.ofDays(1), S3Location.parse("s3://retained/needle", s3.endpoint(), true));
         try (NeedleServer server = NeedleServer.start(withRetention)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -57,6 +57,14 @@ class ServeCommandTest {
     }
 
     @Test
+    void call_withAnUnknownOption_saysItInOneLineAndWhereTheHelpIs() {
+        assertEquals(CommandLine.ExitCode.USAGE, run("--dta", dir.toString()));
+        assertEquals("needle serve: Unknown options: '--dta', '" + dir + "'\n"
+                + "see `needle serve --help`", err.toString().strip().replace(System.lineSeparator(), "\n"));
+        assertEquals("", out.toString());
+    }
+
+    @Test
     void call_withABadDuration_isAUsageErrorNamingIt() {
         assertEquals(CommandLine.ExitCode.USAGE, run("--data", dir.toString(), "--cut-age", "2 minutes"));
         assertTrue(err.toString().contains("expected a duration such as"), err::toString);
@@ -149,6 +157,10 @@ class ServeCommandTest {
         assertEquals(256L << 20, Units.bytes("256MiB"));
         assertEquals(1L << 30, Units.bytes("1gib"));
         assertEquals(12345, Units.bytes("12345"));
+        assertEquals(10_000_000_000L, Units.bytes("10GB"));
+        assertEquals(1_000_000, Units.bytes("1MB"));
+        assertEquals(64_000, Units.bytes("64kb"));
+        assertEquals(2_000_000_000_000L, Units.bytes("2TB"));
         for (long bytes : new long[] {1, 1000, 1024, 64L << 20, 3L << 40, (1L << 62) + 1}) {
             assertEquals(bytes, Units.bytes(Units.formatBytes(bytes)));
         }
@@ -156,10 +168,15 @@ class ServeCommandTest {
                 Duration.ofDays(30)}) {
             assertEquals(d, Units.duration(Units.formatDuration(d)));
         }
+        assertEquals("block", Units.plural(1, "block"));
+        assertEquals("blocks", Units.plural(0, "block"));
+        assertEquals("blocks", Units.plural(2, "block"));
+        assertEquals("entry", Units.plural(1, "entry", "entries"));
+        assertEquals("entries", Units.plural(3, "entry", "entries"));
         for (String bad : new String[] {"", "2", "0s", "-1m", "2 m", "1y"}) {
             assertThrows(IllegalArgumentException.class, () -> Units.duration(bad), bad);
         }
-        for (String bad : new String[] {"", "0", "1MB", "-5", "99999999999TiB", "1.5GiB"}) {
+        for (String bad : new String[] {"", "0", "0GB", "-5", "99999999999TiB", "9999999TB", "1.5GiB", "1G", "1MiBs"}) {
             assertThrows(IllegalArgumentException.class, () -> Units.bytes(bad), bad);
         }
     }

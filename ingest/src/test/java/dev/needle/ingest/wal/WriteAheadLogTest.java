@@ -1,7 +1,6 @@
 package dev.needle.ingest.wal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,6 +18,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -298,20 +298,23 @@ class WriteAheadLogTest {
 
     @Test
     void append_overTheBacklogBound_isRefused() throws Exception {
+        // The writer is held in its first batch's callback until the refusal is seen: the entry's bytes count as
+        // waiting until its callback returns, so the backlog cannot drain before the second append.
+        CountDownLatch release = new CountDownLatch(1);
         WriteAheadLog.Recovery<Void> r = WriteAheadLog.<Void>open(dir, 1 << 20, 1000, (entries, attachments) -> {
             try {
-                Thread.sleep(200);
+                release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, nanos -> { });
         WriteAheadLog<Void> log = r.log();
-        append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
-        assertThrows(WalFullException.class, () -> {
-            for (int i = 0; i < 10; i++) {
-                append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
-            }
-        });
+        CompletableFuture<WalEntry> first = append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]);
+        WalFullException refused = assertThrows(WalFullException.class,
+                () -> append(log, Signal.SPANS, TenantId.DEFAULT, new byte[600]));
+        assertEquals("the write-ahead log has 600 bytes waiting for fsync, above its bound of 1000", refused.getMessage());
+        release.countDown();
+        first.get(30, TimeUnit.SECONDS);
         log.close();
     }
 

@@ -1,6 +1,7 @@
 package dev.needle.query.cli;
 
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.cli.UsageError;
 import dev.needle.query.engine.QueryAbortedException;
 import dev.needle.sidecar.cli.NeedleVersion;
 import picocli.CommandLine;
@@ -48,20 +49,24 @@ public final class QueryCommand {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command line; a failure prints one line (its message), not a stack trace, and exits with its code. */
+    /**
+     * The command line; a failure prints one line (its message), not a stack trace, and exits with its code;
+     * a command line it cannot take is said as {@link UsageError} says it.
+     */
     public static CommandLine commandLine() {
-        return new CommandLine(new QueryCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
-            String command = "needle " + cli.getCommandSpec().qualifiedName() + ": ";
-            if (e instanceof QueryFailure f) {
-                cli.getErr().println(command + f.getMessage());
-                return f.exitCode();
-            }
-            if (e instanceof QueryAbortedException stopped) {
-                cli.getErr().println(command + stopped.getMessage());
-                return ERROR;
-            }
-            cli.getErr().println(command + e);
-            return ERROR;
-        });
+        return new CommandLine(new QueryCommand()).setParameterExceptionHandler(new UsageError())
+                .setExecutionExceptionHandler((e, cli, parsed) -> {
+                    String command = "needle " + cli.getCommandSpec().qualifiedName() + ": ";
+                    if (e instanceof QueryFailure f) {
+                        cli.getErr().println(command + f.getMessage());
+                        return f.exitCode();
+                    }
+                    if (e instanceof QueryAbortedException stopped) {
+                        cli.getErr().println(command + stopped.getMessage());
+                        return ERROR;
+                    }
+                    cli.getErr().println(command + e);
+                    return ERROR;
+                });
     }
 }

@@ -1,5 +1,6 @@
 package dev.needle.query.cli;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
@@ -26,9 +27,9 @@ final class Text {
     private Text() {
     }
 
-    /** "1 span", "2 spans": English plurals of the nouns this CLI counts, which all take an s. */
+    /** "1 span", "2 spans": the nouns this CLI counts all take an s. */
     static String count(long n, String noun) {
-        return n + " " + noun + (n == 1 ? "" : "s");
+        return n + " " + Units.plural(n, noun);
     }
 
     /** Unix nanoseconds as an RFC 3339 UTC time to the millisecond. */

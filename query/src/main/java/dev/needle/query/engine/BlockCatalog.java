@@ -1,5 +1,6 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
@@ -259,7 +260,7 @@ final class BlockCatalog {
             int unindexed = state.unindexed;
             Set<BlockName> replaced = state.replaced;
             return new Known(state.blocks, state.entries, state.filters, state.positions, replaced, state.ids,
-                    state.problems, "the index (" + state.entries.size() + " blocks"
+                    state.problems, "the index (" + state.entries.size() + " " + Units.plural(state.entries.size(), "block")
                     + (unindexed == 0 ? "" : ", and " + unindexed + " a listing found outside it")
                     + (replaced.isEmpty() ? "" : ", " + replaced.size() + " of them replaced by a compaction") + "; "
                     + (read < 0 ? "held in memory" : read == 0 ? "read again, unchanged" : "read now, " + read + " bytes")
@@ -294,7 +295,8 @@ final class BlockCatalog {
         blocks.sort(null);
         return new Known(blocks, Map.of(), IndexedFilters.EMPTY, Positions.of(blocks, IndexedFilters.EMPTY), replaced,
                 ids(blocks, replaced), view.problems(), source
-                + (replaced.isEmpty() ? "" : " (" + replaced.size() + " blocks replaced by a compaction left out)"));
+                + (replaced.isEmpty() ? "" : " (" + replaced.size() + " " + Units.plural(replaced.size(), "block")
+                + " replaced by a compaction left out)"));
     }
 
     /** What a listing started before found, or the error it met. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.json.StrictJson;
 import java.io.IOException;
 import java.util.List;
@@ -30,15 +31,16 @@ public final class ExplainFormat {
     public static String table(Explain plan) {
         Explain.Totals t = plan.totals();
         StringBuilder out = new StringBuilder();
-        out.append(String.format("%s: %d blocks listed, %d pruned by time, %d by TRACE_IDX, %d by ATTR_IDX, "
+        out.append(String.format("%s: %d %s listed, %d pruned by time, %d by TRACE_IDX, %d by ATTR_IDX, "
                         + "%d by zone maps, %d by BATCH_ATTR_IDX, %d skipped by the limit; %d opened, %d for nothing, "
                         + "%d unreadable%n",
-                plan.signal(), t.listed(), t.prunedByTime(), t.prunedByTraceIdx(), t.prunedByAttrIdx(),
+                plan.signal(), t.listed(), Units.plural(t.listed(), "block"), t.prunedByTime(), t.prunedByTraceIdx(), t.prunedByAttrIdx(),
                 t.prunedByZoneMaps(), t.prunedByBatchAttrIdx(), t.skippedByLimit(), t.opened(), t.openedForNothing(), t.errors()));
-        out.append(String.format("%s: %d rows scanned, %d matched, %d bytes read (%d to decide) in %d store requests;"
-                        + " head: %d records, %d matched%n",
-                plan.signal(), t.rowsScanned(), t.matched(), t.bytesRead(), t.bytesToDecide(), t.requests(),
-                plan.headRows(), plan.headMatched()));
+        out.append(String.format("%s: %d %s scanned, %d matched, %d %s read (%d to decide) in %d store %s;"
+                        + " head: %d %s, %d matched%n",
+                plan.signal(), t.rowsScanned(), Units.plural(t.rowsScanned(), "row"), t.matched(), t.bytesRead(),
+                Units.plural(t.bytesRead(), "byte"), t.bytesToDecide(), t.requests(), Units.plural(t.requests(), "request"),
+                plan.headRows(), Units.plural(plan.headRows(), "record"), plan.headMatched()));
         if (!plan.source().isEmpty()) {
             out.append(plan.signal()).append(": blocks from ").append(plan.source()).append(System.lineSeparator());
         }

@@ -39,6 +39,17 @@ final class ExplainFormatTest {
     }
 
     @Test
+    void table_countsOfOne_areSingular() {
+        Explain plan = new Explain("spans", Mechanisms.ALL, "", List.of(
+                new BlockDecision("b", Step.ROWS, false, "", null, 1, 0, 1, 1, 0, 3240, 1)), 1, 0);
+        String totals = ExplainFormat.table(plan).lines().limit(2).reduce("", (a, b) -> a + b + "\n");
+        assertEquals("spans: 1 block listed, 0 pruned by time, 0 by TRACE_IDX, 0 by ATTR_IDX, 0 by zone maps,"
+                + " 0 by BATCH_ATTR_IDX, 0 skipped by the limit; 1 opened, 0 for nothing, 0 unreadable\n"
+                + "spans: 1 row scanned, 1 matched, 3240 bytes read (0 to decide) in 1 store request;"
+                + " head: 1 record, 0 matched\n", totals);
+    }
+
+    @Test
     void read_unknownFieldsAreSkipped_unknownStepsRefused() throws IOException {
         String json = "{\"signal\":\"spans\",\"new\":{\"x\":[1,2]},\"blocks\":[{\"block\":\"b\",\"decidedBy\":\"rows\","
                 + "\"extra\":[{}],\"matched\":4}],\"totals\":{\"headRecords\":2,\"later\":1}}";

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,8 +92,19 @@ class QueryEngineCloseTest {
             }
         });
         assertTrue(store.reading.await(30, TimeUnit.SECONDS), "the query reads a block");
-        CompletableFuture<Void> close = CompletableFuture.runAsync(engine::close);
-        Thread.sleep(200);
+        AtomicReference<Thread> closer = new AtomicReference<>();
+        CompletableFuture<Void> close = CompletableFuture.runAsync(() -> {
+            closer.set(Thread.currentThread());
+            engine.close();
+        });
+        // Once the closing thread parks, close has reached its wait: it is held by the read, not merely slow.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (closer.get() == null || closer.get().getState() != Thread.State.WAITING
+                && closer.get().getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < deadline, "close never waited");
+            assertFalse(close.isDone(), "close returned while a read was in flight");
+            Thread.sleep(5);
+        }
         assertFalse(close.isDone(), "close waits for the read in flight");
 
         store.goOn.countDown();
