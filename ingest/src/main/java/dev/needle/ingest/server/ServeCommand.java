@@ -193,22 +193,27 @@ public final class ServeCommand implements Callable<Integer> {
                 });
     }
 
+    /** The server's settings as the options give them; an IllegalArgumentException says which do not go together. */
+    ServerConfig config() {
+        checkRoleOptions();
+        if (store == null && (s3Endpoint != null || s3PathStyle)) {
+            throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
+        }
+        return new ServerConfig(data, bind, otlpPort, queryPort,
+                new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxHeadWait, maxWalPendingBytes,
+                        IngestLimits.DEFAULTS.walSegmentBytes()),
+                maxRequestBytes, retention,
+                store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
+                compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace, queryTimeout,
+                maxQueryBytes);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig config;
         try {
-            checkRoleOptions();
-            config = new ServerConfig(data, bind, otlpPort, queryPort,
-                    new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxHeadWait, maxWalPendingBytes,
-                            IngestLimits.DEFAULTS.walSegmentBytes()),
-                    maxRequestBytes, retention,
-                    store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
-                    compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace, queryTimeout,
-                    maxQueryBytes);
-            if (store == null && (s3Endpoint != null || s3PathStyle)) {
-                throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
-            }
+            config = config();
         } catch (IllegalArgumentException e) {
             err.println("needle serve: " + e.getMessage());
             return CommandLine.ExitCode.USAGE;
