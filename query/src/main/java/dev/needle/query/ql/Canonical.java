@@ -6,7 +6,7 @@ import java.util.List;
  * The canonical text of queries, and the words shared by the parser and the printer, so that what
  * one writes the other reads back.
  */
-final class Canonical {
+public final class Canonical {
 
     /** Duration units, largest first, with their length in nanoseconds. */
     static final List<String> UNITS = List.of("h", "m", "s", "ms", "us", "ns");
@@ -66,9 +66,13 @@ final class Canonical {
     }
 
     /** Nanoseconds in the largest unit that holds them exactly: 150ms, not 150000000ns. */
-    private static String duration(long nanos) {
+    public static String duration(long nanos) {
         if (nanos == 0) {
             return "0s";
+        }
+        if (nanos == Long.MIN_VALUE) {
+            // Its negation overflows; no unit larger than ns holds it exactly anyway.
+            return nanos + "ns";
         }
         int u = 0;
         while (nanos % UNIT_NANOS[u] != 0) {
@@ -96,7 +100,7 @@ final class Canonical {
     }
 
     /** A double-quoted string with the escapes the parser reads: \" \\ \n \r \t, \\uXXXX for other controls. */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder out = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

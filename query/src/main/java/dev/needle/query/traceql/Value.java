@@ -1,5 +1,7 @@
 package dev.needle.query.traceql;
 
+import dev.needle.query.ql.Canonical;
+import dev.needle.query.ql.Keywords;
 import java.util.Objects;
 
 /**
@@ -42,7 +44,7 @@ public sealed interface Value {
 
         @Override
         public String toString() {
-            return Text.quote(value);
+            return Canonical.quote(value);
         }
     }
 
@@ -58,7 +60,7 @@ public sealed interface Value {
     record Duration(long nanos) implements Value {
         @Override
         public String toString() {
-            return Text.duration(nanos);
+            return Canonical.duration(nanos);
         }
     }
 
@@ -84,7 +86,7 @@ public sealed interface Value {
 
         /** The word a query writes. */
         public String word() {
-            return name().toLowerCase();
+            return Keywords.STATUSES.get(ordinal());
         }
     }
 
@@ -94,7 +96,7 @@ public sealed interface Value {
 
         /** The word a query writes. */
         public String word() {
-            return name().toLowerCase();
+            return Keywords.KINDS.get(ordinal());
         }
     }
 
