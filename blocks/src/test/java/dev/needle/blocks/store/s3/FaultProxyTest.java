@@ -54,9 +54,10 @@ class FaultProxyTest {
     @BeforeEach
     void startProxy() throws IOException {
         proxy = FaultProxy.start(server.endpoint());
-        // No retries and short timeouts: what the proxy answers is what the test sees.
+        // No retries, and timeouts short enough for a hang to end the request yet far above the delays injected:
+        // what the proxy answers is what the test sees, even on a loaded machine.
         client = S3Clients.builder(proxy.endpoint(), true,
-                        new S3Timeouts(Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofSeconds(5)))
+                        new S3Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(10)))
                 .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
                 .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
