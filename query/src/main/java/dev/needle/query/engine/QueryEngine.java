@@ -7,6 +7,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
+import dev.needle.query.traceql.MetricsAggregator;
 import dev.needle.query.traceql.Query;
 import java.io.IOException;
 import java.time.Duration;
@@ -50,6 +51,7 @@ public final class QueryEngine implements AutoCloseable {
     private final RecordSearch search;
     private final TraceSearch traceSearch;
     private final TraceQlSearch traceQlSearch;
+    private final TraceQlMetrics traceQlMetrics;
     private final TagsScan tags;
     private final WarmUp warmUp;
 
@@ -84,6 +86,7 @@ public final class QueryEngine implements AutoCloseable {
         this.search = new RecordSearch(head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
         this.traceQlSearch = new TraceQlSearch(traceSearch);
+        this.traceQlMetrics = new TraceQlMetrics(traceSearch);
         this.tags = new TagsScan(store, head, planner, scan, pools);
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
     }
@@ -195,6 +198,17 @@ public final class QueryEngine implements AutoCloseable {
         }
         try (QueryBudget budget = budget()) {
             return traceQlSearch.traces(tenant, query, range, limit, mechanisms, budget);
+        }
+    }
+
+    /**
+     * A TraceQL metrics query over the spans that start in {@code range}, counted into {@code aggregator} (made
+     * for the same query and range) and its series returned; see {@link TraceQlMetrics}.
+     */
+    public MetricsResult metrics(TenantId tenant, Query.Metrics query, MetricsAggregator aggregator, TimeRange range,
+                                 Mechanisms mechanisms) throws IOException {
+        try (QueryBudget budget = budget()) {
+            return traceQlMetrics.series(tenant, query, aggregator, range, mechanisms, budget);
         }
     }
 

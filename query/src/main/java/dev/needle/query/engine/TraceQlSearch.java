@@ -53,7 +53,7 @@ final class TraceQlSearch {
     }
 
     /** The condition the candidates are searched by: one an index can look up if any can, else the first; else every trace. */
-    private static Expr candidates(List<Expr> required) {
+    static Expr candidates(List<Expr> required) {
         for (Expr e : required) {
             if (e instanceof Expr.Condition c && !c.equalities().isEmpty()) {
                 return e;

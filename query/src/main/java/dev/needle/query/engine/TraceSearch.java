@@ -168,12 +168,9 @@ final class TraceSearch {
         List<Explain> plans = new ArrayList<>();
         plans.add(spans.plan());
         List<TraceSearchResult.Match> traces = new ArrayList<>(byTrace.size());
-        lookUpAll(tenant, byTrace.keySet(), mechanisms, looked, budget);
-        for (Map.Entry<Bytes, List<SpanRecord>> e : byTrace.entrySet()) {
-            TraceResult whole = looked.get(e.getKey());
-            problems.addAll(whole.problems());
-            plans.add(whole.spanPlan());
-            List<SpanRecord> sorted = withFound(whole, e.getValue());
+        for (Map.Entry<Bytes, List<SpanRecord>> e
+                : whole(tenant, byTrace, mechanisms, looked, budget, problems, plans).entrySet()) {
+            List<SpanRecord> sorted = e.getValue();
             WholeTrace trace = new WholeTrace(sorted);
             List<SpanRecord> matched = sorted.stream()
                     .filter(s -> Values.matches(expr, Values.of(s, trace)) && range.contains(s.startTimeUnixNano()))
@@ -181,6 +178,25 @@ final class TraceSearch {
             traces.add(new TraceSearchResult.Match(e.getKey(), sorted, matched));
         }
         return new TraceSearchResult(traces, List.copyOf(problems), plans);
+    }
+
+    /**
+     * The traces of {@code found} (spans by trace) each whole, every span by start time: looked up by id over all
+     * time at once, or taken from {@code looked}, with the spans found. Each lookup's problems and plan are added
+     * to {@code problems} and {@code plans}.
+     */
+    Map<Bytes, List<SpanRecord>> whole(TenantId tenant, Map<Bytes, List<SpanRecord>> found, Mechanisms mechanisms,
+                                       Map<Bytes, TraceResult> looked, QueryBudget budget, Set<String> problems,
+                                       List<Explain> plans) throws IOException {
+        lookUpAll(tenant, found.keySet(), mechanisms, looked, budget);
+        Map<Bytes, List<SpanRecord>> traces = new LinkedHashMap<>();
+        for (Map.Entry<Bytes, List<SpanRecord>> e : found.entrySet()) {
+            TraceResult whole = looked.get(e.getKey());
+            problems.addAll(whole.problems());
+            plans.add(whole.spanPlan());
+            traces.put(e.getKey(), withFound(whole, e.getValue()));
+        }
+        return traces;
     }
 
     private static long distinctTraces(List<SpanRecord> spans) {

@@ -6,6 +6,7 @@ import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.loki.LokiApi;
 import dev.needle.query.metrics.QueryMetrics;
 import dev.needle.query.tempo.LogsEndpoint;
+import dev.needle.query.tempo.MetricsEndpoint;
 import dev.needle.query.tempo.SearchEndpoint;
 import dev.needle.query.tempo.TagsEndpoint;
 import dev.needle.query.tempo.TraceEndpoint;
@@ -38,6 +39,8 @@ import org.slf4j.LoggerFactory;
  *                           TraceByIDResponse; 404 when no span is found and no block was unreadable
  * GET /api/traces/{id}      OTLP JSON {"resourceSpans":[…]} (protobuf: the Trace message); 404 likewise
  * GET /api/search           q=&lt;selector&gt; or tags=&lt;logfmt&gt;, spss: Tempo's SearchResponse (see SearchEndpoint)
+ * GET /api/metrics/query_range, /api/metrics/query
+ *                           TraceQL metrics: Tempo's QueryRangeResponse, QueryInstantResponse (see MetricsEndpoint)
  * GET /api/logs             q=&lt;selector&gt; over logs: {"logs":{"resourceLogs":[…]},"status":…}
  * GET /api/v2/search/tags, /api/v2/search/tag/{tag}/values, /api/search/tags, /api/search/tag/{tag}/values
  *                           Tempo's tag names and values (see TagsEndpoint)
@@ -81,6 +84,7 @@ public final class QueryApi extends Handler.Abstract {
 
     private final TraceEndpoint traces;
     private final SearchEndpoint search;
+    private final MetricsEndpoint metricsQueries;
     private final LogsEndpoint logs;
     private final TagsEndpoint tags;
     private final LokiApi loki;
@@ -91,6 +95,7 @@ public final class QueryApi extends Handler.Abstract {
         // Blocking (Handler.Abstract's default): a lookup waits for the engine's block reads.
         this.traces = new TraceEndpoint(engine, metrics);
         this.search = new SearchEndpoint(engine, metrics);
+        this.metricsQueries = new MetricsEndpoint(engine, metrics);
         this.logs = new LogsEndpoint(engine, metrics);
         this.tags = new TagsEndpoint(engine);
         this.loki = new LokiApi(engine, metrics);
@@ -151,6 +156,12 @@ public final class QueryApi extends Handler.Abstract {
         }
         if (path.equals("/api/search")) {
             return search.answer(tenant(request), Params.of(request));
+        }
+        if (path.equals("/api/metrics/query_range")) {
+            return metricsQueries.answer(tenant(request), Params.of(request), false);
+        }
+        if (path.equals("/api/metrics/query")) {
+            return metricsQueries.answer(tenant(request), Params.of(request), true);
         }
         if (path.equals(V2_TAGS)) {
             return tags.v2Tags(tenant(request), Params.of(request));

@@ -9,6 +9,7 @@ import dev.needle.query.engine.TimeRange;
 import dev.needle.query.http.ApiException;
 import dev.needle.query.http.ApiReply;
 import dev.needle.query.http.Params;
+import dev.needle.query.http.TimeParams;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LogQlParseException;
 import dev.needle.query.logql.LogQlParser;
@@ -125,7 +126,7 @@ public final class LokiApi {
         boolean forward = LokiParams.forward(params);
         Mechanisms mechanisms = params.mechanisms();
         if (query instanceof LogQl.Constant c) {
-            return matrix(c, range, LokiParams.stepMillis(params, defaultStepMillis(range)));
+            return matrix(c, range, TimeParams.stepMillis(params, defaultStepMillis(range)));
         }
         long started = System.nanoTime();
         LokiSearch.Result result = new LokiSearch(engine).run(tenant, (LogQl.LogQuery) query, range, limit, forward,
@@ -208,7 +209,7 @@ public final class LokiApi {
             throw ApiException.badRequest("log queries are not supported as an instant query type, please change your"
                     + " query to a range query type");
         }
-        long at = Math.floorDiv(LokiParams.time(params, "time", now), 1_000_000L);
+        long at = Math.floorDiv(TimeParams.time(params, "time", now), 1_000_000L);
         return LokiReplies.success(g -> {
             g.writeStartObject();
             g.writeStringField("resultType", c.vector() ? "vector" : "scalar");

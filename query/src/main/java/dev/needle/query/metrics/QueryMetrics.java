@@ -57,7 +57,7 @@ public final class QueryMetrics {
 
     /** The kind of lookup, the label {@code kind}. */
     public enum Kind {
-        TRACE("trace"), SEARCH("search"), LOGS("logs");
+        TRACE("trace"), SEARCH("search"), LOGS("logs"), METRICS("metrics");
 
         private final String label;
 

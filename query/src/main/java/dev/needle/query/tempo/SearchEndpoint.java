@@ -117,14 +117,6 @@ public final class SearchEndpoint {
         // Tempo's order: newest trace first.
         traces.sort(Comparator.comparingLong((Found f) -> f.trace().startUnixNano()).reversed()
                 .thenComparing(f -> f.trace().traceId()));
-        long bytes = 0;
-        long spans = 0;
-        for (Explain plan : plans) {
-            bytes += plan.totals().bytesRead();
-            spans += plan.totals().rowsScanned() + plan.totals().headRows();
-        }
-        long inspectedSpans = spans;
-        long inspectedBytes = bytes;
         Explain.Totals search = plans.get(0).totals();
         boolean explain = params.flag("explain");
         return JsonReplies.object(200, g -> {
@@ -133,16 +125,30 @@ public final class SearchEndpoint {
                 writeTrace(g, t);
             }
             g.writeEndArray();
-            g.writeObjectFieldStart("metrics");
-            // uint64 fields are strings in protobuf's JSON; uint32 fields numbers.
-            g.writeStringField("inspectedBytes", Long.toString(inspectedBytes));
-            g.writeNumberField("totalBlocks", search.listed());
-            g.writeStringField("inspectedSpans", Long.toString(inspectedSpans));
-            g.writeEndObject();
+            writeMetrics(g, plans);
             JsonReplies.explain(g, explain, plans);
         }).withStatusHeaders(problems)
                 .withHeader(QueryApi.INSPECTED_HEADER, Integer.toString(search.opened()))
                 .withHeader(QueryApi.SKIPPED_HEADER, Integer.toString(search.listed() - search.opened()));
+    }
+
+    /**
+     * Tempo's {@code SearchMetrics} of what {@code plans} read: bytes, spans (rows scanned and head records) and
+     * the first plan's blocks listed.
+     */
+    static void writeMetrics(JsonGenerator g, List<Explain> plans) throws IOException {
+        long bytes = 0;
+        long spans = 0;
+        for (Explain plan : plans) {
+            bytes += plan.totals().bytesRead();
+            spans += plan.totals().rowsScanned() + plan.totals().headRows();
+        }
+        g.writeObjectFieldStart("metrics");
+        // uint64 fields are strings in protobuf's JSON; uint32 fields numbers.
+        g.writeStringField("inspectedBytes", Long.toString(bytes));
+        g.writeNumberField("totalBlocks", plans.get(0).totals().listed());
+        g.writeStringField("inspectedSpans", Long.toString(spans));
+        g.writeEndObject();
     }
 
     /** A trace found and its span sets as answered. */
@@ -282,13 +288,7 @@ public final class SearchEndpoint {
     private static List<KeyValue> keyValues(Map<String, Value> values) {
         List<KeyValue> out = new ArrayList<>();
         values.forEach((field, value) -> {
-            AnyValue v = value instanceof Value.Int i ? AnyValue.of(i.value())
-                    : value instanceof Value.Float f ? AnyValue.of(f.value())
-                    : value instanceof Value.Str str ? AnyValue.of(str.value())
-                    : value instanceof Value.Bool b ? AnyValue.of(b.value())
-                    : value instanceof Value.Duration d ? AnyValue.of(d.nanos())
-                    : value instanceof Value.Nil ? null
-                    : AnyValue.of(value.toString());
+            AnyValue v = value.toAnyValue();
             if (v != null) {
                 out.add(new KeyValue(SCOPE_PREFIX.matcher(field).replaceFirst(""), v));
             }

@@ -7,10 +7,12 @@ import dev.needle.query.traceql.MetricsExpr.SecondStage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -46,6 +48,12 @@ public final class MetricsAggregator {
     /** The most steps a range may have, as Prometheus allows points per series. */
     public static final int MAX_STEPS = 11_000;
 
+    /** Intrinsics whose value depends on other spans of the trace. */
+    private static final Set<FieldExpr.Intrinsic> TRACE_WIDE = EnumSet.of(FieldExpr.Intrinsic.CHILD_COUNT,
+            FieldExpr.Intrinsic.TRACE_ROOT_NAME, FieldExpr.Intrinsic.TRACE_ROOT_SERVICE,
+            FieldExpr.Intrinsic.TRACE_DURATION, FieldExpr.Intrinsic.NESTED_SET_LEFT,
+            FieldExpr.Intrinsic.NESTED_SET_RIGHT, FieldExpr.Intrinsic.NESTED_SET_PARENT);
+
     private final MetricsExpr expr;
     private final long start;
     private final long step;
@@ -59,14 +67,27 @@ public final class MetricsAggregator {
      *     the range holds more than {@link #MAX_STEPS} steps
      */
     public MetricsAggregator(Query.Metrics query, long startNanos, long endNanos, long stepNanos) {
+        this(query, startNanos, endNanos, stepNanos, true);
+    }
+
+    /**
+     * An aggregator for an instant query: one step, {@code (startNanos, endNanos]} as given, not aligned.
+     *
+     * @throws IllegalArgumentException when the end is not after the start
+     */
+    public static MetricsAggregator instant(Query.Metrics query, long startNanos, long endNanos) {
+        return new MetricsAggregator(query, startNanos, endNanos, endNanos - startNanos, false);
+    }
+
+    private MetricsAggregator(Query.Metrics query, long startNanos, long endNanos, long stepNanos, boolean aligned) {
         if (stepNanos <= 0 || endNanos < startNanos) {
             throw new IllegalArgumentException("a metrics query needs a positive step and end >= start, got step "
                     + stepNanos + " over [" + startNanos + ", " + endNanos + "]");
         }
         this.expr = query.expr();
         this.step = stepNanos;
-        this.start = startNanos - Math.floorMod(startNanos, stepNanos);
-        long mod = Math.floorMod(endNanos, stepNanos);
+        this.start = aligned ? startNanos - Math.floorMod(startNanos, stepNanos) : startNanos;
+        long mod = aligned ? Math.floorMod(endNanos, stepNanos) : 0;
         long end = mod == 0 ? endNanos : endNanos + (stepNanos - mod);
         long steps = (end - start) / stepNanos;
         if (steps > MAX_STEPS) {
@@ -88,6 +109,63 @@ public final class MetricsAggregator {
         } else {
             collect(((MetricsExpr.Staged) e).inner());
         }
+    }
+
+    /**
+     * Whether {@link #add} must be given each trace whole: true when the query looks past a span (structural and
+     * spanset operators, pipelines over spansets, fields of the trace such as {@code trace:duration} or
+     * {@code span:childCount}); false when each span is judged and measured alone, so that any grouping of the
+     * spans into traces gives the same series.
+     */
+    public static boolean needsWholeTraces(Query.Metrics query) {
+        return !spanLocal(query.expr());
+    }
+
+    private static boolean spanLocal(MetricsExpr e) {
+        if (e instanceof MetricsExpr.Pipeline p) {
+            return spanLocal(p.spans()) && p.by().stream().allMatch(MetricsAggregator::spanLocal)
+                    && spanLocal(p.function());
+        }
+        if (e instanceof MetricsExpr.Math m) {
+            return spanLocal(m.lhs()) && spanLocal(m.rhs());
+        }
+        if (e instanceof MetricsExpr.ScalarMath s) {
+            return spanLocal(s.series());
+        }
+        return spanLocal(((MetricsExpr.Staged) e).inner());
+    }
+
+    private static boolean spanLocal(SpansetExpr spans) {
+        return spans instanceof SpansetExpr.Filter f && spanLocal(f.condition());
+    }
+
+    private static boolean spanLocal(MetricsExpr.Function f) {
+        if (f instanceof MetricsExpr.Function.OverTime o) {
+            return spanLocal(o.field());
+        }
+        if (f instanceof MetricsExpr.Function.QuantileOverTime q) {
+            return spanLocal(q.field());
+        }
+        if (f instanceof MetricsExpr.Function.HistogramOverTime h) {
+            return spanLocal(h.field());
+        }
+        if (f instanceof MetricsExpr.Function.Compare c) {
+            return spanLocal(c.selection());
+        }
+        return true;
+    }
+
+    private static boolean spanLocal(FieldExpr e) {
+        if (e instanceof FieldExpr.IntrinsicField i) {
+            return !TRACE_WIDE.contains(i.intrinsic());
+        }
+        if (e instanceof FieldExpr.Binary b) {
+            return spanLocal(b.lhs()) && spanLocal(b.rhs());
+        }
+        if (e instanceof FieldExpr.Unary u) {
+            return spanLocal(u.operand());
+        }
+        return true;
     }
 
     /** Counts the spans of one trace (all of its spans) that the query finds. */

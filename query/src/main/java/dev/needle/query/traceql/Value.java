@@ -1,5 +1,6 @@
 package dev.needle.query.traceql;
 
+import dev.needle.blocks.model.AnyValue;
 import dev.needle.query.ql.Canonical;
 import dev.needle.query.ql.Keywords;
 import java.util.Objects;
@@ -98,6 +99,17 @@ public sealed interface Value {
         public String word() {
             return Keywords.KINDS.get(ordinal());
         }
+    }
+
+    /** The value as an OTLP attribute value: numbers, strings and bools as themselves, a duration in nanoseconds, a status or kind as its word; nil is null. */
+    default AnyValue toAnyValue() {
+        return this instanceof Int i ? AnyValue.of(i.value())
+                : this instanceof Float f ? AnyValue.of(f.value())
+                : this instanceof Str s ? AnyValue.of(s.value())
+                : this instanceof Bool b ? AnyValue.of(b.value())
+                : this instanceof Duration d ? AnyValue.of(d.nanos())
+                : this instanceof Nil ? null
+                : AnyValue.of(toString());
     }
 
     /** The one nil. */
