@@ -210,7 +210,7 @@ public final class BlockWriter {
         R[] array = kind.toArray(records);
         Shared shared = new Shared(array.length);
         Rows<R> rows = rows(kind, array, (r, i) -> shared.take(i, kind.resource(r), kind.scope(r)));
-        Ordered<R> sorted = new Ordered<>(array, rows.order(), shared.resources, shared.scopes);
+        Ordered<R> sorted = new Ordered<>(array, rows.order, shared.resources, shared.scopes);
         return write(tenant, kind, sorted, id, replaces, rows);
     }
 
@@ -218,8 +218,9 @@ public final class BlockWriter {
     @SuppressWarnings("unchecked")
     private static <R> Rows<R> rows(SignalKind<R> kind, R[] records, ObjIntConsumer<R> alongside) {
         return switch (kind.signal()) {
-            case SPANS -> (Rows<R>) new SpanRows((SpanRecord[]) records, (ObjIntConsumer<SpanRecord>) alongside);
-            case LOGS -> (Rows<R>) new LogRows((LogRecord[]) records, (ObjIntConsumer<LogRecord>) alongside);
+            case SPANS -> (Rows<R>) new SpanRows(RowOrder.spans((SpanRecord[]) records,
+                    (ObjIntConsumer<SpanRecord>) alongside));
+            case LOGS -> (Rows<R>) new LogRows(RowOrder.logs((LogRecord[]) records, (ObjIntConsumer<LogRecord>) alongside));
         };
     }
 
@@ -228,12 +229,15 @@ public final class BlockWriter {
      * TRACE_IDX, the zone map of a column of its own, and the pairs it indexes.
      */
     private abstract static class Rows<R> {
+        /** {@code order[row]} is the index of the record of row {@code row}. */
+        final int[] order;
+        final TraceIdxBuilder traceIdx;
         final AttributeSidecars attrs = new AttributeSidecars();
 
-        /** {@code order()[row]} is the index of the record of row {@code row}. */
-        abstract int[] order();
-
-        abstract TraceIdxBuilder traceIdx();
+        Rows(int[] order, TraceIdxBuilder traceIdx) {
+            this.order = order;
+            this.traceIdx = traceIdx;
+        }
 
         /** Adds the record's own zone-map column to {@code zone}. */
         abstract void zone(R record, ZoneMap zone);
@@ -247,22 +251,11 @@ public final class BlockWriter {
 
     /** Spans: by trace id, then start time, and TRACE_IDX keyed from the sort's key columns. */
     private static final class SpanRows extends Rows<SpanRecord> {
-        private final RowOrder.Spans order;
-        private final TraceIdxBuilder traceIdx;
+        private final long[] traceIds;
 
-        SpanRows(SpanRecord[] records, ObjIntConsumer<SpanRecord> alongside) {
-            order = RowOrder.spans(records, alongside);
-            traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
-        }
-
-        @Override
-        int[] order() {
-            return order.rows();
-        }
-
-        @Override
-        TraceIdxBuilder traceIdx() {
-            return traceIdx;
+        SpanRows(RowOrder.Spans order) {
+            super(order.rows(), new TraceIdxBuilder(order.distinctTraceIds()));
+            traceIds = order.traceIds();
         }
 
         @Override
@@ -273,7 +266,6 @@ public final class BlockWriter {
         @Override
         void indexSorted() {
             // From the sort's key columns: reading each span's id again missed the cache row by row.
-            long[] traceIds = order.traceIds();
             for (int i = 0; i < traceIds.length; i += 2) {
                 traceIdx.add(traceIds[i], traceIds[i + 1]);
             }
@@ -281,7 +273,7 @@ public final class BlockWriter {
 
         @Override
         void index(SpanRecord s, Resource resource, Scope scope) {
-            if (order.traceIds().length == 0) {
+            if (traceIds.length == 0) {
                 // Ids that are not 16 bytes, which the sort does not key.
                 traceIdx.add(s.traceId().unsafeArray(), 0);
             }
@@ -291,21 +283,9 @@ public final class BlockWriter {
 
     /** Log records: by event time, and TRACE_IDX keyed by the trace ids they have. */
     private static final class LogRows extends Rows<LogRecord> {
-        private final int[] order;
-        private final TraceIdxBuilder traceIdx = new TraceIdxBuilder();
 
-        LogRows(LogRecord[] records, ObjIntConsumer<LogRecord> alongside) {
-            order = RowOrder.logs(records, alongside);
-        }
-
-        @Override
-        int[] order() {
-            return order;
-        }
-
-        @Override
-        TraceIdxBuilder traceIdx() {
-            return traceIdx;
+        LogRows(int[] order) {
+            super(order, new TraceIdxBuilder());
         }
 
         @Override
@@ -334,7 +314,7 @@ public final class BlockWriter {
 
     /** Every row's sidecar keys, batch by batch as data.arrow has them, then the files built from them. */
     private static <R> Sidecars buildSidecars(Ordered<R> records, int batchRows, Rows<R> rows) {
-        TraceIdxBuilder traceIdx = rows.traceIdx();
+        TraceIdxBuilder traceIdx = rows.traceIdx;
         AttributeSidecars attrs = rows.attrs;
         rows.indexSorted();
         for (int first = 0, batch = 0; first < records.size(); first += batchRows, batch++) {
