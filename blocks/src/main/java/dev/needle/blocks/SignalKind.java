@@ -37,14 +37,14 @@ public final class SignalKind<R> {
     /** Spans: a block's time is their start, and every span has a trace id. */
     public static final SignalKind<SpanRecord> SPANS = new SignalKind<>(Signal.SPANS, SpanRecord[]::new,
             SpanColumns.SCHEMA, SpanColumns::new, SpanRecord::resource, SpanRecord::scope, SpanRecord::traceId,
-            SpanRecord::startTimeUnixNano, HeapEstimate::span, HeapEstimate::spans,
+            SpanRecord::startTimeUnixNano, HeapEstimate::spans,
             OtlpWire::decodeSpans, OtlpWire::decodeSpans, OtlpJson::decodeSpans,
             OtlpWireWriter::encodeSpans, OtlpJson::encodeSpans);
 
     /** Log records: a block's time is their event time, and the trace id is empty when uncorrelated. */
     public static final SignalKind<LogRecord> LOGS = new SignalKind<>(Signal.LOGS, LogRecord[]::new,
             LogColumns.SCHEMA, LogColumns::new, LogRecord::resource, LogRecord::scope, LogRecord::traceId,
-            LogRecord::eventTimeUnixNano, HeapEstimate::log, HeapEstimate::logs,
+            LogRecord::eventTimeUnixNano, HeapEstimate::logs,
             OtlpWire::decodeLogs, OtlpWire::decodeLogs, OtlpJson::decodeLogs,
             OtlpWireWriter::encodeLogs, OtlpJson::encodeLogs);
 
@@ -56,8 +56,7 @@ public final class SignalKind<R> {
     private final Function<R, Scope> scope;
     private final Function<R, Bytes> traceId;
     private final ToLongFunction<R> time;
-    private final ToLongFunction<R> heapBytes;
-    private final ToLongFunction<List<R>> listHeapBytes;
+    private final ToLongFunction<List<R>> heapBytes;
     private final WireDecoder<R> wire;
     private final CountedWireDecoder<R> countedWire;
     private final JsonDecoder<R> json;
@@ -83,7 +82,7 @@ public final class SignalKind<R> {
     private SignalKind(Signal signal, IntFunction<R[]> newArray, Schema schema,
                        Function<VectorSchemaRoot, RecordColumns<R>> columns, Function<R, Resource> resource,
                        Function<R, Scope> scope, Function<R, Bytes> traceId, ToLongFunction<R> time,
-                       ToLongFunction<R> heapBytes, ToLongFunction<List<R>> listHeapBytes, WireDecoder<R> wire,
+                       ToLongFunction<List<R>> heapBytes, WireDecoder<R> wire,
                        CountedWireDecoder<R> countedWire, JsonDecoder<R> json, Function<List<R>, byte[]> wireEncoder,
                        JsonEncoder<R> jsonEncoder) {
         this.signal = signal;
@@ -95,7 +94,6 @@ public final class SignalKind<R> {
         this.traceId = traceId;
         this.time = time;
         this.heapBytes = heapBytes;
-        this.listHeapBytes = listHeapBytes;
         this.wire = wire;
         this.countedWire = countedWire;
         this.json = json;
@@ -149,14 +147,9 @@ public final class SignalKind<R> {
         return time.applyAsLong(record);
     }
 
-    /** The heap bytes of one record, its resource and scope included ({@link HeapEstimate}). */
-    public long heapBytes(R record) {
-        return heapBytes.applyAsLong(record);
-    }
-
     /** The heap bytes of these records, their list included ({@link HeapEstimate}). */
     public long heapBytes(List<R> records) {
-        return listHeapBytes.applyAsLong(records);
+        return heapBytes.applyAsLong(records);
     }
 
     /** The valid records of the first {@code length} bytes of an OTLP protobuf export request ({@link OtlpWire}). */
@@ -182,10 +175,5 @@ public final class SignalKind<R> {
     /** Writes the records as one OTLP JSON export request ({@link OtlpJson}). */
     public void encodeJson(List<R> records, OutputStream out) throws IOException {
         jsonEncoder.encode(records, out);
-    }
-
-    @Override
-    public String toString() {
-        return signal.dirName();
     }
 }

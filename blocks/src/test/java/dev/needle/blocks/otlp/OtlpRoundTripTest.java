@@ -132,11 +132,13 @@ final class OtlpRoundTripTest {
 
     @Test
     void encodeJson_writesOtlpJsonConventions() {
-        SpanRecord span = new SpanRecord(Resource.EMPTY, Scope.EMPTY, Bytes.fromHex("5B8EFFF798038103D269B633813FC60C"),
-                Bytes.fromHex("EEE19B7EC3C1B174"), "", Bytes.EMPTY, 0x301, "n", 2, -1L, 1544712661000000000L,
-                List.of(new KeyValue("i", AnyValue.of(Long.MIN_VALUE)), new KeyValue("d", AnyValue.of(Double.NaN)),
-                        new KeyValue("b", new AnyValue.Blob(Bytes.fromHex("fbff"))), new KeyValue("e", AnyValue.Empty.INSTANCE)),
-                -1, List.of(), 0, List.of(), 0, 2, "");
+        SpanRecord span = SpanRecord.builder().traceId(Bytes.fromHex("5B8EFFF798038103D269B633813FC60C"))
+                .spanId(Bytes.fromHex("EEE19B7EC3C1B174")).flags(0x301).name("n").kind(2).startTimeUnixNano(-1L)
+                .endTimeUnixNano(1544712661000000000L)
+                .attributes(List.of(new KeyValue("i", AnyValue.of(Long.MIN_VALUE)), new KeyValue("d",
+                        AnyValue.of(Double.NaN)), new KeyValue("b", new AnyValue.Blob(Bytes.fromHex("fbff"))),
+                        new KeyValue("e", AnyValue.Empty.INSTANCE)))
+                .droppedAttributesCount(-1).statusCode(2).build();
         String json = new String(Bodies.spansJson(List.of(span)), StandardCharsets.UTF_8);
         assertEquals("{\"resourceSpans\":[{\"resource\":{},\"scopeSpans\":[{\"scope\":{},\"spans\":[{"
                 + "\"traceId\":\"5b8efff798038103d269b633813fc60c\",\"spanId\":\"eee19b7ec3c1b174\",\"flags\":769,"
@@ -166,14 +168,12 @@ final class OtlpRoundTripTest {
         traceId[15] = (byte) n;
         byte[] spanId = new byte[8];
         spanId[7] = (byte) n;
-        return new SpanRecord(resource, scope, Bytes.wrap(traceId), Bytes.wrap(spanId), "", Bytes.EMPTY, 0, "span " + n,
-                1, 1_000L * n, 2_000L * n, List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(Bytes.wrap(traceId))
+                .spanId(Bytes.wrap(spanId)).name("span " + n).kind(1).startTimeUnixNano(1_000L * n)
+                .endTimeUnixNano(2_000L * n).build();
     }
 
     static SpanRecord withAttributes(SpanRecord s, List<KeyValue> attributes) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), attributes,
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().attributes(attributes).build();
     }
 }
