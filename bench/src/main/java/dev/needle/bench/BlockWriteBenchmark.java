@@ -1,16 +1,16 @@
 package dev.needle.bench;
 
 import dev.needle.bench.server.JavaLaunch;
-import dev.needle.corpus.Corpus;
-import dev.needle.corpus.CorpusSpec;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpDecodeException;
 import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.otlp.OtlpWireWriter;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
+import dev.needle.corpus.Corpus;
+import dev.needle.corpus.CorpusSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import dev.needle.blocks.meta.BatchMeta;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Severity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,12 +17,12 @@ import java.util.SplittableRandom;
  */
 final class LogGenerator {
 
-    private static final int TRACE = 1;
-    private static final int DEBUG = 5;
-    private static final int INFO = 9;
-    private static final int WARN = 13;
-    private static final int ERROR = 17;
-    private static final int FATAL = 21;
+    private static final int TRACE = Severity.TRACE.number();
+    private static final int DEBUG = Severity.DEBUG.number();
+    private static final int INFO = Severity.INFO.number();
+    private static final int WARN = Severity.WARN.number();
+    private static final int ERROR = Severity.ERROR.number();
+    private static final int FATAL = Severity.FATAL.number();
     /** The template of a sign-in, the one record that names an event. */
     private static final int SIGN_IN = 1;
     private static final String[] JOBS = {"reindex-products", "expire-sessions", "send-digest", "reconcile-payments"};
@@ -95,7 +96,7 @@ final class LogGenerator {
         int severity = body(template, r, attributes, tally, body);
         String eventName = template == SIGN_IN ? "user.login" : "";
         return new LogRecord(fleet.resources.get(resource), s.logScope(), time, time + 1_000_000L + r.nextInt(900_000_000),
-                severity, severityText(severity), AnyValue.of(body.toString()), attributes, 0,
+                severity, Severity.otlpName(severity), AnyValue.of(body.toString()), attributes, 0,
                 traceId.isEmpty() ? 0 : 1, traceId, spanId, eventName);
     }
 
@@ -192,16 +193,5 @@ final class LogGenerator {
                 return FATAL;
             }
         }
-    }
-
-    private static String severityText(int severity) {
-        return switch (severity) {
-            case TRACE -> "TRACE";
-            case DEBUG -> "DEBUG";
-            case INFO -> "INFO";
-            case WARN -> "WARN";
-            case ERROR -> "ERROR";
-            default -> "FATAL";
-        };
     }
 }

@@ -2,8 +2,8 @@ package dev.needle.bench.batchidx;
 
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.corpus.Manifest;
 import dev.needle.query.engine.BlockDecision;
 import dev.needle.query.engine.Explain;

@@ -1,7 +1,7 @@
 package dev.needle.bench.compaction;
 
 import dev.needle.bench.server.SwappedEngines;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import java.io.Closeable;

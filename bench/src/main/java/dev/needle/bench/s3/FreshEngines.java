@@ -1,8 +1,8 @@
 package dev.needle.bench.s3;
 
 import dev.needle.bench.server.SwappedEngines;
-import dev.needle.blocks.store.S3BlockStore;
-import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Location;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import java.io.Closeable;

@@ -3,6 +3,7 @@ package dev.needle.bench.s3;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.sidecar.cli.NeedleVersion;
+import dev.needle.testkit.S3ProxyStarter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -12,7 +13,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
-import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -103,16 +103,7 @@ public final class LocalS3Command implements Callable<Integer> {
         if (!blobs.containerExists(bucket)) {
             blobs.createContainer(bucket);
         }
-        S3Proxy proxy = S3Proxy.builder().blobStore(blobs).endpoint(new URI("http", null, bind, port, null, null, null))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKey, secretKey).build();
-        proxy.start();
-        while (!"STARTED".equals(proxy.getState())) {
-            if ("FAILED".equals(proxy.getState())) {
-                throw new IOException("S3Proxy failed to start");
-            }
-            Thread.sleep(5);
-        }
-        return proxy;
+        return S3ProxyStarter.start(blobs, new URI("http", null, bind, port, null, null, null), accessKey, secretKey);
     }
 
     private static void stop(S3Proxy proxy) {

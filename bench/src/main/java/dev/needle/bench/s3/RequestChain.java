@@ -1,6 +1,6 @@
 package dev.needle.bench.s3;
 
-import dev.needle.blocks.store.FaultProxy.Exchange;
+import dev.needle.testkit.FaultProxy.Exchange;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

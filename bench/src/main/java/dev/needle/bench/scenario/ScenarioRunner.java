@@ -2,8 +2,8 @@ package dev.needle.bench.scenario;
 
 import com.fasterxml.jackson.core.JacksonException;
 import dev.needle.bench.server.JavaLaunch;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.needle.bench.server;
 
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.http.QueryApi;
-import dev.needle.query.http.QueryMetrics;
+import dev.needle.query.metrics.QueryMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.Closeable;
 import java.io.IOException;

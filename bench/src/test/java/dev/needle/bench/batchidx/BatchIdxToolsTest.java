@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.corpus.Corpus;
 import dev.needle.corpus.CorpusSpec;

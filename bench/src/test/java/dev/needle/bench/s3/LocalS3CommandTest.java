@@ -3,7 +3,7 @@ package dev.needle.bench.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.needle.blocks.store.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,7 +24,7 @@ class LocalS3CommandTest {
     Path dir;
 
     private static S3Client client(S3Proxy proxy, String secret) {
-        return S3BlockStore.clientBuilder(URI.create("http://127.0.0.1:" + proxy.getPort()), true).region(Region.US_EAST_1)
+        return S3Clients.builder(URI.create("http://127.0.0.1:" + proxy.getPort()), true).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("needle", secret))).build();
     }
 

@@ -6,7 +6,7 @@ import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;

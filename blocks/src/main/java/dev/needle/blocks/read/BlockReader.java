@@ -9,9 +9,9 @@ import dev.needle.blocks.meta.CorruptMetaException;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
-import dev.needle.blocks.store.ByteRange;
-import dev.needle.blocks.store.CountedChannel;
-import dev.needle.blocks.store.RequestCounter;
+import dev.needle.blocks.store.reads.ByteRange;
+import dev.needle.blocks.store.reads.CountedChannel;
+import dev.needle.blocks.store.reads.RequestCounter;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;
 import dev.needle.sidecar.Sidecar;
@@ -52,6 +52,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * compressed buffer's stated length is checked against what its field node needs before any
  * memory is sized from it ({@link BufferChecker}), so a corrupt length costs at most what the
  * node needs.
+ *
+ * <p>Not thread-safe: a reader is for one thread at a time (a query reads each block on one task),
+ * though the reads it starts may run on the store's {@linkplain BlockStore#readPool read pool}. Many
+ * readers may share one store; the static methods may be called from any thread.
  */
 public final class BlockReader implements AutoCloseable {
 

@@ -2,7 +2,7 @@ package dev.needle.blocks.read;
 
 import dev.needle.blocks.meta.ColumnChecksums;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.ByteRange;
+import dev.needle.blocks.store.reads.ByteRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;

@@ -20,7 +20,7 @@ public record BlockRef(TenantId tenant, Signal signal, BlockName name) implement
     }
 
     /** Returns {@code file} when it may name a file inside a block (every store's check); throws otherwise. */
-    static String checkFileName(String file) {
+    public static String checkFileName(String file) {
         if (file == null || !FILE_NAME.matcher(file).matches() || file.equals(".") || file.equals("..")) {
             throw new IllegalArgumentException("a block file name must be a plain name of [A-Za-z0-9_.-], got "
                     + (file == null ? "null" : TenantId.quote(file)));

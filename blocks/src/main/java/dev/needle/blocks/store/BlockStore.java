@@ -1,6 +1,8 @@
 package dev.needle.blocks.store;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.reads.CountedChannel;
+import dev.needle.blocks.store.reads.RequestCounter;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;
@@ -8,11 +10,22 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 
 /**
- * Where blocks live: list block names, read byte ranges of a block's files, publish a block
- * atomically, delete a block. The local filesystem ({@link FsBlockStore}) is the embedded
- * default; an object store can implement the same four operations. Beside the blocks of each tenant
- * and signal a store may keep one index object ({@code dev.needle.blocks.index.BlockIndex}), read
- * conditionally and replaced by compare-and-swap.
+ * Where blocks live. Five operations make a store: list its tenants ({@link #tenants}), list a
+ * tenant's blocks of one signal ({@link #list}), open a file of a published block for positioned
+ * reads ({@link #open(BlockRef, String)}), start a block whose publish is atomic ({@link #create}),
+ * and delete a block ({@link #delete}). The local filesystem ({@code store.fs.FsBlockStore}) is the
+ * embedded default; a bucket ({@code store.s3.S3BlockStore}) is the other.
+ *
+ * <p>The default methods are what a local store needs and an object store overrides: opening with
+ * each request counted ({@link #open(BlockRef, String, RequestCounter)}) or with the size known
+ * ({@link #openKnown}), how reads are coalesced and run ({@link #coalesceGap}, {@link #readPool},
+ * {@link #blocksReadAtOnce}), and the index object that a store may keep beside the blocks of each
+ * tenant and signal ({@code dev.needle.blocks.index.BlockIndex}), read conditionally
+ * ({@link #readIndex}) and replaced by compare-and-swap ({@link #writeIndex}, {@link #keepsIndex}).
+ *
+ * <p>Thread-safe: every implementation may be used by many threads at once (a server's ingest, its
+ * queries and its compactions share one). What it hands out is not: a {@link PendingBlock} and an
+ * opened channel are each for one thread at a time.
  */
 public interface BlockStore {
 

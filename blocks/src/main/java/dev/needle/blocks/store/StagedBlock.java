@@ -11,7 +11,7 @@ import java.util.Objects;
  * A pending block whose files are staged in a local directory until a store makes them visible: the
  * part every store shares (the block's place, its one publish, its one close), the store doing the rest.
  */
-abstract class StagedBlock implements PendingBlock {
+public abstract class StagedBlock implements PendingBlock {
 
     protected final TenantId tenant;
     protected final Signal signal;
@@ -19,7 +19,7 @@ abstract class StagedBlock implements PendingBlock {
     private boolean published;
     private boolean closed;
 
-    StagedBlock(TenantId tenant, Signal signal, Path staging) {
+    protected StagedBlock(TenantId tenant, Signal signal, Path staging) {
         this.tenant = tenant;
         this.signal = signal;
         this.staging = staging;
@@ -74,7 +74,7 @@ abstract class StagedBlock implements PendingBlock {
     }
 
     /** The error of a publish that finds {@code ref}'s name taken, {@code where}; {@code cause} may be null. */
-    static FileAlreadyExistsException alreadyPublished(BlockRef ref, String where, String outcome, Exception cause) {
+    protected static FileAlreadyExistsException alreadyPublished(BlockRef ref, String where, String outcome, Exception cause) {
         FileAlreadyExistsException e = new FileAlreadyExistsException(where, null,
                 "a block named " + ref.name() + " is already published; " + outcome);
         if (cause != null) {

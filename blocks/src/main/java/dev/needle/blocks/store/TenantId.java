@@ -1,5 +1,7 @@
 package dev.needle.blocks.store;
 
+import dev.needle.blocks.store.fs.FsBlockStore;
+
 /**
  * A validated tenant id, safe to use as one directory name: ASCII letters, digits, {@code -},
  * {@code _} and {@code .}, 1 to 150 characters, neither {@code .} nor {@code ..}, and not
@@ -44,7 +46,7 @@ public record TenantId(String value) implements Comparable<TenantId> {
     }
 
     /** Whether {@code raw} is a valid tenant id; for listing directories without exceptions. */
-    static boolean isValid(String raw) {
+    public static boolean isValid(String raw) {
         return problem(raw) == null;
     }
 

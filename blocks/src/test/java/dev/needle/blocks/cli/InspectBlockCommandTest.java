@@ -6,16 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
-import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
 import java.io.IOException;

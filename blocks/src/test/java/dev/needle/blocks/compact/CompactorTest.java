@@ -16,9 +16,9 @@ import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.LiveBlocks;
-import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.TwoStores;
+import dev.needle.blocks.store.s3.S3ProxyServer;
 import dev.needle.blocks.write.BlockWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -159,7 +159,7 @@ class CompactorTest {
 
     @Test
     void run_underAStreamOfSmallBlocks_writesEachRowAgainAFewTimes_notOncePerPass() throws IOException {
-        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        BlockStore store = new dev.needle.blocks.store.fs.FsBlockStore(dir);
         RandomRecords random = new RandomRecords(17);
         List<String> records = new ArrayList<>();
         long ingested = 0;
@@ -186,7 +186,7 @@ class CompactorTest {
 
     @Test
     void run_again_changesNothing() throws IOException {
-        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        BlockStore store = new dev.needle.blocks.store.fs.FsBlockStore(dir);
         List<String> records = fill(store);
         try (Compactor compactor = new Compactor(store, options(1000, b -> true))) {
             compactor.run(false);
@@ -205,7 +205,7 @@ class CompactorTest {
 
     @Test
     void run_blocksTooLargeOrNotEligible_leftAlone_andBacklogCounted() throws IOException {
-        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        BlockStore store = new dev.needle.blocks.store.fs.FsBlockStore(dir);
         fill(store);
         List<BlockName> spans = names(store, Signal.SPANS);
         // 40 rows is more than half of 60: no block is small.
@@ -232,7 +232,7 @@ class CompactorTest {
 
     @Test
     void run_deferred_leavesItsMergesToTheNextPass_askedWithTheBacklogLeft() throws IOException {
-        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        BlockStore store = new dev.needle.blocks.store.fs.FsBlockStore(dir);
         List<String> records = fill(store);
         List<Integer> asked = new ArrayList<>();
         // Runs of at most 100 rows: spans in two runs of two blocks, logs in one of two.
@@ -262,7 +262,7 @@ class CompactorTest {
 
     @Test
     void run_ingestTurnsBusyInsideAMerge_theMergeYieldsBeforeItsWrite_andAQuietPassMergesIt() throws IOException {
-        BlockStore store = new dev.needle.blocks.store.FsBlockStore(dir);
+        BlockStore store = new dev.needle.blocks.store.fs.FsBlockStore(dir);
         List<String> records = fill(store);
         List<BlockRef> before = new ArrayList<>(store.list(ACME, Signal.SPANS));
         before.addAll(store.list(ACME, Signal.LOGS));

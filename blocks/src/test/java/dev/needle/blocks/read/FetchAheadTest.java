@@ -8,14 +8,15 @@ import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.arrow.SpanColumns;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FaultProxy;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.FsBlockStore;
-import dev.needle.blocks.store.ReadTally;
-import dev.needle.blocks.store.S3BlockStore;
-import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.reads.ReadTally;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
+import dev.needle.blocks.store.s3.S3ProxyServer;
 import dev.needle.blocks.write.BlockWriter;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
@@ -60,7 +61,7 @@ class FetchAheadTest {
     @BeforeEach
     void open() throws Exception {
         proxy = FaultProxy.start(server.endpoint());
-        s3 = new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true).region(Region.US_EAST_1)
+        s3 = new S3BlockStore(S3Clients.builder(proxy.endpoint(), true).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
                 server.createBucket("ahead-" + ++buckets), "p", dir.resolve("staging"), Clock.systemUTC(),

@@ -1,6 +1,7 @@
 package dev.needle.blocks.store;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.reads.RequestCounter;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.List;

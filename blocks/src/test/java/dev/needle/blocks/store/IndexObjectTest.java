@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.s3.S3ProxyServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

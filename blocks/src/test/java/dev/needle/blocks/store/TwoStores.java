@@ -1,5 +1,8 @@
 package dev.needle.blocks.store;
 
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3ProxyServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;

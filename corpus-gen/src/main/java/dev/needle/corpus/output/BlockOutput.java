@@ -1,8 +1,8 @@
 package dev.needle.corpus.output;
 
 import dev.needle.blocks.SignalKind;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.WrittenBlock;
 import dev.needle.corpus.Corpus;

@@ -3,7 +3,7 @@ package dev.needle.ingest.server;
 import dev.needle.blocks.cli.DataDirectory;
 import dev.needle.blocks.cli.OneLineFailure;
 import dev.needle.blocks.cli.Units;
-import dev.needle.blocks.store.S3Location;
+import dev.needle.blocks.store.s3.S3Location;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.ingest.IngestLimits;
 import dev.needle.sidecar.cli.NeedleVersion;

@@ -1,8 +1,8 @@
 package dev.needle.ingest.wal;
 
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -49,7 +49,7 @@ public final class QueryCommand {
     }
 
     /** The command line; a failure prints one line (its message), not a stack trace, and exits with its code. */
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         return new CommandLine(new QueryCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
             String command = "needle " + cli.getCommandSpec().qualifiedName() + ": ";
             if (e instanceof QueryFailure f) {

@@ -1,8 +1,11 @@
 package dev.needle.query.cli;
 
+import dev.needle.blocks.index.Intrinsic;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
+import dev.needle.blocks.model.Severity;
+import dev.needle.query.ql.Keywords;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -19,7 +22,6 @@ final class Text {
 
     private static final DateTimeFormatter TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
-    private static final String[] SEVERITIES = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
 
     private Text() {
     }
@@ -60,12 +62,7 @@ final class Text {
 
     /** OTLP's span status code as a word; unknown codes as their number. */
     static String status(int code) {
-        return switch (code) {
-            case 0 -> "unset";
-            case 1 -> "ok";
-            case 2 -> "error";
-            default -> Integer.toString(code);
-        };
+        return Keywords.of(Intrinsic.STATUS, code).orElse(Integer.toString(code));
     }
 
     /** The record's own severity text, else OTLP's name for the number (INFO, WARN2, …), else "-". */
@@ -73,11 +70,10 @@ final class Text {
         if (!text.isEmpty()) {
             return oneLine(text);
         }
-        if (number < 1 || number > 24) {
+        if (number < 1 || number > Severity.MAX_NUMBER) {
             return number == 0 ? "-" : Integer.toString(number);
         }
-        int step = (number - 1) % 4;
-        return SEVERITIES[(number - 1) / 4] + (step == 0 ? "" : Integer.toString(step + 1));
+        return Severity.otlpName(number);
     }
 
     /** The resource's {@code service.name}, or "-" when it has none. */

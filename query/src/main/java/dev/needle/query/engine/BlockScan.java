@@ -8,7 +8,7 @@ import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
-import dev.needle.blocks.store.ReadTally;
+import dev.needle.blocks.store.reads.ReadTally;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.FailOpenReason;

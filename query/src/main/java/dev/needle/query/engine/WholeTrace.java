@@ -3,6 +3,7 @@ package dev.needle.query.engine;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.SpanRecord;
+import dev.needle.query.ql.TraceField;
 import java.util.List;
 
 /**
@@ -46,19 +47,19 @@ record WholeTrace(List<SpanRecord> spans) {
     }
 
     /**
-     * The value of a {@code trace:} field ({@link dev.needle.query.ql.Attribute#TRACE_FIELDS}); null
+     * The value of a {@code trace:} field ({@link TraceField}); null
      * when the trace has no root span (or the root no {@code service.name}), which no condition
      * accepts, as Tempo's nil.
      */
     AnyValue value(String field) {
-        if (field.equals("duration")) {
+        if (field.equals(TraceField.DURATION.word())) {
             return new AnyValue.Int(durationNano());
         }
         SpanRecord root = root();
         if (root == null) {
             return null;
         }
-        if (field.equals("rootName")) {
+        if (field.equals(TraceField.ROOT_NAME.word())) {
             return new AnyValue.Str(root.name());
         }
         for (KeyValue kv : root.resource().attributes()) {

@@ -4,27 +4,27 @@ package dev.needle.query.http;
  * A request the API answers with a 4xx and a message: bad parameters, an unknown path, nothing
  * found. Checked, so that every endpoint decides where the user's mistakes end up.
  */
-final class ApiException extends Exception {
+public final class ApiException extends Exception {
 
     private final int status;
 
-    ApiException(int status, String message) {
+    public ApiException(int status, String message) {
         super(message);
         this.status = status;
     }
 
     /** A 400 Bad Request. */
-    static ApiException badRequest(String message) {
+    public static ApiException badRequest(String message) {
         return new ApiException(400, message);
     }
 
     /** A 404 Not Found. */
-    static ApiException notFound(String message) {
+    public static ApiException notFound(String message) {
         return new ApiException(404, message);
     }
 
     /** The HTTP status to answer with. */
-    int status() {
+    public int status() {
         return status;
     }
 }

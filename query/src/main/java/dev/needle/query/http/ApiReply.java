@@ -21,26 +21,26 @@ import org.eclipse.jetty.util.Callback;
  * @param body        the body
  * @param headers     more response headers, by name
  */
-record ApiReply(int status, String contentType, byte[] body, Map<String, String> headers) {
+public record ApiReply(int status, String contentType, byte[] body, Map<String, String> headers) {
 
-    static final String JSON = "application/json";
-    static final String PROTOBUF = "application/protobuf";
-    static final String TEXT = "text/plain; charset=utf-8";
+    public static final String JSON = "application/json";
+    public static final String PROTOBUF = "application/protobuf";
+    public static final String TEXT = "text/plain; charset=utf-8";
     /** Long enough for dozens of block names, short enough for any proxy's header limit. */
     private static final int MAX_MESSAGE_HEADER = 4000;
 
-    ApiReply {
+    public ApiReply {
         // In the order added, so that a reply reads the same every time.
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
     /** A reply without headers of its own. */
-    ApiReply(int status, String contentType, byte[] body) {
+    public ApiReply(int status, String contentType, byte[] body) {
         this(status, contentType, body, Map.of());
     }
 
     /** This reply with one more header; the value must be printable ASCII, as HTTP/1.1 header values are. */
-    ApiReply withHeader(String name, String value) {
+    public ApiReply withHeader(String name, String value) {
         for (int i = 0; i < value.length(); i++) {
             if (value.charAt(i) < 0x20 || value.charAt(i) > 0x7e) {
                 throw new IllegalArgumentException("header " + name + ": not printable ASCII at " + i + ": " + value);
@@ -56,7 +56,7 @@ record ApiReply(int status, String contentType, byte[] body, Map<String, String>
      * not be read) and, when partial, {@code X-Needle-Message} naming them: for answers in a shape of
      * Tempo's that has no field for it.
      */
-    ApiReply withStatusHeaders(List<String> problems) {
+    public ApiReply withStatusHeaders(List<String> problems) {
         ApiReply out = withHeader(QueryApi.STATUS_HEADER, problems.isEmpty() ? "COMPLETE" : "PARTIAL");
         return problems.isEmpty() ? out : out.withHeader(QueryApi.MESSAGE_HEADER, headerText(JsonReplies.partialMessage(problems)));
     }
@@ -72,15 +72,15 @@ record ApiReply(int status, String contentType, byte[] body, Map<String, String>
     }
 
     /** A plain-text reply. */
-    static ApiReply text(int status, String text) {
+    public static ApiReply text(int status, String text) {
         return new ApiReply(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Writes the reply and completes {@code callback}, once, through the write. */
-    void send(Response response, Callback callback) {
+    public void send(Response response, Callback callback) {
         response.setStatus(status);
         if (status == HttpStatus.METHOD_NOT_ALLOWED_405) {
-            // Every handler of this package serves GET only.
+            // Every handler answering with an ApiReply serves GET only.
             response.getHeaders().put(HttpHeader.ALLOW, "GET");
         }
         if (contentType != null) {

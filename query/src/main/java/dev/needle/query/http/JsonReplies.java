@@ -10,12 +10,12 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /** JSON replies: one object per response, written with Jackson's streaming generator. */
-final class JsonReplies {
+public final class JsonReplies {
 
     private static final JsonFactory FACTORY = new JsonFactory();
 
     /** Writes the fields of the reply's top-level object. */
-    interface Fields {
+    public interface Fields {
         void write(JsonGenerator g) throws IOException;
     }
 
@@ -23,7 +23,7 @@ final class JsonReplies {
     }
 
     /** A reply whose body is one object holding what {@code fields} writes. */
-    static ApiReply object(int status, Fields fields) {
+    public static ApiReply object(int status, Fields fields) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.writeStartObject();
@@ -40,7 +40,7 @@ final class JsonReplies {
      * {@code "status":"COMPLETE"} or {@code "status":"PARTIAL"} with a {@code "message"} naming
      * the blocks that could not be read.
      */
-    static void status(JsonGenerator g, List<String> problems) throws IOException {
+    public static void status(JsonGenerator g, List<String> problems) throws IOException {
         g.writeStringField("status", problems.isEmpty() ? "COMPLETE" : "PARTIAL");
         if (!problems.isEmpty()) {
             g.writeStringField("message", partialMessage(problems));
@@ -48,20 +48,20 @@ final class JsonReplies {
     }
 
     /** Only when partial: the same status and message, for shapes that have no status field of their own. */
-    static void statusIfPartial(JsonGenerator g, List<String> problems) throws IOException {
+    public static void statusIfPartial(JsonGenerator g, List<String> problems) throws IOException {
         if (!problems.isEmpty()) {
             status(g, problems);
         }
     }
 
     /** The message of a partial answer: how many blocks (or ingest nodes) were unreadable, and each problem. */
-    static String partialMessage(List<String> problems) {
+    public static String partialMessage(List<String> problems) {
         return problems.size() + (problems.size() == 1 ? " block or ingest node" : " blocks or ingest nodes")
                 + " could not be read, so the answer may miss records: " + String.join("; ", problems);
     }
 
     /** {@code "explain":[plan, …]} when {@code explain}. */
-    static void explain(JsonGenerator g, boolean explain, List<Explain> plans) throws IOException {
+    public static void explain(JsonGenerator g, boolean explain, List<Explain> plans) throws IOException {
         if (!explain) {
             return;
         }

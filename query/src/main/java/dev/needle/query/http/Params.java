@@ -1,7 +1,9 @@
 package dev.needle.query.http;
 
+import dev.needle.blocks.model.Bytes;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.sidecar.TraceIdText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,7 @@ import org.eclipse.jetty.util.Fields;
  * A request's query parameters, read the way every endpoint reads them; each problem is a 400
  * naming the parameter. An empty value counts as absent, as in Tempo's API.
  */
-final class Params {
+public final class Params {
 
     /** Unix seconds, Tempo style, with an optional fraction; bounded so that parsing stays cheap. */
     private static final Pattern SECONDS = Pattern.compile("\\d{1,19}(\\.\\d{1,18})?");
@@ -29,7 +31,7 @@ final class Params {
     }
 
     /** The query parameters of {@code request}. */
-    static Params of(Request request) throws ApiException {
+    public static Params of(Request request) throws ApiException {
         try {
             return new Params(Request.extractQueryParameters(request, StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
@@ -39,7 +41,7 @@ final class Params {
     }
 
     /** The query parameters and, for a form POST, the form's fields: Loki takes its parameters either way. */
-    static Params withForm(Request request) throws ApiException {
+    public static Params withForm(Request request) throws ApiException {
         try {
             return new Params(Request.getParameters(request));
         } catch (Exception e) {
@@ -48,12 +50,12 @@ final class Params {
     }
 
     /** Every non-empty value of a repeatable parameter, such as Loki's {@code match[]}. */
-    List<String> strings(String name) {
+    public List<String> strings(String name) {
         return fields.getValuesOrEmpty(name).stream().filter(v -> !v.isEmpty()).toList();
     }
 
     /** The parameter's value, or null when it is absent or empty; given twice is an error. */
-    String string(String name) throws ApiException {
+    public String string(String name) throws ApiException {
         List<String> values = fields.getValuesOrEmpty(name);
         if (values.size() > 1) {
             throw ApiException.badRequest(name + ": given " + values.size() + " times, at most once allowed");
@@ -62,7 +64,7 @@ final class Params {
     }
 
     /** {@code true} or {@code false}; false when absent. */
-    boolean flag(String name) throws ApiException {
+    public boolean flag(String name) throws ApiException {
         String v = string(name);
         if (v == null || v.equals("false")) {
             return false;
@@ -74,7 +76,7 @@ final class Params {
     }
 
     /** {@code limit}, from 1 to {@code max}; {@code defaultLimit} when absent. */
-    int limit(int defaultLimit, int max) throws ApiException {
+    public int limit(int defaultLimit, int max) throws ApiException {
         String v = string("limit");
         if (v == null) {
             return defaultLimit;
@@ -90,7 +92,7 @@ final class Params {
      * leave that side open. Fractions are kept to the nanosecond, start rounded down and end up,
      * so that the range never excludes an instant the seconds given include.
      */
-    TimeRange range() throws ApiException {
+    public TimeRange range() throws ApiException {
         long from = nanos("start", RoundingMode.FLOOR, Long.MIN_VALUE);
         long to = nanos("end", RoundingMode.CEILING, Long.MAX_VALUE);
         if (from > to) {
@@ -100,7 +102,7 @@ final class Params {
     }
 
     /** Every mechanism except those in {@code disable}, a comma-separated list. */
-    Mechanisms mechanisms() throws ApiException {
+    public Mechanisms mechanisms() throws ApiException {
         String v = string("disable");
         if (v == null) {
             return Mechanisms.ALL;
@@ -143,8 +145,14 @@ final class Params {
         return nanos.longValueExact();
     }
 
+    /** A trace id as {@link TraceIdText} reads it, from a request's path or parameter. */
+    public static Bytes traceId(String raw) throws ApiException {
+        return Bytes.wrap(TraceIdText.parse(raw).orElseThrow(() ->
+                ApiException.badRequest("trace id: expected 1 to 32 hex digits, got " + quote(raw))));
+    }
+
     /** {@code s} quoted for a message, cut short so that a huge parameter cannot make a huge reply. */
-    static String quote(String s) {
+    public static String quote(String s) {
         return s.length() <= 64 ? "\"" + s + "\"" : "\"" + s.substring(0, 64) + "…\" (" + s.length() + " characters)";
     }
 }

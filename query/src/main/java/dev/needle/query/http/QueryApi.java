@@ -3,6 +3,12 @@ package dev.needle.query.http;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.QueryAbortedException;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.loki.LokiApi;
+import dev.needle.query.metrics.QueryMetrics;
+import dev.needle.query.tempo.LogsEndpoint;
+import dev.needle.query.tempo.SearchEndpoint;
+import dev.needle.query.tempo.TagsEndpoint;
+import dev.needle.query.tempo.TraceEndpoint;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -186,7 +192,7 @@ public final class QueryApi extends Handler.Abstract {
     }
 
     /** The request's tenant, from {@code X-Scope-OrgID}; an invalid one is a 400. */
-    static TenantId tenant(Request request) throws ApiException {
+    public static TenantId tenant(Request request) throws ApiException {
         try {
             return TenantId.fromHeader(request.getHeaders().get("X-Scope-OrgID"));
         } catch (IllegalArgumentException e) {

@@ -6,6 +6,7 @@ import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Severity;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -65,8 +66,6 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
     public static final String TRACE_ID = "trace_id";
 
     private static final JsonFactory JSON = new JsonFactory();
-    /** Loki's levels by OTLP severity number: 1-4 trace, 5-8 debug, 9-12 info, 13-16 warn, 17-20 error, 21-24 fatal. */
-    private static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error", "fatal");
 
     public LokiEntry {
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
@@ -232,7 +231,7 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
 
     /** Loki's {@code detected_level} of an OTLP severity number; none for unspecified (0). */
     private static String level(int severityNumber) {
-        return severityNumber < 1 || severityNumber > 24 ? "" : LEVELS.get((severityNumber - 1) / 4);
+        return Severity.of(severityNumber).map(Severity::word).orElse("");
     }
 
     private static void json(JsonGenerator g, AnyValue v) throws IOException {

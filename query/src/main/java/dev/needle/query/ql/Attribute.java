@@ -33,8 +33,8 @@ public record Attribute(Signal signal, Scope scope, String key) {
         /** An intrinsic field of the record, such as {@code name} or {@code severity}. */
         INTRINSIC,
         /**
-         * A field of the span's whole trace ({@code trace:rootService}, {@code trace:rootName},
-         * {@code trace:duration}): judged where the trace is looked up whole, never by an index.
+         * A field of the span's whole trace, a {@link TraceField} ({@code trace:rootService}, …): judged
+         * where the trace is looked up whole, never by an index.
          */
         TRACE,
         /** {@code event:name}: the name of any of the span's events; the key is {@code name}. */
@@ -43,9 +43,6 @@ public record Attribute(Signal signal, Scope scope, String key) {
 
     /** The one key of {@link Scope#EVENT}: events are matched by name. */
     public static final String EVENT_NAME = "name";
-
-    /** The keys of {@link Scope#TRACE}, Tempo's {@code trace:} words; {@code duration} is an int, the others strings. */
-    public static final List<String> TRACE_FIELDS = List.of("rootService", "rootName", "duration");
 
     /** Checks that an intrinsic exists for the signal; the message names the ones that do. */
     public Attribute {
@@ -60,9 +57,9 @@ public record Attribute(Signal signal, Scope scope, String key) {
             throw new IllegalArgumentException(why + "; " + signal.dirName() + " have " + intrinsics(signal)
                     + ", and attributes are written like ." + key + " or " + recordScope(signal) + key);
         }
-        if (scope == Scope.TRACE && (signal != Signal.SPANS || !TRACE_FIELDS.contains(key))) {
+        if (scope == Scope.TRACE && (signal != Signal.SPANS || TraceField.find(key).isEmpty())) {
             throw new IllegalArgumentException(signal != Signal.SPANS ? "log records belong to no trace: trace:" + key
-                    : "unknown trace field 'trace:" + key + "'; traces have trace:" + String.join(", trace:", TRACE_FIELDS));
+                    : "unknown trace field 'trace:" + key + "'; traces have trace:" + String.join(", trace:", TraceField.words()));
         }
         if (scope == Scope.EVENT && (signal != Signal.SPANS || !key.equals(EVENT_NAME))) {
             throw new IllegalArgumentException(signal != Signal.SPANS ? "log records have no events: event:" + key
@@ -77,7 +74,7 @@ public record Attribute(Signal signal, Scope scope, String key) {
     public boolean isStringField() {
         return switch (scope) {
             case INTRINSIC -> intrinsic().isString();
-            case TRACE -> !key.equals("duration");
+            case TRACE -> TraceField.find(key).orElseThrow().isString();
             case EVENT -> true;
             default -> false;
         };

@@ -8,14 +8,6 @@ import java.util.List;
  */
 final class Canonical {
 
-    /** Status keywords; the index is the OTLP status code. */
-    static final List<String> STATUSES = List.of("unset", "ok", "error");
-    /** Span kind keywords; the index is OTLP's SpanKind. */
-    static final List<String> KINDS = List.of("unspecified", "internal", "server", "client", "producer", "consumer");
-    /** Severity names; index i is the base number 1 + 4i of its range (warn = 13, WARN..WARN4 = 13..16). */
-    static final List<String> SEVERITIES = List.of("trace", "debug", "info", "warn", "error", "fatal");
-    /** The highest OTLP severity number (FATAL4); 0 is unspecified. */
-    static final int MAX_SEVERITY = 24;
     /** Duration units, largest first, with their length in nanoseconds. */
     static final List<String> UNITS = List.of("h", "m", "s", "ms", "us", "ns");
     static final long[] UNIT_NANOS = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L, 1L};

@@ -1,10 +1,10 @@
 package dev.needle.query.ql;
 
+import dev.needle.blocks.model.Severity;
 import dev.needle.blocks.model.Signal;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.regex.PatternSyntaxException;
 
@@ -49,15 +49,12 @@ public final class QueryParser {
 
     private static final String LITERAL = "a literal (a \"string\", a number, true or false)";
     private static final String DURATION = "a duration (such as 2s, 150ms or 1.5h)";
-    private static final String SEVERITY = "a severity (a number from 0 to " + Canonical.MAX_SEVERITY
-            + ", or " + String.join(", ", Canonical.SEVERITIES) + ")";
+    private static final String SEVERITY = "a severity (a number from 0 to " + Severity.MAX_NUMBER
+            + ", or " + String.join(", ", Severity.words()) + ")";
     private static final Op[] OPS_LONGEST_FIRST = {Op.MATCH, Op.NOT_MATCH, Op.NE, Op.LE, Op.GE, Op.EQ, Op.LT, Op.GT};
     private static final List<String> TWO_CHAR_TOKENS = List.of("&&", "||", "!=", "<=", ">=", "=~", "!~");
     private static final String PUNCTUATION = "{}()=<>!&|~\"";
     private static final int EOF = -1;
-    /** Tempo's unscoped words for the fields of the whole trace, by their {@code trace:} field. */
-    private static final Map<String, String> TRACE_WORDS = Map.of("traceDuration", "duration",
-            "rootServiceName", "rootService", "rootName", "rootName");
 
     private final String text;
     private final Signal signal;
@@ -154,7 +151,7 @@ public final class QueryParser {
         }
         if (dot < 0) {
             pos = end;
-            String traceField = TRACE_WORDS.get(word);
+            String traceField = TraceField.findTempoWord(word).map(TraceField::word).orElse(null);
             try {
                 return traceField != null ? new Attribute(signal, Attribute.Scope.TRACE, traceField)
                         : new Attribute(signal, Attribute.Scope.INTRINSIC, word);
@@ -252,9 +249,9 @@ public final class QueryParser {
             return switch (attribute.intrinsic()) {
                 case NAME -> quoted("the span name");
                 case STATUS_MESSAGE -> quoted("the status message");
-                case STATUS -> keywordOrInt(Canonical.STATUSES, 0, 1, "a status (ok, error or unset)");
-                case KIND -> keywordOrInt(Canonical.KINDS, 0, 1,
-                        "a span kind (" + String.join(", ", Canonical.KINDS) + ")");
+                case STATUS -> keywordOrInt(Keywords.STATUSES, 0, 1, "a status (ok, error or unset)");
+                case KIND -> keywordOrInt(Keywords.KINDS, 0, 1,
+                        "a span kind (" + String.join(", ", Keywords.KINDS) + ")");
                 case SEVERITY -> severity();
                 case DURATION -> duration();
             };
@@ -306,8 +303,8 @@ public final class QueryParser {
 
     private Literal severity() throws QueryParseException {
         int start = pos;
-        Literal.IntLit l = keywordOrInt(Canonical.SEVERITIES, 1, 4, SEVERITY);
-        if (l.value() < 0 || l.value() > Canonical.MAX_SEVERITY) {
+        Literal.IntLit l = keywordOrInt(Severity.words(), Severity.TRACE.number(), 4, SEVERITY);
+        if (l.value() < 0 || l.value() > Severity.MAX_NUMBER) {
             throw expectedAt(start, SEVERITY);
         }
         return l;

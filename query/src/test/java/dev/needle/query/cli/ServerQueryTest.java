@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.needle.blocks.BlockLayout;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.query.cli.Cli.Run;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.http.QueryApi;
-import dev.needle.query.http.QueryMetrics;
+import dev.needle.query.metrics.QueryMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.store.FsBlockStore;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.query.cli.Cli.Run;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

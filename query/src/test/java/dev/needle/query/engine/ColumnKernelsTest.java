@@ -20,8 +20,8 @@ import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.blocks.write.BlockWriter.Codec;
 import dev.needle.blocks.write.BlockWriter.Options;
@@ -29,12 +29,13 @@ import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.Literal;
 import dev.needle.query.ql.Op;
+import dev.needle.query.ql.TraceField;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -364,7 +365,7 @@ class ColumnKernelsTest {
      * which the kernel must let through for every row, as {@link Values#of(SpanRecord)} does.
      */
     private static Expr.Condition spanField(SplittableRandom random, Attribute.Scope scope, SpanRecord s, Op op) {
-        String key = scope == Attribute.Scope.EVENT ? Attribute.EVENT_NAME : pick(random, Attribute.TRACE_FIELDS);
+        String key = scope == Attribute.Scope.EVENT ? Attribute.EVENT_NAME : pick(random, TraceField.words());
         Attribute a = new Attribute(Signal.SPANS, scope, key);
         if (!a.isStringField()) {
             return new Expr.Condition(a, op.isRegex() ? Op.GT : op, new Literal.IntLit(random.nextLong(5_000)));

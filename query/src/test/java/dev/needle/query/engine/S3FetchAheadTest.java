@@ -7,15 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FaultProxy;
-import dev.needle.blocks.store.FaultProxy.Exchange;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.FsBlockStore;
-import dev.needle.blocks.store.S3BlockStore;
-import dev.needle.blocks.store.S3ProxyServer;
-import dev.needle.blocks.store.S3Timeouts;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
+import dev.needle.blocks.store.s3.S3ProxyServer;
+import dev.needle.blocks.store.s3.S3Timeouts;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Exchange;
+import dev.needle.testkit.FaultProxy.Fault;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -89,7 +90,7 @@ class S3FetchAheadTest {
 
     /** A new store on the bucket, through the proxy: a new client and an empty cache of ranges. */
     private S3BlockStore store() throws IOException {
-        return new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
+        return new S3BlockStore(S3Clients.builder(proxy.endpoint(), true, SHORT).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
                 bucket, "p", dir.resolve("staging"), Clock.systemUTC(), S3BlockStore.DEFAULT_SWEEP_GRACE);

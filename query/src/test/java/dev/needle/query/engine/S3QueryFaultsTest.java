@@ -8,14 +8,15 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FaultProxy;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.S3BlockStore;
-import dev.needle.blocks.store.S3ProxyServer;
-import dev.needle.blocks.store.S3Timeouts;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
+import dev.needle.blocks.store.s3.S3ProxyServer;
+import dev.needle.blocks.store.s3.S3Timeouts;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,7 +49,7 @@ class S3QueryFaultsTest {
     void dataGetsOfOneBlockHanging_partialNamingIt_thenWholeOnceHealed() throws Exception {
         try (S3ProxyServer server = S3ProxyServer.start(); FaultProxy proxy = FaultProxy.start(server.endpoint());
              RootAllocator allocator = new RootAllocator();
-             S3BlockStore store = new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true, SHORT)
+             S3BlockStore store = new S3BlockStore(S3Clients.builder(proxy.endpoint(), true, SHORT)
                      .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
                              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
                      server.createBucket("hangs"), "p", dir, Clock.systemUTC(), S3BlockStore.DEFAULT_SWEEP_GRACE);

@@ -10,17 +10,18 @@ import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FaultProxy;
-import dev.needle.blocks.store.FaultProxy.Fault;
-import dev.needle.blocks.store.FaultProxy.Injection;
-import dev.needle.blocks.store.FsBlockStore;
-import dev.needle.blocks.store.S3BlockStore;
-import dev.needle.blocks.store.S3ProxyServer;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
+import dev.needle.blocks.store.s3.S3BlockStore;
+import dev.needle.blocks.store.s3.S3Clients;
+import dev.needle.blocks.store.s3.S3ProxyServer;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.query.engine.BlockDecision.Step;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.testkit.FaultProxy;
+import dev.needle.testkit.FaultProxy.Fault;
+import dev.needle.testkit.FaultProxy.Injection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -58,7 +59,7 @@ class S3ReadCountTest {
     void coldLookups_getsCounted_absentValueReadsNoData_answersAsLocalVersions3And2() throws Exception {
         try (S3ProxyServer server = S3ProxyServer.start(); FaultProxy proxy = FaultProxy.start(server.endpoint());
              RootAllocator allocator = new RootAllocator();
-             S3BlockStore s3 = new S3BlockStore(S3BlockStore.clientBuilder(proxy.endpoint(), true)
+             S3BlockStore s3 = new S3BlockStore(S3Clients.builder(proxy.endpoint(), true)
                      .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
                              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))).build(),
                      server.createBucket("counts"), "p", dir.resolve("staging"), Clock.systemUTC(),

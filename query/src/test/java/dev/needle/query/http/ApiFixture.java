@@ -1,5 +1,7 @@
 package dev.needle.query.http;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
@@ -8,13 +10,15 @@ import dev.needle.blocks.model.Resource;
 import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
-import dev.needle.blocks.store.FsBlockStore;
 import dev.needle.blocks.store.TenantId;
+import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.metrics.QueryMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,41 +44,41 @@ import org.eclipse.jetty.server.Server;
  * ({@link #shared}). Each span has a correlated log record (severity 17 for the 500s, else 9) in
  * two log blocks. Tenant B has one span block (services b-api, b-db) and one log block (severity 13).
  */
-final class ApiFixture implements AutoCloseable {
+public final class ApiFixture implements AutoCloseable {
 
-    static final TenantId A = TenantId.of("team-a");
-    static final TenantId B = TenantId.of("team-b");
-    static final long T0_SECONDS = 1_764_446_100L;
-    static final long T0 = T0_SECONDS * 1_000_000_000L;
-    static final long SECOND = 1_000_000_000L;
-    static final long MS = 1_000_000L;
-    static final int SPAN_BLOCKS_A = 4;
+    public static final TenantId A = TenantId.of("team-a");
+    public static final TenantId B = TenantId.of("team-b");
+    public static final long T0_SECONDS = 1_764_446_100L;
+    public static final long T0 = T0_SECONDS * 1_000_000_000L;
+    public static final long SECOND = 1_000_000_000L;
+    public static final long MS = 1_000_000L;
+    public static final int SPAN_BLOCKS_A = 4;
 
-    final RootAllocator allocator = new RootAllocator();
-    final FsBlockStore store;
-    final QueryEngine engine;
-    final PrometheusRegistry registry = new PrometheusRegistry();
-    final QueryMetrics metrics;
-    final Server server = new Server();
-    final LocalConnector connector = new LocalConnector(server);
+    public final RootAllocator allocator = new RootAllocator();
+    public final FsBlockStore store;
+    public final QueryEngine engine;
+    public final PrometheusRegistry registry = new PrometheusRegistry();
+    public final QueryMetrics metrics;
+    public final Server server = new Server();
+    public final LocalConnector connector = new LocalConnector(server);
 
-    final List<SpanRecord> spansA = new ArrayList<>();
-    final List<SpanRecord> spansB = new ArrayList<>();
-    final List<LogRecord> logsA = new ArrayList<>();
-    final List<LogRecord> logsB = new ArrayList<>();
-    final List<BlockRef> spanBlocksA = new ArrayList<>();
-    final List<BlockRef> logBlocksA = new ArrayList<>();
+    public final List<SpanRecord> spansA = new ArrayList<>();
+    public final List<SpanRecord> spansB = new ArrayList<>();
+    public final List<LogRecord> logsA = new ArrayList<>();
+    public final List<LogRecord> logsB = new ArrayList<>();
+    public final List<BlockRef> spanBlocksA = new ArrayList<>();
+    public final List<BlockRef> logBlocksA = new ArrayList<>();
     /** The first trace of each of A's span blocks: the ones with a 500. */
-    final List<Bytes> failedTraces = new ArrayList<>();
-    final Bytes shortId = Bytes.fromHex("00000000000000001234abcd5678ef90");
-    final Bytes rootless;
-    final Bytes crossing;
-    final Bytes shared;
+    public final List<Bytes> failedTraces = new ArrayList<>();
+    public final Bytes shortId = Bytes.fromHex("00000000000000001234abcd5678ef90");
+    public final Bytes rootless;
+    public final Bytes crossing;
+    public final Bytes shared;
 
     private final SplittableRandom random = new SplittableRandom(42);
     private final Scope scope = new Scope("io.test", "1.0", List.of(), 0, "");
 
-    ApiFixture(Path dir) throws Exception {
+    public ApiFixture(Path dir) throws Exception {
         store = new FsBlockStore(dir);
         rootless = randomId();
         crossing = randomId();
@@ -130,17 +134,17 @@ final class ApiFixture implements AutoCloseable {
     }
 
     /** GET {@code uri} (sent as written) with header name/value pairs. */
-    HttpTester.Response get(String uri, String... headers) throws Exception {
+    public HttpTester.Response get(String uri, String... headers) throws Exception {
         return request("GET", uri, headers);
     }
 
     /** A request with any method; the request line and headers are written as given, so that odd URIs reach Jetty. */
-    HttpTester.Response request(String method, String uri, String... headers) throws Exception {
+    public HttpTester.Response request(String method, String uri, String... headers) throws Exception {
         return send(connector, method, uri, headers);
     }
 
     /** Sends a request through {@code connector} and parses the response (a HEAD response has no body). */
-    static HttpTester.Response send(LocalConnector connector, String method, String uri, String... headers)
+    public static HttpTester.Response send(LocalConnector connector, String method, String uri, String... headers)
             throws Exception {
         StringBuilder request = new StringBuilder(method).append(' ').append(uri).append(" HTTP/1.1\r\n")
                 .append("Host: localhost\r\nConnection: close\r\n");
@@ -153,18 +157,29 @@ final class ApiFixture implements AutoCloseable {
     }
 
     /** Cuts the end off a block's data.arrow, so that it cannot be read. */
-    void truncateData(BlockRef block) throws IOException {
+    public void truncateData(BlockRef block) throws IOException {
         Path data = store.blockDir(block).resolve("data.arrow");
         byte[] bytes = Files.readAllBytes(data);
         Files.write(data, Arrays.copyOf(bytes, bytes.length - 100));
     }
 
     /** A's spans of one trace. */
-    List<SpanRecord> spansOf(Bytes traceId) {
+    public List<SpanRecord> spansOf(Bytes traceId) {
         return spansA.stream().filter(s -> s.traceId().equals(traceId)).toList();
     }
 
-    static boolean hasStatus500(SpanRecord s) {
+    /** The message of an error reply: plain text, as Tempo's are. */
+    public static String error(HttpTester.Response r) {
+        assertEquals("text/plain; charset=utf-8", r.get("Content-Type"));
+        return r.getContent();
+    }
+
+    /** {@code s} encoded for a query string. */
+    public static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    public static boolean hasStatus500(SpanRecord s) {
         return s.attributes().contains(KeyValue.of("http.response.status_code", 500));
     }
 

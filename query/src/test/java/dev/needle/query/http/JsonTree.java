@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** A JSON document read into maps, lists, strings, numbers and booleans with jackson-core, for assertions. */
-final class JsonTree {
+public final class JsonTree {
 
     private static final JsonFactory FACTORY = new JsonFactory();
 
@@ -20,7 +20,7 @@ final class JsonTree {
     }
 
     /** The document; trailing content fails. */
-    static Object parse(String json) throws IOException {
+    public static Object parse(String json) throws IOException {
         try (JsonParser p = FACTORY.createParser(json)) {
             p.nextToken();
             Object value = value(p);
@@ -32,7 +32,7 @@ final class JsonTree {
     }
 
     /** The value at a path of object keys (String) and array indexes (Integer); null when absent. */
-    static Object at(Object root, Object... path) {
+    public static Object at(Object root, Object... path) {
         Object v = root;
         for (Object step : path) {
             if (step instanceof String key && v instanceof Map<?, ?> m) {
@@ -48,13 +48,13 @@ final class JsonTree {
 
     /** The object at a path. */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(Object root, Object... path) {
+    public static Map<String, Object> object(Object root, Object... path) {
         return (Map<String, Object>) at(root, path);
     }
 
     /** The array at a path. */
     @SuppressWarnings("unchecked")
-    static List<Object> array(Object root, Object... path) {
+    public static List<Object> array(Object root, Object... path) {
         return (List<Object>) at(root, path);
     }
 
@@ -62,7 +62,7 @@ final class JsonTree {
      * Every value of {@code field} in the records of an OTLP JSON document, walking the three levels
      * {@code outer[*].middle[*].records[*]} (resourceSpans, scopeSpans, spans).
      */
-    static Set<Object> otlpField(Object otlp, String outer, String middle, String records, String field) {
+    public static Set<Object> otlpField(Object otlp, String outer, String middle, String records, String field) {
         Set<Object> values = new LinkedHashSet<>();
         for (Object resource : array(otlp, outer)) {
             for (Object scope : array(resource, middle)) {
@@ -75,7 +75,7 @@ final class JsonTree {
     }
 
     /** The spanId of every span under {@code resourceSpans}. */
-    static Set<Object> spanIds(Object otlp) {
+    public static Set<Object> spanIds(Object otlp) {
         return otlpField(otlp, "resourceSpans", "scopeSpans", "spans", "spanId");
     }
 

@@ -1,7 +1,7 @@
 package dev.needle.query.http;
 
 import static dev.needle.query.http.ApiFixture.A;
-import static dev.needle.query.http.SearchEndpointTest.enc;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +16,7 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.QueryLimits;
+import dev.needle.query.metrics.QueryMetrics;
 import dev.needle.sidecar.cli.NeedleVersion;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -54,12 +55,6 @@ class QueryApiTest {
         return api.get(uri, "X-Scope-OrgID", A.value());
     }
 
-    /** The message of an error reply: plain text, as Tempo's are. */
-    static String error(HttpTester.Response r) {
-        assertEquals("text/plain; charset=utf-8", r.get("Content-Type"));
-        return r.getContent();
-    }
-
     @Test
     void buildinfo_answersTemposShapeWithNeedlesVersion() throws Exception {
         HttpTester.Response r = api.get("/api/status/buildinfo");
@@ -90,7 +85,7 @@ class QueryApiTest {
                 assertEquals(405, r.getStatus(), method + " " + uri);
                 assertEquals("GET", r.get("Allow"));
                 if (!method.equals("HEAD")) {
-                    assertTrue(error(r).contains(method), r.getContent());
+                    assertTrue(ApiFixture.error(r).contains(method), r.getContent());
                 }
             }
         }
@@ -102,7 +97,7 @@ class QueryApiTest {
                 "/api/v2/x")) {
             HttpTester.Response r = getA(uri);
             assertEquals(404, r.getStatus(), uri);
-            assertTrue(error(r).startsWith("no such endpoint"), uri);
+            assertTrue(ApiFixture.error(r).startsWith("no such endpoint"), uri);
         }
     }
 
@@ -138,7 +133,7 @@ class QueryApiTest {
         for (String[] c : cases) {
             HttpTester.Response r = getA(c[0]);
             assertEquals(400, r.getStatus(), c[0] + ": " + r.getContent());
-            assertTrue(error(r).startsWith(c[1]), c[0] + ": " + error(r));
+            assertTrue(ApiFixture.error(r).startsWith(c[1]), c[0] + ": " + ApiFixture.error(r));
         }
     }
 
@@ -206,7 +201,7 @@ class QueryApiTest {
                 HttpTester.Response r = get(connector, uri);
                 assertEquals(503, r.getStatus(), uri);
                 assertEquals("5", r.get("Retry-After"), uri);
-                assertTrue(error(r).contains("the store could not be read") && error(r).contains("disk on fire"), error(r));
+                assertTrue(ApiFixture.error(r).contains("the store could not be read") && ApiFixture.error(r).contains("disk on fire"), ApiFixture.error(r));
             }
             assertEquals(200, get(connector, "/api/echo").getStatus());
             assertEquals(400, get(connector, "/api/search?limit=0").getStatus(), "input is checked before the engine runs");
@@ -215,7 +210,7 @@ class QueryApiTest {
             server.start();
             HttpTester.Response r = get(connector, "/api/search");
             assertEquals(500, r.getStatus());
-            assertTrue(error(r).contains("head lost"), error(r));
+            assertTrue(ApiFixture.error(r).contains("head lost"), ApiFixture.error(r));
         } finally {
             server.stop();
         }

@@ -2,7 +2,7 @@ package dev.needle.query.http;
 
 import static dev.needle.query.http.ApiFixture.A;
 import static dev.needle.query.http.ApiFixture.B;
-import static dev.needle.query.http.SearchEndpointTest.enc;
+import static dev.needle.query.http.ApiFixture.enc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,7 +101,7 @@ class TenantIsolationTest {
             for (String uri : DATA_ENDPOINTS) {
                 HttpTester.Response r = as(tenant, uri);
                 assertEquals(400, r.getStatus(), tenant + " " + uri);
-                String error = QueryApiTest.error(r);
+                String error = ApiFixture.error(r);
                 assertTrue(error.startsWith("X-Scope-OrgID: tenant id"), error);
             }
         }

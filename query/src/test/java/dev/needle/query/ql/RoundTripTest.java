@@ -3,6 +3,7 @@ package dev.needle.query.ql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.needle.blocks.index.Intrinsic;
+import dev.needle.blocks.model.Severity;
 import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Attribute.Scope;
 import java.util.ArrayList;
@@ -55,7 +56,7 @@ class RoundTripTest {
         List<Intrinsic> intrinsics = Intrinsic.of(signal);
         String key = switch (scope) {
             case INTRINSIC -> intrinsics.get(r.nextInt(intrinsics.size())).word();
-            case TRACE -> Attribute.TRACE_FIELDS.get(r.nextInt(Attribute.TRACE_FIELDS.size()));
+            case TRACE -> TraceField.words().get(r.nextInt(TraceField.values().length));
             case EVENT -> Attribute.EVENT_NAME;
             default -> text(r, KEY_PIECES);
         };
@@ -79,7 +80,7 @@ class RoundTripTest {
     private static Literal intrinsicLiteral(Random r, Intrinsic intrinsic) {
         return switch (intrinsic) {
             case NAME, STATUS_MESSAGE -> new Literal.StringLit(text(r, STRING_PIECES));
-            case SEVERITY -> new Literal.IntLit(r.nextInt(Canonical.MAX_SEVERITY + 1));
+            case SEVERITY -> new Literal.IntLit(r.nextInt(Severity.MAX_NUMBER + 1));
             case DURATION -> new Literal.IntLit(r.nextBoolean() ? randomLong(r) : r.nextInt(1000) * 1_000_000L);
             case STATUS, KIND -> new Literal.IntLit(r.nextBoolean() ? r.nextInt(9) - 1 : randomLong(r));
         };

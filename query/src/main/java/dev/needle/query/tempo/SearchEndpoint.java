@@ -1,0 +1,244 @@
+package dev.needle.query.tempo;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.needle.blocks.model.AnyValue;
+import dev.needle.blocks.model.KeyValue;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.otlp.OtlpJson;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.Mechanisms;
+import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.TimeRange;
+import dev.needle.query.engine.TraceSearchResult;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.JsonReplies;
+import dev.needle.query.http.Params;
+import dev.needle.query.http.QueryApi;
+import dev.needle.query.metrics.QueryMetrics;
+import dev.needle.query.ql.Attribute;
+import dev.needle.query.ql.Expr;
+import dev.needle.query.ql.QueryParseException;
+import dev.needle.query.ql.QueryParser;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Tempo's {@code /api/search}: the traces holding spans that match {@code q} (the TraceQL subset)
+ * or {@code tags} (logfmt), newest trace first, in exactly the shape of Tempo's
+ * {@code SearchResponse} in protobuf's JSON mapping, because Grafana decodes it strictly:
+ *
+ * <pre>
+ * {"traces":[{"traceID","rootServiceName","rootTraceName"?,"startTimeUnixNano":"ns","durationMs",
+ *             "spanSets":[{"spans":[{"spanID","name","startTimeUnixNano":"ns","durationNanos":"ns",
+ *                                    "attributes"?:[KeyValue]}],"matched"}]}],
+ *  "metrics":{"inspectedBytes":"n","totalBlocks","inspectedSpans":"n"}}
+ * </pre>
+ *
+ * <p>Root, start and duration are the whole trace's (see {@link QueryEngine#searchTraces}); the root
+ * service is Tempo's {@code "<root span not yet received>"} only when the trace has no root span, and
+ * then there is no root name. A span set lists up to {@code spss} of the trace's matching spans
+ * (default 3, 0 meaning the default, at most 100, as Tempo's defaults) and counts them all in
+ * {@code matched}; each span carries the attributes the query's conditions name, under their keys.
+ *
+ * <p>What Tempo's message has no field for goes where Grafana does not look: the response headers
+ * {@code X-Needle-Status} ({@code COMPLETE} or {@code PARTIAL}), {@code X-Needle-Message} (only when
+ * partial: the blocks that could not be read), {@code X-Needle-Inspected-Blocks} and
+ * {@code X-Needle-Skipped-Blocks} (of the search's plan); and, only on {@code explain=true}, a
+ * top-level {@code "explain"} with the search's plan and then each trace lookup's.
+ */
+public final class SearchEndpoint {
+
+    static final int DEFAULT_LIMIT = 20;
+    static final int MAX_LIMIT = 1000;
+    static final int DEFAULT_SPSS = 3;
+    static final int MAX_SPSS = 100;
+    static final String NO_ROOT = "<root span not yet received>";
+    private static final Pattern DIGITS = Pattern.compile("\\d{1,9}");
+
+    private final QueryEngine engine;
+    private final QueryMetrics metrics;
+
+    /** The endpoint over {@code engine}, counting each lookup in {@code metrics}. */
+    public SearchEndpoint(QueryEngine engine, QueryMetrics metrics) {
+        this.engine = engine;
+        this.metrics = metrics;
+    }
+
+    /** The answer to one search; see the class comment for its shape. */
+    public ApiReply answer(TenantId tenant, Params params) throws ApiException, IOException {
+        Expr expr = expr(params);
+        TimeRange range = params.range();
+        int limit = params.limit(DEFAULT_LIMIT, MAX_LIMIT);
+        int spss = spss(params);
+        Mechanisms mechanisms = params.mechanisms();
+        boolean explain = params.flag("explain");
+        long started = System.nanoTime();
+        TraceSearchResult result = engine.searchTraces(tenant, expr, range, limit, mechanisms);
+        metrics.record(QueryMetrics.Kind.SEARCH, System.nanoTime() - started, result.plans());
+        List<TraceSearchResult.Match> traces = new ArrayList<>(result.traces());
+        // Tempo's order: newest trace first.
+        traces.sort(Comparator.comparingLong(TraceSearchResult.Match::startUnixNano).reversed()
+                .thenComparing(TraceSearchResult.Match::traceId));
+        List<Attribute> shown = attributes(expr);
+        long bytes = 0;
+        long spans = 0;
+        for (Explain plan : result.plans()) {
+            bytes += plan.totals().bytesRead();
+            spans += plan.totals().rowsScanned() + plan.totals().headRows();
+        }
+        long inspectedSpans = spans;
+        long inspectedBytes = bytes;
+        Explain.Totals search = result.plans().get(0).totals();
+        return JsonReplies.object(200, g -> {
+            g.writeArrayFieldStart("traces");
+            for (TraceSearchResult.Match t : traces) {
+                writeTrace(g, t, spss, shown);
+            }
+            g.writeEndArray();
+            g.writeObjectFieldStart("metrics");
+            // uint64 fields are strings in protobuf's JSON; uint32 fields numbers.
+            g.writeStringField("inspectedBytes", Long.toString(inspectedBytes));
+            g.writeNumberField("totalBlocks", search.listed());
+            g.writeStringField("inspectedSpans", Long.toString(inspectedSpans));
+            g.writeEndObject();
+            JsonReplies.explain(g, explain, result.plans());
+        }).withStatusHeaders(result.problems())
+                .withHeader(QueryApi.INSPECTED_HEADER, Integer.toString(search.opened()))
+                .withHeader(QueryApi.SKIPPED_HEADER, Integer.toString(search.listed() - search.opened()));
+    }
+
+    private static Expr expr(Params params) throws ApiException {
+        String q = params.string("q");
+        String tags = params.string("tags");
+        if (q != null && tags != null) {
+            throw ApiException.badRequest("give q or tags, not both");
+        }
+        if (tags != null) {
+            return Logfmt.parse(tags);
+        }
+        try {
+            // No query at all lists the newest traces, as Tempo's search without one does.
+            return QueryParser.parse(q == null ? "{ }" : q, Signal.SPANS);
+        } catch (QueryParseException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    /** {@code spss}: 0 or absent is the default, as in Tempo; past the maximum a 400 with Tempo's message. */
+    private static int spss(Params params) throws ApiException {
+        String v = params.string("spss");
+        if (v == null) {
+            return DEFAULT_SPSS;
+        }
+        if (!DIGITS.matcher(v).matches()) {
+            throw ApiException.badRequest("invalid spss: expected a whole number from 0 to " + MAX_SPSS + ", got "
+                    + Params.quote(v));
+        }
+        int spss = Integer.parseInt(v);
+        if (spss > MAX_SPSS) {
+            throw ApiException.badRequest("spans per span set exceeds " + MAX_SPSS + ". received " + spss);
+        }
+        return spss == 0 ? DEFAULT_SPSS : spss;
+    }
+
+    /** The attributes the query's conditions name, each once, in the order written; intrinsics are fields of their own. */
+    private static List<Attribute> attributes(Expr expr) {
+        Set<Attribute> out = new LinkedHashSet<>();
+        collect(expr, out);
+        return List.copyOf(out);
+    }
+
+    private static void collect(Expr expr, Set<Attribute> out) {
+        if (expr instanceof Expr.Condition c && c.attribute().scope() != Attribute.Scope.INTRINSIC) {
+            out.add(c.attribute());
+        } else if (expr instanceof Expr.And and) {
+            and.terms().forEach(t -> collect(t, out));
+        } else if (expr instanceof Expr.Or or) {
+            or.terms().forEach(t -> collect(t, out));
+        }
+    }
+
+    private static void writeTrace(JsonGenerator g, TraceSearchResult.Match t, int spss, List<Attribute> shown)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("traceID", t.traceId().hex());
+        SpanRecord root = t.root();
+        if (root == null) {
+            g.writeStringField("rootServiceName", NO_ROOT);
+        } else {
+            g.writeStringField("rootServiceName", serviceName(root));
+            g.writeStringField("rootTraceName", root.name());
+        }
+        g.writeStringField("startTimeUnixNano", Long.toString(t.startUnixNano()));
+        // uint32 in Tempo's message: a trace longer than 49 days says so as well as it can.
+        g.writeNumberField("durationMs", Math.min(t.durationNano() / 1_000_000, 0xFFFF_FFFFL));
+        g.writeArrayFieldStart("spanSets");
+        g.writeStartObject();
+        g.writeArrayFieldStart("spans");
+        for (SpanRecord s : t.matched().subList(0, Math.min(spss, t.matched().size()))) {
+            g.writeStartObject();
+            g.writeStringField("spanID", s.spanId().hex());
+            g.writeStringField("name", s.name());
+            g.writeStringField("startTimeUnixNano", Long.toString(s.startTimeUnixNano()));
+            g.writeStringField("durationNanos", Long.toString(s.durationNano()));
+            OtlpJson.writeKeyValues(g, "attributes", shownValues(s, shown));
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeNumberField("matched", t.matched().size());
+        g.writeEndObject();
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** The span's values of the attributes shown, keyed as Tempo keys them: without the scope. */
+    private static List<KeyValue> shownValues(SpanRecord s, List<Attribute> shown) {
+        List<KeyValue> out = new ArrayList<>();
+        for (Attribute a : shown) {
+            KeyValue found = switch (a.scope()) {
+                case RESOURCE -> find(s.resource().attributes(), a.key());
+                case SCOPE -> find(s.scope().attributes(), a.key());
+                case RECORD -> find(s.attributes(), a.key());
+                case UNSCOPED -> firstOf(find(s.attributes(), a.key()), find(s.resource().attributes(), a.key()),
+                        find(s.scope().attributes(), a.key()));
+                case INTRINSIC, TRACE, EVENT -> null;
+            };
+            if (found != null && out.stream().noneMatch(kv -> kv.key().equals(a.key()))) {
+                out.add(found);
+            }
+        }
+        return out;
+    }
+
+    private static KeyValue firstOf(KeyValue... candidates) {
+        for (KeyValue kv : candidates) {
+            if (kv != null) {
+                return kv;
+            }
+        }
+        return null;
+    }
+
+    private static KeyValue find(List<KeyValue> attributes, String key) {
+        for (KeyValue kv : attributes) {
+            if (kv.key().equals(key)) {
+                return kv;
+            }
+        }
+        return null;
+    }
+
+    /** The resource's {@code service.name}, or the empty string when it has none. */
+    private static String serviceName(SpanRecord span) {
+        KeyValue kv = find(span.resource().attributes(), "service.name");
+        return kv != null && kv.value() instanceof AnyValue.Str s ? s.value() : "";
+    }
+}
