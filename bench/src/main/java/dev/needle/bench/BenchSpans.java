@@ -50,17 +50,18 @@ final class BenchSpans {
             time += random.nextInt(2_000_000);
             long duration = (long) (1_000_000 * Math.exp(random.nextGaussian() * 1.5));
             int status = random.nextInt(50) == 0 ? 500 : 200;
-            spans.add(new SpanRecord(resources.get(random.nextInt(resources.size())), scope,
-                    Bytes.wrap(traceId), Bytes.wrap(spanId), "", i % SPANS_PER_TRACE == 0 ? Bytes.EMPTY : Bytes.wrap(spanId),
-                    1, METHODS[random.nextInt(METHODS.length)] + " " + ROUTES[random.nextInt(ROUTES.length)],
-                    2, time, time + duration,
-                    List.of(KeyValue.of("http.request.method", METHODS[random.nextInt(METHODS.length)]),
+            spans.add(SpanRecord.builder().resource(resources.get(random.nextInt(resources.size()))).scope(scope)
+                    .traceId(Bytes.wrap(traceId)).spanId(Bytes.wrap(spanId))
+                    .parentSpanId(i % SPANS_PER_TRACE == 0 ? Bytes.EMPTY : Bytes.wrap(spanId)).flags(1)
+                    .name(METHODS[random.nextInt(METHODS.length)] + " " + ROUTES[random.nextInt(ROUTES.length)])
+                    .kind(2).startTimeUnixNano(time).endTimeUnixNano(time + duration)
+                    .attributes(List.of(KeyValue.of("http.request.method", METHODS[random.nextInt(METHODS.length)]),
                             KeyValue.of("http.response.status_code", status),
                             KeyValue.of("http.route", ROUTES[random.nextInt(ROUTES.length)]),
                             KeyValue.of("server.port", 8080),
                             new KeyValue("sampling.ratio", AnyValue.of(0.25)),
-                            KeyValue.of("user.id", "user-" + random.nextInt(100_000))),
-                    0, List.of(), 0, List.of(), 0, status == 500 ? 2 : 0, ""));
+                            KeyValue.of("user.id", "user-" + random.nextInt(100_000))))
+                    .statusCode(status == 500 ? 2 : 0).build());
         }
         return spans;
     }

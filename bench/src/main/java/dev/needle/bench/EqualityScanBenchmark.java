@@ -134,10 +134,7 @@ public class EqualityScanBenchmark {
                 .map(kv -> kv.key().equals("service.name") ? KeyValue.of("service.name", SERVICE) : kv).toList();
         Resource resource = new Resource(resourceAttributes, s.resource().droppedAttributesCount(),
                 s.resource().schemaUrl());
-        return new SpanRecord(resource, s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(), s.flags(),
-                s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), attributes,
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().resource(resource).attributes(attributes).build();
     }
 
     /** Every row tested for {@code span.http.route = "/api/export"}. */

@@ -38,13 +38,15 @@ public final class RandomRecords {
         List<SpanRecord> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long start = 1_700_000_000_000_000_000L + random.nextLong(3_600_000_000_000L);
-            out.add(new SpanRecord(pick(resources), pick(scopes), pick(traceIds), bytes(8),
-                    random.nextInt(4) == 0 ? "vendor=" + word() : "",
-                    random.nextInt(3) == 0 ? Bytes.EMPTY : bytes(8),
-                    random.nextInt(512), word(), random.nextInt(6), start, start + random.nextLong(5_000_000_000L),
-                    attributes(random.nextInt(8)), random.nextInt(3),
-                    events(), random.nextInt(2), links(), random.nextInt(2), random.nextInt(3),
-                    random.nextInt(3) == 0 ? word() : ""));
+            out.add(SpanRecord.builder().resource(pick(resources)).scope(pick(scopes)).traceId(pick(traceIds))
+                    .spanId(bytes(8)).traceState(random.nextInt(4) == 0 ? "vendor=" + word() : "")
+                    .parentSpanId(random.nextInt(3) == 0 ? Bytes.EMPTY : bytes(8)).flags(random.nextInt(512))
+                    .name(word()).kind(random.nextInt(6)).startTimeUnixNano(start)
+                    .endTimeUnixNano(start + random.nextLong(5_000_000_000L))
+                    .attributes(attributes(random.nextInt(8))).droppedAttributesCount(random.nextInt(3))
+                    .events(events()).droppedEventsCount(random.nextInt(2)).links(links())
+                    .droppedLinksCount(random.nextInt(2)).statusCode(random.nextInt(3))
+                    .statusMessage(random.nextInt(3) == 0 ? word() : "").build());
         }
         return out;
     }
@@ -54,12 +56,14 @@ public final class RandomRecords {
         for (int i = 0; i < n; i++) {
             long observed = 1_700_000_000_000_000_000L + random.nextLong(3_600_000_000_000L);
             boolean correlated = random.nextBoolean();
-            out.add(new LogRecord(pick(resources), pick(scopes),
-                    random.nextInt(5) == 0 ? 0 : observed - random.nextLong(1_000_000_000L), observed,
-                    random.nextInt(25), random.nextInt(3) == 0 ? "" : "INFO", value(2),
-                    attributes(random.nextInt(6)), random.nextInt(2), random.nextInt(256),
-                    correlated ? pick(traceIds) : Bytes.EMPTY, correlated ? bytes(8) : Bytes.EMPTY,
-                    random.nextInt(4) == 0 ? "browser.click" : ""));
+            out.add(LogRecord.builder().resource(pick(resources)).scope(pick(scopes))
+                    .timeUnixNano(random.nextInt(5) == 0 ? 0 : observed - random.nextLong(1_000_000_000L))
+                    .observedTimeUnixNano(observed).severityNumber(random.nextInt(25))
+                    .severityText(random.nextInt(3) == 0 ? "" : "INFO").body(value(2))
+                    .attributes(attributes(random.nextInt(6))).droppedAttributesCount(random.nextInt(2))
+                    .flags(random.nextInt(256)).traceId(correlated ? pick(traceIds) : Bytes.EMPTY)
+                    .spanId(correlated ? bytes(8) : Bytes.EMPTY)
+                    .eventName(random.nextInt(4) == 0 ? "browser.click" : "").build());
         }
         return out;
     }

@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.otlp.OtlpWire;
-import dev.needle.blocks.otlp.OtlpWireWriter;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
@@ -28,6 +27,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
@@ -64,15 +64,7 @@ class GeneratedBlockSidecarsTest {
     @Test
     void writeSpans_generatedCorpus_sidecarsAreTheFilesOfTheKeySets() throws IOException {
         Corpus corpus = new Corpus(CorpusSpec.defaults(60_000, 0));
-        List<SpanRecord> spans = new ArrayList<>();
-        for (int chunk = 0; chunk < corpus.spanChunks(); chunk++) {
-            List<SpanRecord> generated = corpus.spans(chunk).records();
-            for (int first = 0; first < generated.size(); first += REQUEST_RECORDS) {
-                byte[] request = OtlpWireWriter.encodeSpans(generated.subList(first,
-                        Math.min(generated.size(), first + REQUEST_RECORDS)));
-                spans.addAll(OtlpWire.decodeSpans(request).records());
-            }
-        }
+        List<SpanRecord> spans = received(SignalKind.SPANS, corpus.spanChunks(), c -> corpus.spans(c).records());
         WrittenBlock block = new BlockWriter(store, allocator).writeSpans(TenantId.DEFAULT, spans);
 
         List<SpanRecord> rows = new ArrayList<>(spans);
@@ -85,15 +77,7 @@ class GeneratedBlockSidecarsTest {
     @Test
     void writeLogs_generatedCorpus_sidecarsAreTheFilesOfTheKeySets() throws IOException {
         Corpus corpus = new Corpus(CorpusSpec.defaults(0, 20_000));
-        List<LogRecord> logs = new ArrayList<>();
-        for (int chunk = 0; chunk < corpus.logChunks(); chunk++) {
-            List<LogRecord> generated = corpus.logs(chunk).records();
-            for (int first = 0; first < generated.size(); first += REQUEST_RECORDS) {
-                byte[] request = OtlpWireWriter.encodeLogs(generated.subList(first,
-                        Math.min(generated.size(), first + REQUEST_RECORDS)));
-                logs.addAll(OtlpWire.decodeLogs(request).records());
-            }
-        }
+        List<LogRecord> logs = received(SignalKind.LOGS, corpus.logChunks(), c -> corpus.logs(c).records());
         WrittenBlock block = new BlockWriter(store, allocator).writeLogs(TenantId.DEFAULT, logs);
 
         List<LogRecord> rows = new ArrayList<>(logs);
@@ -101,6 +85,21 @@ class GeneratedBlockSidecarsTest {
         Set<Bytes> traceIds = new LinkedHashSet<>();
         rows.stream().filter(r -> !r.traceId().isEmpty()).forEach(r -> traceIds.add(r.traceId()));
         assertSidecars(block, traceIds, rows, IndexedPairs::log);
+    }
+
+    /** Every chunk's records as a receiver has them: sent in requests of {@value #REQUEST_RECORDS} and decoded. */
+    private static <R> List<R> received(SignalKind<R> kind, int chunks, IntFunction<List<R>> chunk)
+            throws IOException {
+        List<R> received = new ArrayList<>();
+        for (int c = 0; c < chunks; c++) {
+            List<R> generated = chunk.apply(c);
+            for (int first = 0; first < generated.size(); first += REQUEST_RECORDS) {
+                byte[] request = kind.encodeWire(generated.subList(first,
+                        Math.min(generated.size(), first + REQUEST_RECORDS)));
+                received.addAll(kind.decodeWire(request, request.length).records());
+            }
+        }
+        return received;
     }
 
     /** TRACE_IDX, ATTR_IDX and BATCH_ATTR_IDX of {@code block} against those of the sets of its rows' keys. */

@@ -1,5 +1,6 @@
 package dev.needle.ingest;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.model.LogRecord;
@@ -99,7 +100,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     private volatile long busyUntilNanos = System.nanoTime();
     /** Heap bytes of the last request the head took: what the next is expected to add, before it is decoded. */
     private volatile long lastRequestHeapBytes;
-    private WriteAheadLog<Records> wal;
+    private WriteAheadLog<Records<?>> wal;
     /** What stopped the publisher (an Error in a publish); null while it runs. */
     private volatile Error publisherFailure;
     private List<String> recoveryProblems = List.of();
@@ -135,7 +136,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                                       LongConsumer fsyncNanos, String writerId, BlockWriter.Options blocks)
             throws IOException {
         IngestPipeline pipeline = new IngestPipeline(store, limits, backoff, writerId, blocks);
-        WriteAheadLog.Recovery<Records> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
+        WriteAheadLog.Recovery<Records<?>> recovery = WriteAheadLog.open(walDir, limits.walSegmentBytes(),
                 limits.maxWalPendingBytes(), pipeline::durable, fsyncNanos);
         pipeline.wal = recovery.log();
         pipeline.recoveryProblems = List.copyOf(recovery.problems());
@@ -187,7 +188,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 .map(c -> c.sequence() <= checkpoint.getAsLong()).orElse(othersToo);
     }
 
-    private void durable(List<WalEntry> entries, List<Records> records) {
+    private void durable(List<WalEntry> entries, List<Records<?>> records) {
         for (int i = 0; i < entries.size(); i++) {
             head.add(entries.get(i), records.get(i));
         }
@@ -208,13 +209,13 @@ public final class IngestPipeline implements Ingestor, Closeable {
     @Override
     public void acceptSpans(TenantId tenant, List<SpanRecord> spans, byte[] protobuf, int length)
             throws IngestRefusedException, IOException {
-        accept(tenant, Records.Spans.of(spans), protobuf, length);
+        accept(tenant, Records.of(SignalKind.SPANS, spans), protobuf, length);
     }
 
     @Override
     public void acceptLogs(TenantId tenant, List<LogRecord> logs, byte[] protobuf, int length)
             throws IngestRefusedException, IOException {
-        accept(tenant, Records.Logs.of(logs), protobuf, length);
+        accept(tenant, Records.of(SignalKind.LOGS, logs), protobuf, length);
     }
 
     /**
@@ -261,7 +262,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
                 + ", after waiting " + limits.headWait().toMillis() + " ms for the publisher to make room");
     }
 
-    private void accept(TenantId tenant, Records records, byte[] protobuf, int length)
+    private void accept(TenantId tenant, Records<?> records, byte[] protobuf, int length)
             throws IngestRefusedException, IOException {
         if (records.size() == 0) {
             return;
@@ -299,7 +300,7 @@ public final class IngestPipeline implements Ingestor, Closeable {
     }
 
     /** The write-ahead log, for metrics. */
-    public WriteAheadLog<Records> wal() {
+    public WriteAheadLog<Records<?>> wal() {
         return wal;
     }
 

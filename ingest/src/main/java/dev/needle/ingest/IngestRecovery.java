@@ -48,7 +48,7 @@ final class IngestRecovery {
      * Adds to {@code head} the entries of {@code recovery} that no complete cut of this writer holds,
      * deleting the blocks of cuts that were only partly published (see {@link #completeCuts}).
      */
-    void replay(WriteAheadLog.Recovery<Records> recovery, Head head) throws IOException {
+    void replay(WriteAheadLog.Recovery<Records<?>> recovery, Head head) throws IOException {
         Map<String, Long> published = completeCuts(recovery.log().checkpoint(), contiguousThrough(recovery));
         int replayed = 0;
         int skipped = 0;
@@ -68,7 +68,7 @@ final class IngestRecovery {
      * The last sequence up to which the log holds every entry past its checkpoint, without a gap (a
      * damaged segment leaves one): records of a cut beyond it can no longer be written again.
      */
-    private static long contiguousThrough(WriteAheadLog.Recovery<Records> recovery) {
+    private static long contiguousThrough(WriteAheadLog.Recovery<Records<?>> recovery) {
         long through = recovery.log().checkpoint();
         for (WalEntry entry : recovery.entries()) {
             if (entry.sequence() == through + 1) {

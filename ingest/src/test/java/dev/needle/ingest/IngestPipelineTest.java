@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.index.BlockIndex;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
@@ -57,8 +58,9 @@ class IngestPipelineTest {
             span[7] = (byte) i;
             span[6] = (byte) (i >> 8);
             long start = 1_764_446_100_000_000_000L + i * 1_000_000L;
-            out.add(new SpanRecord(resource, scope, Bytes.wrap(trace), Bytes.wrap(span), "", Bytes.EMPTY, 1, "op" + i,
-                    2, start, start + 5, List.of(KeyValue.of("i", i)), 0, List.of(), 0, List.of(), 0, 0, ""));
+            out.add(SpanRecord.builder().resource(resource).scope(scope).traceId(Bytes.wrap(trace))
+                    .spanId(Bytes.wrap(span)).flags(1).name("op" + i).kind(2).startTimeUnixNano(start)
+                    .endTimeUnixNano(start + 5).attributes(List.of(KeyValue.of("i", i))).build());
         }
         return out;
     }
@@ -261,7 +263,7 @@ class IngestPipelineTest {
         try (IngestPipeline pipeline = IngestPipeline.open(store, dir.resolve("wal"), tiny, nanos -> { })) {
             for (int i = 0; i < 10; i++) {
                 List<SpanRecord> request = spans(i * 5, 5);
-                assertTrue(Records.Spans.of(request).heapBytes() > tiny.maxHeadBytes());
+                assertTrue(Records.of(SignalKind.SPANS, request).heapBytes() > tiny.maxHeadBytes());
                 pipeline.acceptSpans(TENANT, request, null, 0);
                 sent.addAll(request);
                 assertTrue(pipeline.head().rows() <= 5, "the head held only this request when it was taken");

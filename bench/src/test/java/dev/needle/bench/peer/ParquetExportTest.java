@@ -125,9 +125,8 @@ class ParquetExportTest {
         List<KeyValue> attributes = new ArrayList<>(s.attributes());
         attributes.removeIf(kv -> kv.key().equals("user.id"));
         attributes.add(KeyValue.of("user.id", 42));
-        SpanRecord odd = new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(),
-                s.parentSpanId(), s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), attributes,
-                0, List.of(), 0, List.of(), 0, s.statusCode(), s.statusMessage());
+        SpanRecord odd = s.toBuilder().attributes(attributes).droppedAttributesCount(0).events(List.of())
+                .droppedEventsCount(0).links(List.of()).droppedLinksCount(0).build();
         ParquetExport.Result r = new ParquetExport(PeerCorpus.SPAN_COLUMNS, OPTIONS)
                 .exportSpans(List.of(List.of(odd)).iterator(), dir);
         assertEquals(1, r.typeMismatches());

@@ -77,10 +77,11 @@ final class PeerCorpus {
                         new KeyValue("sampling.ratio", AnyValue.of(RATIOS[random.nextInt(RATIOS.length)])),
                         new KeyValue("error", AnyValue.of(status == 500)),
                         KeyValue.of("user.id", user(2 * random.nextInt(50_000)))));
-                spans.add(new SpanRecord(resources.get(random.nextInt(resources.size())), scope, Bytes.wrap(traceId),
-                        Bytes.wrap(spanId), "", root, 1, "GET " + ROUTES[0], 2, time,
-                        time + random.nextInt(50_000_000), attributes, 0, List.of(), 0, List.of(), 0,
-                        status == 500 ? 2 : 0, ""));
+                spans.add(SpanRecord.builder().resource(resources.get(random.nextInt(resources.size()))).scope(scope)
+                        .traceId(Bytes.wrap(traceId)).spanId(Bytes.wrap(spanId)).parentSpanId(root).flags(1)
+                        .name("GET " + ROUTES[0]).kind(2).startTimeUnixNano(time)
+                        .endTimeUnixNano(time + random.nextInt(50_000_000)).attributes(attributes)
+                        .statusCode(status == 500 ? 2 : 0).build());
                 if (i == 0) {
                     root = Bytes.wrap(spanId);
                 }
@@ -110,9 +111,11 @@ final class PeerCorpus {
             }
             // Observed a little out of order, so that sorting by event time has something to do.
             long eventTime = time - random.nextInt(5_000_000);
-            logs.add(new LogRecord(resources.get(random.nextInt(resources.size())), scope, eventTime, time, 9, "INFO",
-                    AnyValue.of("request " + i), List.of(KeyValue.of("user.id", user(2 * random.nextInt(50_000)))),
-                    0, 0, traceId, spanId, ""));
+            logs.add(LogRecord.builder().resource(resources.get(random.nextInt(resources.size()))).scope(scope)
+                    .timeUnixNano(eventTime).observedTimeUnixNano(time).severityNumber(9).severityText("INFO")
+                    .body(AnyValue.of("request " + i))
+                    .attributes(List.of(KeyValue.of("user.id", user(2 * random.nextInt(50_000))))).traceId(traceId)
+                    .spanId(spanId).build());
         }
         return logs;
     }

@@ -22,7 +22,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The Arrow schema of a logs block, and the vectors of one batch bound for writing or reading rows.
  * Column by column, see {@code docs/FORMAT.md}, "Logs block schema".
  */
-public final class LogColumns {
+public final class LogColumns extends RecordColumns<LogRecord> {
 
     public static final String TIME = "time_unix_nano";
     public static final String OBSERVED_TIME = "observed_time_unix_nano";
@@ -31,21 +31,14 @@ public final class LogColumns {
     public static final String SEVERITY_TEXT = "severity_text";
     public static final String BODY_STRING = "body_str";
     public static final String BODY_VALUE = "body_value";
-    public static final String ATTRIBUTES = "attributes";
-    public static final String DROPPED_ATTRIBUTES = "dropped_attributes_count";
     public static final String FLAGS = "flags";
     public static final String TRACE_ID = "trace_id";
     public static final String SPAN_ID = "span_id";
     public static final String EVENT_NAME = "event_name";
-    public static final String RESOURCE_ROW = ResourceScopeColumns.RESOURCE_ROW;
-    public static final String RESOURCE_ATTRIBUTES = ResourceScopeColumns.RESOURCE_ATTRIBUTES;
-    public static final String SCOPE_ROW = ResourceScopeColumns.SCOPE_ROW;
-    public static final String SCOPE_ATTRIBUTES = ResourceScopeColumns.SCOPE_ATTRIBUTES;
 
     /** The schema of every logs block this writer version produces. */
     public static final Schema SCHEMA = schema();
 
-    private final VectorSchemaRoot root;
     private final BigIntVector time;
     private final BigIntVector observedTime;
     private final BigIntVector eventTime;
@@ -53,17 +46,15 @@ public final class LogColumns {
     private final VarCharVector severityText;
     private final VarCharVector bodyString;
     private final VarBinaryVector bodyValue;
-    private final AttributeColumn attributes;
     private final IntVector droppedAttributes;
     private final IntVector flags;
     private final FixedSizeBinaryVector traceId;
     private final FixedSizeBinaryVector spanId;
     private final VarCharVector eventName;
-    private final ResourceScopeColumns resourceScope;
 
     /** Binds the vectors of a root that holds every column of {@link #SCHEMA}. */
     public LogColumns(VectorSchemaRoot root) {
-        this.root = root;
+        super(root);
         time = Vectors.vector(root, TIME);
         observedTime = Vectors.vector(root, OBSERVED_TIME);
         eventTime = Vectors.vector(root, EVENT_TIME);
@@ -71,13 +62,11 @@ public final class LogColumns {
         severityText = Vectors.vector(root, SEVERITY_TEXT);
         bodyString = Vectors.vector(root, BODY_STRING);
         bodyValue = Vectors.vector(root, BODY_VALUE);
-        attributes = new AttributeColumn(root.getVector(ATTRIBUTES));
         droppedAttributes = Vectors.vector(root, DROPPED_ATTRIBUTES);
         flags = Vectors.vector(root, FLAGS);
         traceId = Vectors.vector(root, TRACE_ID);
         spanId = Vectors.vector(root, SPAN_ID);
         eventName = Vectors.vector(root, EVENT_NAME);
-        resourceScope = new ResourceScopeColumns(root);
     }
 
     private static Schema schema() {
@@ -99,13 +88,7 @@ public final class LogColumns {
         return new Schema(fields);
     }
 
-    /**
-     * Writes log {@code r} as row {@code row}; rows are written in order from 0, into vectors fresh from
-     * allocateNew or reset, where a row's nullable columns are null until set, and that were allocated for at
-     * least {@code row + 1} rows: fixed-width columns are set without growing (an index past them throws). {@code resource} and
-     * {@code scope} are the record's, as one instance per distinct value of the block (see
-     * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
-     */
+    @Override
     public void write(int row, LogRecord r, Resource resource, Scope scope) {
         time.set(row, r.timeUnixNano());
         observedTime.set(row, r.observedTimeUnixNano());
@@ -126,19 +109,8 @@ public final class LogColumns {
         resourceScope.write(row, resource, scope);
     }
 
-    /** Sets the row count of every vector once {@code rows} rows were written. */
-    public void finish(int rows) {
-        attributes.finish(rows);
-        resourceScope.finish(rows);
-        root.setRowCount(rows);
-    }
-
-    /** Row {@code row} as a log record; bytes that cannot be one are a {@link CorruptValueException}. */
-    public LogRecord read(int row) throws CorruptValueException {
-        return Vectors.decodeRow(row, this::decode);
-    }
-
-    private LogRecord decode(int row) throws CorruptValueException {
+    @Override
+    LogRecord decode(int row) throws CorruptValueException {
         AnyValue body = bodyString.isNull(row)
                 ? ValueCodec.decodeValue(bodyValue.get(row))
                 : new AnyValue.Str(Vectors.getString(bodyString, row));

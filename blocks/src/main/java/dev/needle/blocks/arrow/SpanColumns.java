@@ -21,7 +21,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The Arrow schema of a spans block, and the vectors of one batch bound for writing or reading rows.
  * Column by column, see {@code docs/FORMAT.md}, "Spans block schema".
  */
-public final class SpanColumns {
+public final class SpanColumns extends RecordColumns<SpanRecord> {
 
     public static final String TRACE_ID = "trace_id";
     public static final String SPAN_ID = "span_id";
@@ -35,23 +35,16 @@ public final class SpanColumns {
     public static final String DURATION = "duration_nano";
     public static final String STATUS_CODE = "status_code";
     public static final String STATUS_MESSAGE = "status_message";
-    public static final String ATTRIBUTES = "attributes";
-    public static final String DROPPED_ATTRIBUTES = "dropped_attributes_count";
     public static final String EVENTS = "events";
     public static final String DROPPED_EVENTS = "dropped_events_count";
     public static final String LINKS = "links";
     public static final String DROPPED_LINKS = "dropped_links_count";
-    public static final String RESOURCE_ROW = ResourceScopeColumns.RESOURCE_ROW;
-    public static final String RESOURCE_ATTRIBUTES = ResourceScopeColumns.RESOURCE_ATTRIBUTES;
-    public static final String SCOPE_ROW = ResourceScopeColumns.SCOPE_ROW;
-    public static final String SCOPE_ATTRIBUTES = ResourceScopeColumns.SCOPE_ATTRIBUTES;
 
     private static final byte[] NO_BYTES = new byte[0];
 
     /** The schema of every spans block this writer version produces. */
     public static final Schema SCHEMA = schema();
 
-    private final VectorSchemaRoot root;
     private final FixedSizeBinaryVector traceId;
     private final FixedSizeBinaryVector spanId;
     private final VarBinaryVector parentSpanId;
@@ -64,17 +57,15 @@ public final class SpanColumns {
     private final BigIntVector duration;
     private final IntVector statusCode;
     private final VarCharVector statusMessage;
-    private final AttributeColumn attributes;
     private final IntVector droppedAttributes;
     private final VarBinaryVector events;
     private final IntVector droppedEvents;
     private final VarBinaryVector links;
     private final IntVector droppedLinks;
-    private final ResourceScopeColumns resourceScope;
 
     /** Binds the vectors of a root that holds every column of {@link #SCHEMA}. */
     public SpanColumns(VectorSchemaRoot root) {
-        this.root = root;
+        super(root);
         traceId = Vectors.vector(root, TRACE_ID);
         spanId = Vectors.vector(root, SPAN_ID);
         parentSpanId = Vectors.vector(root, PARENT_SPAN_ID);
@@ -87,13 +78,11 @@ public final class SpanColumns {
         duration = Vectors.vector(root, DURATION);
         statusCode = Vectors.vector(root, STATUS_CODE);
         statusMessage = Vectors.vector(root, STATUS_MESSAGE);
-        attributes = new AttributeColumn(root.getVector(ATTRIBUTES));
         droppedAttributes = Vectors.vector(root, DROPPED_ATTRIBUTES);
         events = Vectors.vector(root, EVENTS);
         droppedEvents = Vectors.vector(root, DROPPED_EVENTS);
         links = Vectors.vector(root, LINKS);
         droppedLinks = Vectors.vector(root, DROPPED_LINKS);
-        resourceScope = new ResourceScopeColumns(root);
     }
 
     private static Schema schema() {
@@ -120,13 +109,7 @@ public final class SpanColumns {
         return new Schema(fields);
     }
 
-    /**
-     * Writes span {@code s} as row {@code row}; rows are written in order from 0, into vectors fresh from
-     * allocateNew or reset, where a row's nullable columns are null until set, and that were allocated for at
-     * least {@code row + 1} rows: fixed-width columns are set without growing (an index past them throws). {@code resource} and
-     * {@code scope} are the span's, as one instance per distinct value of the block (see
-     * {@link dev.needle.blocks.model.Interner}), which a batch writes once.
-     */
+    @Override
     public void write(int row, SpanRecord s, Resource resource, Scope scope) {
         traceId.set(row, s.traceId().unsafeArray());
         spanId.set(row, s.spanId().unsafeArray());
@@ -149,19 +132,8 @@ public final class SpanColumns {
         resourceScope.write(row, resource, scope);
     }
 
-    /** Sets the row count of every vector once {@code rows} rows were written. */
-    public void finish(int rows) {
-        attributes.finish(rows);
-        resourceScope.finish(rows);
-        root.setRowCount(rows);
-    }
-
-    /** Row {@code row} as a span; bytes that cannot be one are a {@link CorruptValueException}. */
-    public SpanRecord read(int row) throws CorruptValueException {
-        return Vectors.decodeRow(row, this::decode);
-    }
-
-    private SpanRecord decode(int row) throws CorruptValueException {
+    @Override
+    SpanRecord decode(int row) throws CorruptValueException {
         // duration_nano is a copy of end − start that kernels and zone maps read in its place: a row
         // where they disagree would answer a duration query unlike its decoded record.
         if (duration.get(row) != end.get(row) - start.get(row)) {

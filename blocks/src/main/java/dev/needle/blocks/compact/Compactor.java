@@ -1,8 +1,8 @@
 package dev.needle.blocks.compact;
 
 import dev.needle.blocks.BlockLayout;
-import dev.needle.blocks.arrow.LogColumns;
-import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.SignalKind;
+import dev.needle.blocks.arrow.RecordColumns;
 import dev.needle.blocks.cli.Units;
 import dev.needle.blocks.codec.CorruptValueException;
 import dev.needle.blocks.index.BlockIndex;
@@ -10,9 +10,7 @@ import dev.needle.blocks.index.BlockIndexWriter;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.meta.BlockMetaJson;
 import dev.needle.blocks.meta.CorruptMetaException;
-import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
-import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.read.BlockReader;
 import dev.needle.blocks.read.CorruptBlockException;
 import dev.needle.blocks.store.BlockName;
@@ -499,38 +497,14 @@ public final class Compactor implements AutoCloseable {
         Signal signal = run.get(0).signal();
         List<BlockName> inputs = run.stream().map(BlockRef::name).toList();
         String id = "k" + BlockName.newId() + (options.writerId().isEmpty() ? "" : "o" + options.writerId());
-        long bytesRead = 0;
-        WrittenBlock written;
+        Rewritten rewritten;
         try {
-            if (signal == Signal.SPANS) {
-                List<SpanRecord> spans = new ArrayList<>();
-                for (BlockRef ref : run) {
-                    bytesRead += read(ref, yielding, root -> {
-                        SpanColumns columns = new SpanColumns(root);
-                        for (int row = 0; row < root.getRowCount(); row++) {
-                            spans.add(columns.read(row));
-                        }
-                    });
-                }
-                yieldIf(yielding);
-                written = writer.writeSpans(tenant, spans, id, inputs);
-            } else {
-                List<LogRecord> logs = new ArrayList<>();
-                for (BlockRef ref : run) {
-                    bytesRead += read(ref, yielding, root -> {
-                        LogColumns columns = new LogColumns(root);
-                        for (int row = 0; row < root.getRowCount(); row++) {
-                            logs.add(columns.read(row));
-                        }
-                    });
-                }
-                yieldIf(yielding);
-                written = writer.writeLogs(tenant, logs, id, inputs);
-            }
+            rewritten = rewrite(SignalKind.of(signal), run, id, inputs, yielding);
         } catch (CorruptBlockException | CorruptValueException e) {
             LOG.warn("compaction: not merging {} blocks from {}: {}", run.size(), run.get(0), e.getMessage());
             return Optional.empty();
         }
+        WrittenBlock written = rewritten.written();
         replaceInIndex(tenant, signal, run, written.ref());
         BlockMeta meta = written.meta();
         compactions.incrementAndGet();
@@ -538,8 +512,29 @@ public final class Compactor implements AutoCloseable {
         rowsRewritten.addAndGet(meta.rows());
         bytesRewritten.addAndGet(meta.dataBytes());
         LOG.info("compaction: {} blocks ({} rows) merged into {}", run.size(), meta.rows(), written.ref());
-        return Optional.of(new Merge(tenant, signal, inputs, written.ref().name(), meta.rows(), bytesRead,
+        return Optional.of(new Merge(tenant, signal, inputs, written.ref().name(), meta.rows(), rewritten.bytesRead(),
                 meta.dataBytes()));
+    }
+
+    /** The block a run was merged into, and the bytes of data.arrow read for it. */
+    private record Rewritten(WrittenBlock written, long bytesRead) {
+    }
+
+    /** Reads every record of {@code run}, block by block, and writes them as block {@code id} replacing {@code inputs}. */
+    private <R> Rewritten rewrite(SignalKind<R> kind, List<BlockRef> run, String id, List<BlockName> inputs,
+                                  BooleanSupplier yielding) throws IOException, CorruptValueException, Yielded {
+        List<R> records = new ArrayList<>();
+        long bytesRead = 0;
+        for (BlockRef ref : run) {
+            bytesRead += read(ref, yielding, root -> {
+                RecordColumns<R> columns = kind.columns(root);
+                for (int row = 0; row < root.getRowCount(); row++) {
+                    records.add(columns.read(row));
+                }
+            });
+        }
+        yieldIf(yielding);
+        return new Rewritten(writer.write(kind, run.get(0).tenant(), records, id, inputs), bytesRead);
     }
 
     /** One batch's records, taken from its root. */

@@ -3,6 +3,7 @@ package dev.needle.blocks.model;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * How many bytes of Java heap decoded records hold: what the ingest head's memory bound and a
@@ -32,35 +33,36 @@ public final class HeapEstimate {
 
     /** The heap bytes of these spans, their list included. */
     public static long spans(List<SpanRecord> spans) {
-        HeapEstimate e = new HeapEstimate();
-        e.bytes += list(spans.size());
-        for (int i = 0, n = spans.size(); i < n; i++) {
-            e.add(spans.get(i));
-        }
-        return e.bytes;
+        return list(spans, HeapEstimate::add);
     }
 
     /** The heap bytes of these log records, their list included. */
     public static long logs(List<LogRecord> logs) {
-        HeapEstimate e = new HeapEstimate();
-        e.bytes += list(logs.size());
-        for (int i = 0, n = logs.size(); i < n; i++) {
-            e.add(logs.get(i));
-        }
-        return e.bytes;
+        return list(logs, HeapEstimate::add);
     }
 
     /** The heap bytes of one span, its resource and scope included. */
     public static long span(SpanRecord s) {
-        HeapEstimate e = new HeapEstimate();
-        e.add(s);
-        return e.bytes;
+        return one(s, HeapEstimate::add);
     }
 
     /** The heap bytes of one log record, its resource and scope included. */
     public static long log(LogRecord r) {
+        return one(r, HeapEstimate::add);
+    }
+
+    private static <R> long one(R record, BiConsumer<HeapEstimate, R> add) {
         HeapEstimate e = new HeapEstimate();
-        e.add(r);
+        add.accept(e, record);
+        return e.bytes;
+    }
+
+    private static <R> long list(List<R> records, BiConsumer<HeapEstimate, R> add) {
+        HeapEstimate e = new HeapEstimate();
+        e.bytes += list(records.size());
+        for (int i = 0, n = records.size(); i < n; i++) {
+            add.accept(e, records.get(i));
+        }
         return e.bytes;
     }
 

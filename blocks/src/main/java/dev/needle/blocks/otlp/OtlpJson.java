@@ -59,12 +59,7 @@ public final class OtlpJson {
 
     /** Like {@link #decodeSpans(InputStream)}, refusing a body of more than {@code maxRecords} spans as soon as it sees one. */
     public static Decoded<SpanRecord> decodeSpans(InputStream body, long maxRecords) throws IOException {
-        try (JsonParser p = FACTORY.createParser(body)) {
-            return new OtlpJsonReader(p, maxRecords).spans();
-        } catch (CharConversionException | JsonProcessingException e) {
-            // Only from detecting the encoding, before the reader (which names the place) has begun.
-            throw new OtlpDecodeException("not JSON text: " + e.getMessage(), e);
-        }
+        return decode(body, maxRecords, OtlpJsonReader::spans);
     }
 
     /** The valid log records of an ExportLogsServiceRequest body; a body that is not one gives an {@link OtlpDecodeException}. */
@@ -74,27 +69,42 @@ public final class OtlpJson {
 
     /** Like {@link #decodeLogs(InputStream)}, refusing a body of more than {@code maxRecords} log records as soon as it sees one. */
     public static Decoded<LogRecord> decodeLogs(InputStream body, long maxRecords) throws IOException {
+        return decode(body, maxRecords, OtlpJsonReader::logs);
+    }
+
+    /** Reads one signal's request with an {@link OtlpJsonReader}. */
+    private interface Request<T> {
+        Decoded<T> read(OtlpJsonReader reader) throws IOException;
+    }
+
+    private static <T> Decoded<T> decode(InputStream body, long maxRecords, Request<T> request) throws IOException {
         try (JsonParser p = FACTORY.createParser(body)) {
-            return new OtlpJsonReader(p, maxRecords).logs();
+            return request.read(new OtlpJsonReader(p, maxRecords));
         } catch (CharConversionException | JsonProcessingException e) {
+            // Only from detecting the encoding, before the reader (which names the place) has begun.
             throw new OtlpDecodeException("not JSON text: " + e.getMessage(), e);
         }
     }
 
     /** Writes spans as an ExportTraceServiceRequest, nested by resource and scope in order of first appearance. */
     public static void encodeSpans(List<SpanRecord> spans, OutputStream out) throws IOException {
-        try (JsonGenerator g = FACTORY.createGenerator(out)) {
-            g.writeStartObject();
-            writeResourceSpans(g, spans);
-            g.writeEndObject();
-        }
+        encode(out, g -> writeResourceSpans(g, spans));
     }
 
     /** Writes log records as an ExportLogsServiceRequest, nested by resource and scope in order of first appearance. */
     public static void encodeLogs(List<LogRecord> logs, OutputStream out) throws IOException {
+        encode(out, g -> writeResourceLogs(g, logs));
+    }
+
+    /** Writes the request object whose one field {@code field} writes. */
+    private interface Field {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static void encode(OutputStream out, Field field) throws IOException {
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.writeStartObject();
-            writeResourceLogs(g, logs);
+            field.write(g);
             g.writeEndObject();
         }
     }

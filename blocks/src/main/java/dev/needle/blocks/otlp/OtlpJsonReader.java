@@ -264,10 +264,7 @@ final class OtlpJsonReader {
     }
 
     private static SpanRecord ownSpan(SpanRecord s, Resource resource, Scope scope) {
-        return new SpanRecord(resource, scope, s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(), s.flags(),
-                s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(),
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().resource(resource).scope(scope).build();
     }
 
     private List<SpanEvent> events() throws IOException {
@@ -352,9 +349,7 @@ final class OtlpJsonReader {
     }
 
     private static LogRecord ownLog(LogRecord l, Resource resource, Scope scope) {
-        return new LogRecord(resource, scope, l.timeUnixNano(), l.observedTimeUnixNano(), l.severityNumber(),
-                l.severityText(), l.body(), l.attributes(), l.droppedAttributesCount(), l.flags(), l.traceId(),
-                l.spanId(), l.eventName());
+        return l.toBuilder().resource(resource).scope(scope).build();
     }
 
     /** A list of KeyValues; {@code enclosing} counts the arrays and kvlists around their values. */

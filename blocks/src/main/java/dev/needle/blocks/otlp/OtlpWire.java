@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Decodes OTLP's protobuf export requests from their wire bytes straight into needle's records,
@@ -89,8 +91,10 @@ public final class OtlpWire {
      */
     static final int RECURSION_LIMIT = 6 + 3 * (ValueCodec.MAX_DEPTH + 1) + 2;
 
-    private static final String TRACES = "ExportTraceServiceRequest";
-    private static final String LOGS = "ExportLogsServiceRequest";
+    private static final Message<SpanRecord> TRACES = new Message<>("ExportTraceServiceRequest", "spans",
+            Rejections::spans, OtlpWire::span, s -> Rejections.spanProblem(s.traceId(), s.spanId(), s.parentSpanId()));
+    private static final Message<LogRecord> LOGS = new Message<>("ExportLogsServiceRequest", "log records",
+            Rejections::logs, OtlpWire::log, r -> Rejections.logProblem(r.traceId(), r.spanId()));
 
     /** One of the AnyValue kinds, as {@link ValueParts#kind} holds it. */
     private static final int NONE = 0;
@@ -118,7 +122,7 @@ public final class OtlpWire {
 
     /** The valid spans of a protobuf request, each with its resource and scope, and what was rejected. */
     public static Decoded<SpanRecord> decodeSpans(byte[] body) throws OtlpDecodeException {
-        return decodeSpans(body, body.length);
+        return decode(body, body.length, TRACES);
     }
 
     /**
@@ -126,37 +130,17 @@ public final class OtlpWire {
      * may be reused: nothing decoded refers to it afterwards.
      */
     public static Decoded<SpanRecord> decodeSpans(byte[] body, int length) throws OtlpDecodeException {
-        return decode(body, length, TRACES, new Request<>(Rejections.spans()) {
-            @Override
-            SpanRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
-                return wire.span(resource, scope);
-            }
-
-            @Override
-            String idProblem(SpanRecord span) {
-                return Rejections.spanProblem(span.traceId(), span.spanId(), span.parentSpanId());
-            }
-        });
+        return decode(body, length, TRACES);
     }
 
     /** The valid log records of a protobuf request, each with its resource and scope, and what was rejected. */
     public static Decoded<LogRecord> decodeLogs(byte[] body) throws OtlpDecodeException {
-        return decodeLogs(body, body.length);
+        return decode(body, body.length, LOGS);
     }
 
     /** Like {@link #decodeSpans(byte[], int)}, for log records. */
     public static Decoded<LogRecord> decodeLogs(byte[] body, int length) throws OtlpDecodeException {
-        return decode(body, length, LOGS, new Request<>(Rejections.logs()) {
-            @Override
-            LogRecord record(OtlpWire wire, Resource resource, Scope scope) throws IOException {
-                return wire.log(resource, scope);
-            }
-
-            @Override
-            String idProblem(LogRecord log) {
-                return Rejections.logProblem(log.traceId(), log.spanId());
-            }
-        });
+        return decode(body, length, LOGS);
     }
 
     /**
@@ -165,38 +149,48 @@ public final class OtlpWire {
      * costs gigabytes of objects.
      */
     public static Decoded<SpanRecord> decodeSpans(byte[] body, int length, long maxRecords) throws IOException {
-        checkCount(body, length, maxRecords, "spans", TRACES);
-        return decodeSpans(body, length);
+        checkCount(body, length, maxRecords, TRACES);
+        return decode(body, length, TRACES);
     }
 
     /** Like {@link #decodeSpans(byte[], int, long)}, for log records. */
     public static Decoded<LogRecord> decodeLogs(byte[] body, int length, long maxRecords) throws IOException {
-        checkCount(body, length, maxRecords, "log records", LOGS);
-        return decodeLogs(body, length);
+        checkCount(body, length, maxRecords, LOGS);
+        return decode(body, length, LOGS);
     }
 
-    /** What differs between spans and log records: how one is read and which ids it needs. */
-    private abstract static class Request<T> {
+    /**
+     * What differs between spans and log records: the request's message, what its records are called, how
+     * one is read and which ids it needs.
+     */
+    private record Message<T>(String name, String records, Supplier<Rejections> rejections, RecordReader<T> reader,
+                              Function<T, String> idProblem) {
+    }
+
+    /** Reads the record message {@code wire} is at. */
+    private interface RecordReader<T> {
+        T read(OtlpWire wire, Resource resource, Scope scope) throws IOException;
+    }
+
+    /** One request being decoded: its message, and its records kept and rejected so far. */
+    private static final class Request<T> {
+        final Message<T> message;
         final Rejections rejections;
         final List<T> kept = new ArrayList<>();
 
-        Request(Rejections rejections) {
-            this.rejections = rejections;
+        Request(Message<T> message) {
+            this.message = message;
+            this.rejections = message.rejections().get();
         }
-
-        /** Reads the record message {@code wire} is at. */
-        abstract T record(OtlpWire wire, Resource resource, Scope scope) throws IOException;
-
-        abstract String idProblem(T record);
     }
 
-    private static <T> Decoded<T> decode(byte[] body, int length, String message, Request<T> request)
-            throws OtlpDecodeException {
+    private static <T> Decoded<T> decode(byte[] body, int length, Message<T> message) throws OtlpDecodeException {
+        Request<T> request = new Request<>(message);
         try {
             new OtlpWire(body, length).request(request);
         } catch (IOException e) {
             // A byte array has no I/O of its own to fail: what fails is the bytes.
-            throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
+            throw new OtlpDecodeException("not an OTLP " + message.name() + ": " + e.getMessage(), e);
         }
         return request.rejections.result(request.kept);
     }
@@ -262,11 +256,11 @@ public final class OtlpWire {
                 skip(tag);
                 continue;
             }
-            T record = request.record(this, resource, scope);
+            T record = request.message.reader().read(this, resource, scope);
             String own = takeProblem("");
             String reason = resourceProblem != null ? resourceProblem : scopeProblem != null ? scopeProblem : own;
             if (reason == null) {
-                reason = request.idProblem(record);
+                reason = request.message.idProblem().apply(record);
             }
             if (reason == null) {
                 request.kept.add(record);
@@ -733,16 +727,15 @@ public final class OtlpWire {
         return new InvalidProtocolBufferException("messages and groups nested deeper than " + RECURSION_LIMIT);
     }
 
-    private static void checkCount(byte[] body, int length, long maxRecords, String what, String message)
-            throws IOException {
+    private static void checkCount(byte[] body, int length, long maxRecords, Message<?> message) throws IOException {
         long count;
         try {
             count = countRecords(CodedInputStream.newInstance(body, 0, length), 0);
         } catch (InvalidProtocolBufferException e) {
-            throw new OtlpDecodeException("not an OTLP " + message + ": " + e.getMessage(), e);
+            throw new OtlpDecodeException("not an OTLP " + message.name() + ": " + e.getMessage(), e);
         }
         if (count > maxRecords) {
-            throw new OtlpTooManyRecordsException("the request holds " + count + " " + what
+            throw new OtlpTooManyRecordsException("the request holds " + count + " " + message.records()
                     + ", more than the " + maxRecords + " one request may hold: send smaller batches");
         }
     }

@@ -1,9 +1,9 @@
 package dev.needle.blocks.write;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.arrow.ColumnBuffers;
-import dev.needle.blocks.arrow.LogColumns;
-import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.arrow.RecordColumns;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.index.TagsOnlyPairs;
@@ -45,6 +45,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.ObjIntConsumer;
 import java.util.zip.CRC32C;
 import org.apache.arrow.flatbuf.Message;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -181,137 +182,129 @@ public final class BlockWriter {
 
     /** Writes and publishes one spans block with a fresh random id. */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans) throws IOException {
-        return writeSpans(tenant, spans, BlockName.newId());
+        return write(SignalKind.SPANS, tenant, spans, BlockName.newId(), List.of());
     }
 
     /** Writes and publishes one spans block named with {@code id}. */
     public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id) throws IOException {
-        return writeSpans(tenant, spans, id, List.of());
-    }
-
-    /**
-     * Writes and publishes one spans block named with {@code id} that replaces the blocks {@code replaces}
-     * (a compaction's output, see {@link BlockMeta#replaces}): its name covers theirs too.
-     */
-    public WrittenBlock writeSpans(TenantId tenant, List<SpanRecord> spans, String id, List<BlockName> replaces)
-            throws IOException {
-        SpanRecord[] records = spans.toArray(new SpanRecord[0]);
-        Shared shared = new Shared(records.length);
-        RowOrder.Spans order = RowOrder.spans(records, (span, i) -> shared.take(i, span.resource(), span.scope()));
-        Ordered<SpanRecord> sorted = new Ordered<>(records, order.rows(), shared.resources, shared.scopes);
-        TraceIdxBuilder traceIdx = new TraceIdxBuilder(order.distinctTraceIds());
-        long[] traceIds = order.traceIds();
-        AttributeSidecars attrs = new AttributeSidecars();
-        return write(tenant, Signal.SPANS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
-            private SpanColumns columns;
-
-            @Override
-            public VectorSchemaRoot newRoot() {
-                VectorSchemaRoot root = VectorSchemaRoot.create(SpanColumns.SCHEMA, allocator);
-                columns = new SpanColumns(root);
-                return root;
-            }
-
-            @Override
-            public void write(int row, SpanRecord s, Resource resource, Scope scope, ZoneMap zone) {
-                columns.write(row, s, resource, scope);
-                zone.add(s.startTimeUnixNano(), s.traceId());
-                zone.duration(s.durationNano());
-            }
-
-            @Override
-            public void indexSorted() {
-                // From the sort's key columns: reading each span's id again missed the cache row by row.
-                for (int i = 0; i < traceIds.length; i += 2) {
-                    traceIdx.add(traceIds[i], traceIds[i + 1]);
-                }
-            }
-
-            @Override
-            public void index(SpanRecord s, Resource resource, Scope scope) {
-                if (traceIds.length == 0) {
-                    // Ids that are not 16 bytes, which the sort does not key.
-                    traceIdx.add(s.traceId().unsafeArray(), 0);
-                }
-                attrs.pairs.span(s, resource, scope);
-            }
-
-            @Override
-            public void finish(int rows) {
-                columns.finish(rows);
-            }
-        });
+        return write(SignalKind.SPANS, tenant, spans, id, List.of());
     }
 
     /** Writes and publishes one logs block with a fresh random id. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs) throws IOException {
-        return writeLogs(tenant, logs, BlockName.newId());
+        return write(SignalKind.LOGS, tenant, logs, BlockName.newId(), List.of());
     }
 
     /** Writes and publishes one logs block named with {@code id}. */
     public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id) throws IOException {
-        return writeLogs(tenant, logs, id, List.of());
+        return write(SignalKind.LOGS, tenant, logs, id, List.of());
     }
 
-    /** Writes and publishes one logs block named with {@code id} that replaces the blocks {@code replaces}. */
-    public WrittenBlock writeLogs(TenantId tenant, List<LogRecord> logs, String id, List<BlockName> replaces)
-            throws IOException {
-        LogRecord[] records = logs.toArray(new LogRecord[0]);
-        Shared shared = new Shared(records.length);
-        int[] rows = RowOrder.logs(records, (log, i) -> shared.take(i, log.resource(), log.scope()));
-        Ordered<LogRecord> sorted = new Ordered<>(records, rows, shared.resources, shared.scopes);
-        TraceIdxBuilder traceIdx = new TraceIdxBuilder();
-        AttributeSidecars attrs = new AttributeSidecars();
-        return write(tenant, Signal.LOGS, sorted, id, replaces, traceIdx, attrs, new Rows<>() {
-            private LogColumns columns;
-
-            @Override
-            public VectorSchemaRoot newRoot() {
-                VectorSchemaRoot root = VectorSchemaRoot.create(LogColumns.SCHEMA, allocator);
-                columns = new LogColumns(root);
-                return root;
-            }
-
-            @Override
-            public void write(int row, LogRecord r, Resource resource, Scope scope, ZoneMap zone) {
-                columns.write(row, r, resource, scope);
-                zone.add(r.eventTimeUnixNano(), r.traceId());
-                zone.severity(r.severityNumber());
-            }
-
-            @Override
-            public void indexSorted() {
-                // Logs are sorted by time: a record's trace id is read with its row.
-            }
-
-            @Override
-            public void index(LogRecord r, Resource resource, Scope scope) {
-                if (!r.traceId().isEmpty()) {
-                    traceIdx.add(r.traceId().unsafeArray(), 0);
-                }
-                attrs.pairs.log(r, resource, scope);
-            }
-
-            @Override
-            public void finish(int rows) {
-                columns.finish(rows);
-            }
-        });
+    /**
+     * Writes and publishes one block of {@code kind}'s records named with {@code id} that replaces the blocks
+     * {@code replaces} (a compaction's output, see {@link BlockMeta#replaces}; none otherwise): its name covers
+     * theirs too.
+     */
+    public <R> WrittenBlock write(SignalKind<R> kind, TenantId tenant, List<R> records, String id,
+                                  List<BlockName> replaces) throws IOException {
+        R[] array = kind.toArray(records);
+        Shared shared = new Shared(array.length);
+        Rows<R> rows = rows(kind, array, (r, i) -> shared.take(i, kind.resource(r), kind.scope(r)));
+        Ordered<R> sorted = new Ordered<>(array, rows.order, shared.resources, shared.scopes);
+        return write(tenant, kind, sorted, id, replaces, rows);
     }
 
-    /** How one signal's records become Arrow rows and zone-map facts, and sidecar keys. */
-    private interface Rows<R> {
-        VectorSchemaRoot newRoot();
+    /** The rows of a block of {@code kind}, {@code records} sorted into block order with {@code alongside} given each. */
+    @SuppressWarnings("unchecked")
+    private static <R> Rows<R> rows(SignalKind<R> kind, R[] records, ObjIntConsumer<R> alongside) {
+        return switch (kind.signal()) {
+            case SPANS -> (Rows<R>) new SpanRows(RowOrder.spans((SpanRecord[]) records,
+                    (ObjIntConsumer<SpanRecord>) alongside));
+            case LOGS -> (Rows<R>) new LogRows(RowOrder.logs((LogRecord[]) records, (ObjIntConsumer<LogRecord>) alongside));
+        };
+    }
 
-        void write(int row, R record, Resource resource, Scope scope, ZoneMap zone);
+    /**
+     * What a block's writing does by signal beyond {@link SignalKind}: its sort, the keys of its
+     * TRACE_IDX, the zone map of a column of its own, and the pairs it indexes.
+     */
+    private abstract static class Rows<R> {
+        /** {@code order[row]} is the index of the record of row {@code row}. */
+        final int[] order;
+        final TraceIdxBuilder traceIdx;
+        final AttributeSidecars attrs = new AttributeSidecars();
 
-        void finish(int rows);
+        Rows(int[] order, TraceIdxBuilder traceIdx) {
+            this.order = order;
+            this.traceIdx = traceIdx;
+        }
+
+        /** Adds the record's own zone-map column to {@code zone}. */
+        abstract void zone(R record, ZoneMap zone);
 
         /** Adds the keys the block's sort already holds to the sidecars' builders; first, on the sidecar executor. */
-        void indexSorted();
+        abstract void indexSorted();
 
         /** Adds the record's keys to the sidecars' builders; called in row order, on the sidecar executor. */
-        void index(R record, Resource resource, Scope scope);
+        abstract void index(R record, Resource resource, Scope scope);
+    }
+
+    /** Spans: by trace id, then start time, and TRACE_IDX keyed from the sort's key columns. */
+    private static final class SpanRows extends Rows<SpanRecord> {
+        private final long[] traceIds;
+
+        SpanRows(RowOrder.Spans order) {
+            super(order.rows(), new TraceIdxBuilder(order.distinctTraceIds()));
+            traceIds = order.traceIds();
+        }
+
+        @Override
+        void zone(SpanRecord s, ZoneMap zone) {
+            zone.duration(s.durationNano());
+        }
+
+        @Override
+        void indexSorted() {
+            // From the sort's key columns: reading each span's id again missed the cache row by row.
+            for (int i = 0; i < traceIds.length; i += 2) {
+                traceIdx.add(traceIds[i], traceIds[i + 1]);
+            }
+        }
+
+        @Override
+        void index(SpanRecord s, Resource resource, Scope scope) {
+            if (traceIds.length == 0) {
+                // Ids that are not 16 bytes, which the sort does not key.
+                traceIdx.add(s.traceId().unsafeArray(), 0);
+            }
+            attrs.pairs.span(s, resource, scope);
+        }
+    }
+
+    /** Log records: by event time, and TRACE_IDX keyed by the trace ids they have. */
+    private static final class LogRows extends Rows<LogRecord> {
+
+        LogRows(int[] order) {
+            super(order, new TraceIdxBuilder());
+        }
+
+        @Override
+        void zone(LogRecord r, ZoneMap zone) {
+            zone.severity(r.severityNumber());
+        }
+
+        @Override
+        void indexSorted() {
+            // Logs are sorted by time: a record's trace id is read with its row.
+        }
+
+        @Override
+        void index(LogRecord r, Resource resource, Scope scope) {
+            if (!r.traceId().isEmpty()) {
+                traceIdx.add(r.traceId().unsafeArray(), 0);
+            }
+            attrs.pairs.log(r, resource, scope);
+        }
     }
 
     /** A block's sidecar files as built, and the distinct keys meta.json counts. */
@@ -320,8 +313,9 @@ public final class BlockWriter {
     }
 
     /** Every row's sidecar keys, batch by batch as data.arrow has them, then the files built from them. */
-    private static <R> Sidecars buildSidecars(Ordered<R> records, int batchRows, TraceIdxBuilder traceIdx,
-                                              AttributeSidecars attrs, Rows<R> rows) {
+    private static <R> Sidecars buildSidecars(Ordered<R> records, int batchRows, Rows<R> rows) {
+        TraceIdxBuilder traceIdx = rows.traceIdx;
+        AttributeSidecars attrs = rows.attrs;
         rows.indexSorted();
         for (int first = 0, batch = 0; first < records.size(); first += batchRows, batch++) {
             attrs.startBatch(batch);
@@ -349,21 +343,22 @@ public final class BlockWriter {
         }
     }
 
-    private <R> WrittenBlock write(TenantId tenant, Signal signal, Ordered<R> records, String id,
-                                   List<BlockName> replaces, TraceIdxBuilder traceIdx, AttributeSidecars attrs, Rows<R> rows)
-            throws IOException {
+    private <R> WrittenBlock write(TenantId tenant, SignalKind<R> kind, Ordered<R> records, String id,
+                                   List<BlockName> replaces, Rows<R> rows) throws IOException {
+        Signal signal = kind.signal();
         int batchRows = options.batchRows();
         if (records.size() == 0) {
             throw new IllegalArgumentException("a block needs at least one record");
         }
         CompletableFuture<Sidecars> building = CompletableFuture.supplyAsync(
-                () -> buildSidecars(records, batchRows, traceIdx, attrs, rows), sidecarExecutor);
+                () -> buildSidecars(records, batchRows, rows), sidecarExecutor);
         try (PendingBlock pending = store.create(tenant, signal)) {
             List<BatchMeta> batches = new ArrayList<>();
             long dataBytes;
             try (CountingStream out = new CountingStream(pending.create(BlockLayout.DATA));
-                 VectorSchemaRoot root = rows.newRoot();
+                 VectorSchemaRoot root = VectorSchemaRoot.create(kind.schema(), allocator);
                  ArrowFileWriter arrow = newArrowWriter(root, Channels.newChannel(out), replaces)) {
+                RecordColumns<R> columns = kind.columns(root);
                 arrow.start();
                 for (int first = 0; first < records.size(); first += batchRows) {
                     int n = Math.min(batchRows, records.size() - first);
@@ -382,9 +377,12 @@ public final class BlockWriter {
                     ZoneMap zone = new ZoneMap(signal == Signal.SPANS);
                     for (int i = 0; i < n; i++) {
                         int row = first + i;
-                        rows.write(i, records.record(row), records.resource(row), records.scope(row), zone);
+                        R record = records.record(row);
+                        columns.write(i, record, records.resource(row), records.scope(row));
+                        zone.add(kind.time(record), kind.traceId(record));
+                        rows.zone(record, zone);
                     }
-                    rows.finish(n);
+                    columns.finish(n);
                     out.startBatch();
                     arrow.writeBatch();
                     ArrowBlock written = arrow.getRecordBlocks().get(batches.size());

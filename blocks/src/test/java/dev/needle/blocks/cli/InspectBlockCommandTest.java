@@ -59,11 +59,12 @@ class InspectBlockCommandTest {
         spans = new ArrayList<>(new RandomRecords(11).spans(2_500));
         SpanRecord s = spans.get(0);
         // One span with pairs whose canonical typing is known: 200.0 indexes as the int 200.
-        spans.add(new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), "", s.parentSpanId(), 0,
-                "checkout-known", 2, s.startTimeUnixNano(), s.endTimeUnixNano(),
-                List.of(new KeyValue("http.response.status_code", new AnyValue.Dbl(200.0)),
-                        new KeyValue("sampling.ratio", new AnyValue.Dbl(0.25))),
-                0, List.of(), 0, List.of(), 0, 0, ""));
+        spans.add(SpanRecord.builder().resource(s.resource()).scope(s.scope()).traceId(s.traceId()).spanId(s.spanId())
+                .parentSpanId(s.parentSpanId()).name("checkout-known").kind(2)
+                .startTimeUnixNano(s.startTimeUnixNano()).endTimeUnixNano(s.endTimeUnixNano())
+                .attributes(List.of(new KeyValue("http.response.status_code", new AnyValue.Dbl(200.0)),
+                        new KeyValue("sampling.ratio", new AnyValue.Dbl(0.25))))
+                .build());
         spansBlock = new BlockWriter(store, allocator, 1000).writeSpans(TenantId.DEFAULT, spans);
         spansDir = store.blockDir(spansBlock.ref());
     }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import java.util.ArrayList;
@@ -47,10 +45,11 @@ class IndexedPairsTest {
     void span_passesOnEachIndexedIntrinsicAsIntrinsicStoredGivesIt_overRandomSpans() {
         Random random = new Random(17);
         for (int n = 0; n < RECORDS; n++) {
-            SpanRecord s = new SpanRecord(Resource.EMPTY, Scope.EMPTY, Bytes.wrap(new byte[16]), Bytes.wrap(new byte[8]),
-                    "", Bytes.wrap(new byte[0]), 0, "op" + random.nextInt(50), random.nextInt(6) - (n % 97 == 0 ? 9 : 0),
-                    0, random.nextInt(1000), List.of(), 0, List.of(), 0, List.of(), 0,
-                    random.nextInt(3) + (n % 89 == 0 ? Integer.MIN_VALUE : 0), "m" + random.nextInt(3));
+            SpanRecord s = SpanRecord.builder().traceId(Bytes.wrap(new byte[16])).spanId(Bytes.wrap(new byte[8]))
+                    .parentSpanId(Bytes.wrap(new byte[0])).name("op" + random.nextInt(50))
+                    .kind(random.nextInt(6) - (n % 97 == 0 ? 9 : 0)).endTimeUnixNano(random.nextInt(1000))
+                    .statusCode(random.nextInt(3) + (n % 89 == 0 ? Integer.MIN_VALUE : 0))
+                    .statusMessage("m" + random.nextInt(3)).build();
             Recorded recorded = new Recorded();
             new IndexedPairs(recorded).span(s);
             List<List<Object>> expected = new ArrayList<>();
@@ -65,8 +64,9 @@ class IndexedPairsTest {
     void log_passesOnEachIndexedIntrinsicAsIntrinsicStoredGivesIt_overRandomLogs() {
         Random random = new Random(19);
         for (int n = 0; n < RECORDS; n++) {
-            LogRecord r = new LogRecord(Resource.EMPTY, Scope.EMPTY, random.nextLong(), 0, random.nextInt(30) - 3, "",
-                    new AnyValue.Str("body"), List.of(), 0, 0, Bytes.wrap(new byte[0]), Bytes.wrap(new byte[0]), "");
+            LogRecord r = LogRecord.builder().timeUnixNano(random.nextLong()).severityNumber(random.nextInt(30) - 3)
+                    .body(new AnyValue.Str("body")).traceId(Bytes.wrap(new byte[0])).spanId(Bytes.wrap(new byte[0]))
+                    .build();
             Recorded recorded = new Recorded();
             new IndexedPairs(recorded).log(r);
             List<List<Object>> expected = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.needle.blocks.otlp;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
 import java.io.ByteArrayInputStream;
@@ -32,22 +33,26 @@ final class Bodies {
     }
 
     static byte[] spansJson(List<SpanRecord> spans) {
+        return json(SignalKind.SPANS, spans);
+    }
+
+    static byte[] logsJson(List<LogRecord> logs) {
+        return json(SignalKind.LOGS, logs);
+    }
+
+    /** {@code records} as one OTLP JSON export request of their signal. */
+    static <R> byte[] json(SignalKind<R> kind, List<R> records) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
-            OtlpJson.encodeSpans(spans, out);
+            kind.encodeJson(records, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
     }
 
-    static byte[] logsJson(List<LogRecord> logs) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            OtlpJson.encodeLogs(logs, out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
+    /** The records of an OTLP JSON export request of {@code kind}'s signal. */
+    static <R> Decoded<R> json(SignalKind<R> kind, byte[] json) throws IOException {
+        return kind.decodeJson(new ByteArrayInputStream(json), Long.MAX_VALUE);
     }
 }

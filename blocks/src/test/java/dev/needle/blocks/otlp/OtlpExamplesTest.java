@@ -40,11 +40,11 @@ final class OtlpExamplesTest {
     @Test
     void traceJson_decodesExactly() throws IOException {
         Decoded<SpanRecord> decoded = Bodies.jsonSpans(example("trace.json"));
-        assertEquals(new Decoded<>(List.of(new SpanRecord(SERVICE, LIBRARY,
-                Bytes.fromHex("5b8efff798038103d269b633813fc60c"), Bytes.fromHex("eee19b7ec3c1b174"), "",
-                Bytes.fromHex("eee19b7ec3c1b173"), 0, "I'm a server span", 2, 1544712660000000000L,
-                1544712661000000000L, List.of(KeyValue.of("my.span.attr", "some value")), 0, List.of(), 0, List.of(), 0,
-                0, "")), 0, ""), decoded);
+        assertEquals(new Decoded<>(List.of(SpanRecord.builder().resource(SERVICE).scope(LIBRARY)
+                .traceId(Bytes.fromHex("5b8efff798038103d269b633813fc60c")).spanId(Bytes.fromHex("eee19b7ec3c1b174"))
+                .parentSpanId(Bytes.fromHex("eee19b7ec3c1b173")).name("I'm a server span").kind(2)
+                .startTimeUnixNano(1544712660000000000L).endTimeUnixNano(1544712661000000000L)
+                .attributes(List.of(KeyValue.of("my.span.attr", "some value"))).build()), 0, ""), decoded);
         assertEquals(OtlpWire.decodeSpans(ProtoSamples.exampleTrace().toByteArray()), decoded, "JSON and builder-made protobuf agree");
     }
 

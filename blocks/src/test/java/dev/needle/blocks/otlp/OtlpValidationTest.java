@@ -57,10 +57,7 @@ final class OtlpValidationTest {
     }
 
     private static SpanRecord withIds(SpanRecord s, Bytes traceId, Bytes spanId, Bytes parentSpanId) {
-        return new SpanRecord(s.resource(), s.scope(), traceId, spanId, s.traceState(), parentSpanId, s.flags(),
-                s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(),
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().traceId(traceId).spanId(spanId).parentSpanId(parentSpanId).build();
     }
 
     private static Bytes filled(int length, int b) {
@@ -97,7 +94,8 @@ final class OtlpValidationTest {
     }
 
     private static LogRecord log(Bytes traceId, Bytes spanId) {
-        return new LogRecord(Resource.EMPTY, X, 1, 2, 9, "INFO", AnyValue.of("hello"), List.of(), 0, 0, traceId, spanId, "");
+        return LogRecord.builder().scope(X).timeUnixNano(1).observedTimeUnixNano(2).severityNumber(9)
+                .severityText("INFO").body(AnyValue.of("hello")).traceId(traceId).spanId(spanId).build();
     }
 
     @Test
@@ -152,12 +150,12 @@ final class OtlpValidationTest {
         AnyValue deepest = nested(ValueCodec.MAX_DEPTH);
         List<KeyValue> attrs = List.of(new KeyValue("deep", deepest));
         SpanRecord s = span(1);
-        SpanRecord everywhere = new SpanRecord(new Resource(attrs, 0, ""), new Scope("x", "", attrs, 0, ""),
-                s.traceId(), s.spanId(), "", Bytes.EMPTY, 0, "n", 0, 0, 0, attrs, 0,
-                List.of(new SpanEvent(0, "e", attrs, 0)), 0, List.of(new SpanLink(s.traceId(), s.spanId(), "", attrs, 0, 0)),
-                0, 0, "");
+        SpanRecord everywhere = SpanRecord.builder().resource(new Resource(attrs, 0, ""))
+                .scope(new Scope("x", "", attrs, 0, "")).traceId(s.traceId()).spanId(s.spanId()).name("n")
+                .attributes(attrs).events(List.of(new SpanEvent(0, "e", attrs, 0)))
+                .links(List.of(new SpanLink(s.traceId(), s.spanId(), "", attrs, 0, 0))).build();
         assertEquals(new Decoded<>(List.of(everywhere), 0, ""), spansBothWays(List.of(everywhere)));
-        LogRecord log = new LogRecord(Resource.EMPTY, X, 0, 0, 0, "", deepest, attrs, 0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
+        LogRecord log = LogRecord.builder().scope(X).body(deepest).attributes(attrs).build();
         assertEquals(new Decoded<>(List.of(log), 0, ""), logsBothWays(List.of(log)));
     }
 
@@ -167,17 +165,16 @@ final class OtlpValidationTest {
         SpanRecord s = span(2);
         List<SpanRecord> variants = List.of(
                 OtlpRoundTripTest.withAttributes(s, tooDeep),
-                new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), "", Bytes.EMPTY, 0, "", 0, 0, 0,
-                        List.of(), 0, List.of(new SpanEvent(0, "e", tooDeep, 0)), 0, List.of(), 0, 0, ""),
-                new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), "", Bytes.EMPTY, 0, "", 0, 0, 0,
-                        List.of(), 0, List.of(), 0, List.of(new SpanLink(Bytes.EMPTY, Bytes.EMPTY, "", tooDeep, 0, 0)), 0, 0, ""));
+                SpanRecord.builder().resource(s.resource()).scope(s.scope()).traceId(s.traceId()).spanId(s.spanId())
+                        .events(List.of(new SpanEvent(0, "e", tooDeep, 0))).build(),
+                SpanRecord.builder().resource(s.resource()).scope(s.scope()).traceId(s.traceId()).spanId(s.spanId())
+                        .links(List.of(new SpanLink(Bytes.EMPTY, Bytes.EMPTY, "", tooDeep, 0, 0))).build());
         for (SpanRecord bad : variants) {
             assertEquals(new Decoded<>(List.of(span(1)), 1, "rejected 1 of 2 spans: span 1 of scope 'x': " + TOO_DEEP),
                     spansBothWays(List.of(span(1), bad)));
         }
         LogRecord ok = log(Bytes.EMPTY, Bytes.EMPTY);
-        LogRecord deepBody = new LogRecord(Resource.EMPTY, X, 0, 0, 0, "", nested(ValueCodec.MAX_DEPTH + 1), List.of(), 0, 0,
-                Bytes.EMPTY, Bytes.EMPTY, "");
+        LogRecord deepBody = LogRecord.builder().scope(X).body(nested(ValueCodec.MAX_DEPTH + 1)).build();
         assertEquals(new Decoded<>(List.of(ok), 1, "rejected 1 of 2 log records: log record 0 of scope 'x': " + TOO_DEEP),
                 logsBothWays(List.of(deepBody, ok)));
     }
@@ -216,8 +213,7 @@ final class OtlpValidationTest {
                         + "\"links\":[{\"traceId\":\"xyz\"}]"));
         assertEquals("rejected 1 of 2 spans: span 0 of scope 'x': link trace_id is not hex: 'xyz'", badLink.message());
         Decoded<LogRecord> badLog = Bodies.jsonLogs("{\"resourceLogs\":[{\"scopeLogs\":[{\"logRecords\":[{\"spanId\":\"0x12\"},{}]}]}]}");
-        assertEquals(new Decoded<>(List.of(new LogRecord(Resource.EMPTY, Scope.EMPTY, 0, 0, 0, "", AnyValue.Empty.INSTANCE,
-                List.of(), 0, 0, Bytes.EMPTY, Bytes.EMPTY, "")), 1,
+        assertEquals(new Decoded<>(List.of(LogRecord.builder().build()), 1,
                 "rejected 1 of 2 log records: log record 0 of scope '': span_id is not hex: '0x12'"), badLog);
     }
 
@@ -258,8 +254,9 @@ final class OtlpValidationTest {
             kvChain = new AnyValue.KvList(List.of(new KeyValue("k", kvChain)));
         }
         SpanRecord s = span(2);
-        SpanRecord bad = new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), "", Bytes.EMPTY, 0, "", 0, 0, 0,
-                List.of(), 0, List.of(new SpanEvent(0, "e", List.of(new KeyValue("deep", kvChain)), 0)), 0, List.of(), 0, 0, "");
+        SpanRecord bad = SpanRecord.builder().resource(s.resource()).scope(s.scope()).traceId(s.traceId())
+                .spanId(s.spanId()).events(List.of(new SpanEvent(0, "e", List.of(new KeyValue("deep", kvChain)), 0)))
+                .build();
         assertEquals(1, spansBothWays(List.of(span(1), bad)).rejected());
     }
 

@@ -357,9 +357,8 @@ final class OtlpWireTest {
                     default -> {
                     }
                 }
-                out.add(new SpanRecord(resource, scope, traceId, spanId, s.traceState(), parentSpanId, s.flags(), s.name(),
-                        s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), attributes, s.droppedAttributesCount(),
-                        s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(), s.statusCode(), s.statusMessage()));
+                out.add(s.toBuilder().resource(resource).scope(scope).traceId(traceId).spanId(spanId)
+                        .parentSpanId(parentSpanId).attributes(attributes).build());
             }
             return out;
         }
@@ -377,9 +376,7 @@ final class OtlpWireTest {
                     default -> {
                     }
                 }
-                out.add(new LogRecord(l.resource(), l.scope(), l.timeUnixNano(), l.observedTimeUnixNano(), l.severityNumber(),
-                        l.severityText(), body, l.attributes(), l.droppedAttributesCount(), l.flags(), traceId, spanId,
-                        l.eventName()));
+                out.add(l.toBuilder().body(body).traceId(traceId).spanId(spanId).build());
             }
             return out;
         }

@@ -80,23 +80,27 @@ final class OtlpWireWriterTest {
                 new KeyValue("long", new AnyValue.Str("✓".repeat(70_000))));
         Resource resource = new Resource(values, -1, unpaired);
         Scope scope = new Scope(unpaired, "", values, Integer.MIN_VALUE, "");
-        SpanRecord defaults = new SpanRecord(Resource.EMPTY, Scope.EMPTY, Bytes.EMPTY, Bytes.EMPTY, "", Bytes.EMPTY, 0,
-                "", 0, 0, 0, List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
-        SpanRecord negatives = new SpanRecord(resource, scope, Bytes.fromHex("01"), Bytes.fromHex("02"), unpaired,
-                Bytes.fromHex("03"), -1, unpaired, -1, -1, Long.MIN_VALUE, values, -1,
-                List.of(new SpanEvent(0, "", List.of(), 0), new SpanEvent(-1, unpaired, values, -1)), -1,
-                List.of(new SpanLink(Bytes.EMPTY, Bytes.EMPTY, "", List.of(), 0, 0),
-                        new SpanLink(Bytes.fromHex("ff"), Bytes.fromHex("ee"), unpaired, values, -1, -1)), -1, -1, "");
+        SpanRecord defaults = SpanRecord.builder().build();
+        SpanRecord negatives = SpanRecord.builder().resource(resource).scope(scope).traceId(Bytes.fromHex("01"))
+                .spanId(Bytes.fromHex("02")).traceState(unpaired).parentSpanId(Bytes.fromHex("03")).flags(-1)
+                .name(unpaired).kind(-1).startTimeUnixNano(-1).endTimeUnixNano(Long.MIN_VALUE).attributes(values)
+                .droppedAttributesCount(-1)
+                .events(List.of(new SpanEvent(0, "", List.of(), 0), new SpanEvent(-1, unpaired, values, -1)))
+                .droppedEventsCount(-1)
+                .links(List.of(new SpanLink(Bytes.EMPTY, Bytes.EMPTY, "", List.of(), 0, 0),
+                        new SpanLink(Bytes.fromHex("ff"), Bytes.fromHex("ee"), unpaired, values, -1, -1)))
+                .droppedLinksCount(-1).statusCode(-1).build();
         SpanRecord messageOnly = withStatus(defaults, 0, "m");
         sameSpans(List.of(), "no spans");
         sameSpans(List.of(defaults, negatives, messageOnly, withStatus(defaults, 2, "")), "edge spans");
 
-        LogRecord empty = new LogRecord(Resource.EMPTY, Scope.EMPTY, 0, 0, 0, "", AnyValue.Empty.INSTANCE, List.of(),
-                0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
+        LogRecord empty = LogRecord.builder().build();
         List<LogRecord> logs = new ArrayList<>(List.of(empty));
         for (KeyValue kv : values) {
-            logs.add(new LogRecord(resource, scope, -1, Long.MIN_VALUE, -1, unpaired, kv.value(), values, -1, -1,
-                    Bytes.fromHex("0102"), Bytes.fromHex("03"), unpaired));
+            logs.add(LogRecord.builder().resource(resource).scope(scope).timeUnixNano(-1)
+                    .observedTimeUnixNano(Long.MIN_VALUE).severityNumber(-1).severityText(unpaired).body(kv.value())
+                    .attributes(values).droppedAttributesCount(-1).flags(-1).traceId(Bytes.fromHex("0102"))
+                    .spanId(Bytes.fromHex("03")).eventName(unpaired).build());
         }
         sameLogs(List.of(), "no logs");
         sameLogs(logs, "edge logs");
@@ -124,8 +128,7 @@ final class OtlpWireWriterTest {
                 + "850101010000",                             // flags 0x101 (field 16, fixed32)
                 HexFormat.of().formatHex(OtlpWireWriter.encodeSpans(List.of(span))));
 
-        LogRecord log = new LogRecord(Resource.EMPTY, Scope.EMPTY, 0, 0, 9, "", new AnyValue.Str(""), List.of(), 0, 0,
-                Bytes.EMPTY, Bytes.EMPTY, "e");
+        LogRecord log = LogRecord.builder().severityNumber(9).body(new AnyValue.Str("")).eventName("e").build();
         assertEquals("0a11" + "0a00" + "120d" + "0a00"        // resource_logs: empty resource, scope_logs: empty scope
                 + "1209" + "1009" + "2a020a00" + "620165",    // log_records: severity 9, body "", event_name "e"
                 HexFormat.of().formatHex(OtlpWireWriter.encodeLogs(List.of(log))));
@@ -136,9 +139,6 @@ final class OtlpWireWriterTest {
     }
 
     private static SpanRecord withStatus(SpanRecord s, int code, String message) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(),
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                code, message);
+        return s.toBuilder().statusCode(code).statusMessage(message).build();
     }
 }

@@ -151,18 +151,24 @@ public final class ProtobufJavaDecode {
                 links.add(new SpanLink(bytes(l.getTraceId()), bytes(l.getSpanId()), l.getTraceState(),
                         keyValues(l.getAttributesList(), 0), l.getDroppedAttributesCount(), l.getFlags()));
             }
-            return new SpanRecord(resource, scope, bytes(s.getTraceId()), bytes(s.getSpanId()), s.getTraceState(),
-                    bytes(s.getParentSpanId()), s.getFlags(), s.getName(), s.getKindValue(),
-                    s.getStartTimeUnixNano(), s.getEndTimeUnixNano(), keyValues(s.getAttributesList(), 0),
-                    s.getDroppedAttributesCount(), events, s.getDroppedEventsCount(), links, s.getDroppedLinksCount(),
-                    s.getStatus().getCodeValue(), s.getStatus().getMessage());
+            return SpanRecord.builder().resource(resource).scope(scope).traceId(bytes(s.getTraceId()))
+                    .spanId(bytes(s.getSpanId())).traceState(s.getTraceState())
+                    .parentSpanId(bytes(s.getParentSpanId())).flags(s.getFlags()).name(s.getName())
+                    .kind(s.getKindValue()).startTimeUnixNano(s.getStartTimeUnixNano())
+                    .endTimeUnixNano(s.getEndTimeUnixNano()).attributes(keyValues(s.getAttributesList(), 0))
+                    .droppedAttributesCount(s.getDroppedAttributesCount()).events(events)
+                    .droppedEventsCount(s.getDroppedEventsCount()).links(links)
+                    .droppedLinksCount(s.getDroppedLinksCount()).statusCode(s.getStatus().getCodeValue())
+                    .statusMessage(s.getStatus().getMessage()).build();
         }
 
         LogRecord log(io.opentelemetry.proto.logs.v1.LogRecord l, Resource resource, Scope scope) {
-            return new LogRecord(resource, scope, l.getTimeUnixNano(), l.getObservedTimeUnixNano(),
-                    l.getSeverityNumberValue(), l.getSeverityText(), value(l.getBody(), 0),
-                    keyValues(l.getAttributesList(), 0), l.getDroppedAttributesCount(), l.getFlags(),
-                    bytes(l.getTraceId()), bytes(l.getSpanId()), l.getEventName());
+            return LogRecord.builder().resource(resource).scope(scope).timeUnixNano(l.getTimeUnixNano())
+                    .observedTimeUnixNano(l.getObservedTimeUnixNano()).severityNumber(l.getSeverityNumberValue())
+                    .severityText(l.getSeverityText()).body(value(l.getBody(), 0))
+                    .attributes(keyValues(l.getAttributesList(), 0))
+                    .droppedAttributesCount(l.getDroppedAttributesCount()).flags(l.getFlags())
+                    .traceId(bytes(l.getTraceId())).spanId(bytes(l.getSpanId())).eventName(l.getEventName()).build();
         }
 
         /** {@code enclosing} counts the arrays and kvlists around the pairs' values. */

@@ -82,15 +82,18 @@ final class RandomOtlp {
     }
 
     SpanRecord span(Resource resource, Scope scope) {
-        return new SpanRecord(resource, scope, traceId(), nonZero(8), string(),
-                random.nextBoolean() ? Bytes.EMPTY : bytes(8), uint(), string(), enumNumber(6), time(), time(),
-                attributes(), uint(), events(), uint(), links(), uint(), enumNumber(3), string());
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(traceId()).spanId(nonZero(8))
+                .traceState(string()).parentSpanId(random.nextBoolean() ? Bytes.EMPTY : bytes(8)).flags(uint())
+                .name(string()).kind(enumNumber(6)).startTimeUnixNano(time()).endTimeUnixNano(time())
+                .attributes(attributes()).droppedAttributesCount(uint()).events(events()).droppedEventsCount(uint())
+                .links(links()).droppedLinksCount(uint()).statusCode(enumNumber(3)).statusMessage(string()).build();
     }
 
     LogRecord log(Resource resource, Scope scope) {
-        return new LogRecord(resource, scope, time(), time(), enumNumber(25), string(), value(),
-                attributes(), uint(), uint(), random.nextBoolean() ? Bytes.EMPTY : traceId(),
-                random.nextBoolean() ? Bytes.EMPTY : bytes(8), string());
+        return LogRecord.builder().resource(resource).scope(scope).timeUnixNano(time()).observedTimeUnixNano(time())
+                .severityNumber(enumNumber(25)).severityText(string()).body(value()).attributes(attributes())
+                .droppedAttributesCount(uint()).flags(uint()).traceId(random.nextBoolean() ? Bytes.EMPTY : traceId())
+                .spanId(random.nextBoolean() ? Bytes.EMPTY : bytes(8)).eventName(string()).build();
     }
 
     private List<SpanEvent> events() {

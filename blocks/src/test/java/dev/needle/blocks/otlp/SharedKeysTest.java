@@ -10,7 +10,6 @@ import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -44,8 +43,8 @@ final class SharedKeysTest {
     }
 
     private static SpanRecord span(Resource resource, List<KeyValue> attributes) {
-        return new SpanRecord(resource, Scope.EMPTY, TRACE_ID, SPAN_ID, "", Bytes.EMPTY, 0, "op", 1, 1, 2, attributes,
-                0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(resource).traceId(TRACE_ID).spanId(SPAN_ID).name("op").kind(1)
+                .startTimeUnixNano(1).endTimeUnixNano(2).attributes(attributes).build();
     }
 
     /** A one-span request whose span has the attributes {@code keys}, each key a new instance of its own. */

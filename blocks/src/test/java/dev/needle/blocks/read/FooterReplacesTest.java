@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.needle.blocks.BlockLayout;
 import dev.needle.blocks.RandomRecords;
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockName;
 import dev.needle.blocks.store.BlockRef;
@@ -39,7 +40,7 @@ class FooterReplacesTest {
             BlockWriter writer = new BlockWriter(store, allocator);
             BlockRef a = writer.writeSpans(ACME, spans.subList(0, 10)).ref();
             BlockRef b = writer.writeSpans(ACME, spans.subList(10, 20)).ref();
-            BlockRef k = writer.writeSpans(ACME, spans.subList(0, 20), "k1", List.of(b.name(), a.name())).ref();
+            BlockRef k = writer.write(SignalKind.SPANS, ACME, spans.subList(0, 20), "k1", List.of(b.name(), a.name())).ref();
 
             List<BlockName> inOrder = List.of(a.name(), b.name()).stream().sorted().toList();
             assertEquals(Optional.of(inOrder), FooterReplaces.read(store, k));

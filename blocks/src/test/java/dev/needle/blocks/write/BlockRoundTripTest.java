@@ -96,9 +96,10 @@ class BlockRoundTripTest {
             byte[] traceId = new byte[16];
             traceId[14] = (byte) (i >> 8);
             traceId[15] = (byte) i;
-            spans.add(new SpanRecord(resource, scope, Bytes.wrap(traceId), Bytes.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, (byte) i}),
-                    "", Bytes.EMPTY, i, "span" + i, 1, 1_000L * i, 1_000L * i + 7, attributes("a" + i, i, 1 + 15 * batch),
-                    i % 3, List.of(), 0, List.of(), 0, 0, ""));
+            spans.add(SpanRecord.builder().resource(resource).scope(scope).traceId(Bytes.wrap(traceId))
+                    .spanId(Bytes.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, (byte) i})).flags(i).name("span" + i).kind(1)
+                    .startTimeUnixNano(1_000L * i).endTimeUnixNano(1_000L * i + 7)
+                    .attributes(attributes("a" + i, i, 1 + 15 * batch)).droppedAttributesCount(i % 3).build());
         }
         WrittenBlock block = new BlockWriter(store, allocator, new Options(100, Codec.NONE)).writeSpans(TenantId.DEFAULT, spans);
         assertEquals(3, block.meta().batches().size());

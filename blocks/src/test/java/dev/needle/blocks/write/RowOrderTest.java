@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.sidecar.KeyMix;
 import java.util.ArrayList;
@@ -167,13 +164,13 @@ class RowOrderTest {
     }
 
     private static SpanRecord span(Bytes traceId, long start) {
-        return new SpanRecord(Resource.EMPTY, Scope.EMPTY, traceId, Bytes.fromHex("0102030405060708"), "", Bytes.EMPTY,
-                0, "span", 1, start, start + 1, List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().traceId(traceId).spanId(Bytes.fromHex("0102030405060708")).name("span").kind(1)
+                .startTimeUnixNano(start).endTimeUnixNano(start + 1).build();
     }
 
     private static LogRecord log(long time, long observed) {
-        return new LogRecord(Resource.EMPTY, Scope.EMPTY, time, observed, 9, "INFO", AnyValue.Empty.INSTANCE,
-                List.of(), 0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
+        return LogRecord.builder().timeUnixNano(time).observedTimeUnixNano(observed).severityNumber(9)
+                .severityText("INFO").build();
     }
 
     /** Keys drawn from small pools, so that equal and nearly equal keys are common. */

@@ -206,9 +206,7 @@ class SidecarContentsTest {
     @Test
     void writeLogs_noRecordHasATraceId_noTraceIdxAndReaderFailsOpenMissing() throws IOException {
         List<LogRecord> logs = new RandomRecords(31).logs(900).stream()
-                .map(r -> new LogRecord(r.resource(), r.scope(), r.timeUnixNano(), r.observedTimeUnixNano(),
-                        r.severityNumber(), r.severityText(), r.body(), r.attributes(), r.droppedAttributesCount(),
-                        r.flags(), Bytes.EMPTY, Bytes.EMPTY, r.eventName()))
+                .map(r -> r.toBuilder().traceId(Bytes.EMPTY).spanId(Bytes.EMPTY).build())
                 .toList();
         WrittenBlock block = new BlockWriter(store, allocator, 300).writeLogs(TenantId.DEFAULT, logs);
         BlockRef ref = block.ref();
@@ -435,11 +433,10 @@ class SidecarContentsTest {
         Scope sc = s.scope();
         List<KeyValue> attributes = new ArrayList<>(noDoubles(s.attributes()));
         attributes.add(KeyValue.of("marker", 42));
-        return new SpanRecord(new Resource(noDoubles(r.attributes()), r.droppedAttributesCount(), r.schemaUrl()),
-                new Scope(sc.name(), sc.version(), noDoubles(sc.attributes()), sc.droppedAttributesCount(), sc.schemaUrl()),
-                s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(), s.flags(), s.name(), s.kind(),
-                s.startTimeUnixNano(), s.endTimeUnixNano(), attributes, s.droppedAttributesCount(), s.events(),
-                s.droppedEventsCount(), s.links(), s.droppedLinksCount(), s.statusCode(), s.statusMessage());
+        return s.toBuilder().resource(new Resource(noDoubles(r.attributes()), r.droppedAttributesCount(), r.schemaUrl()))
+                .scope(new Scope(sc.name(), sc.version(), noDoubles(sc.attributes()), sc.droppedAttributesCount(),
+                        sc.schemaUrl()))
+                .attributes(attributes).build();
     }
 
     private static List<KeyValue> noDoubles(List<KeyValue> attributes) {
@@ -449,9 +446,6 @@ class SidecarContentsTest {
     }
 
     private static SpanRecord withAttributes(SpanRecord s, List<KeyValue> attributes) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), attributes,
-                s.droppedAttributesCount(), s.events(), s.droppedEventsCount(), s.links(), s.droppedLinksCount(),
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().attributes(attributes).build();
     }
 }

@@ -92,9 +92,7 @@ class ZoneMapTest {
             long start = extremeTime(random);
             long duration = random.nextLong(-2_000_000_000L, 2_000_000_000L);
             long end = addOrSame(start, duration);
-            spans.add(new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                    s.flags(), s.name(), s.kind(), start, end, s.attributes(), s.droppedAttributesCount(), s.events(),
-                    s.droppedEventsCount(), s.links(), s.droppedLinksCount(), s.statusCode(), s.statusMessage()));
+            spans.add(s.toBuilder().startTimeUnixNano(start).endTimeUnixNano(end).build());
         }
         checkSpans(new BlockWriter(store, allocator, 64).writeSpans(TenantId.DEFAULT, spans), spans.size(), 64);
     }
@@ -106,9 +104,8 @@ class ZoneMapTest {
         for (LogRecord r : new RandomRecords(45).logs(700)) {
             long observed = extremeTime(random);
             long time = random.nextInt(3) == 0 ? 0 : extremeTime(random);
-            logs.add(new LogRecord(r.resource(), r.scope(), time, observed, random.nextInt(4) == 0 ? 0 : r.severityNumber(),
-                    r.severityText(), r.body(), r.attributes(), r.droppedAttributesCount(), r.flags(), r.traceId(),
-                    r.spanId(), r.eventName()));
+            logs.add(r.toBuilder().timeUnixNano(time).observedTimeUnixNano(observed)
+                    .severityNumber(random.nextInt(4) == 0 ? 0 : r.severityNumber()).build());
         }
         checkLogs(new BlockWriter(store, allocator, 64).writeLogs(TenantId.DEFAULT, logs), logs.size(), 64);
     }
@@ -116,9 +113,7 @@ class ZoneMapTest {
     @Test
     void writeLogs_everySeverityUnspecifiedAndNoTraceIds_nullMinMaxAndFullNullCounts() throws IOException {
         List<LogRecord> logs = new RandomRecords(46).logs(250).stream()
-                .map(r -> new LogRecord(r.resource(), r.scope(), r.timeUnixNano(), r.observedTimeUnixNano(), 0,
-                        r.severityText(), r.body(), r.attributes(), r.droppedAttributesCount(), r.flags(), Bytes.EMPTY,
-                        Bytes.EMPTY, r.eventName()))
+                .map(r -> r.toBuilder().severityNumber(0).traceId(Bytes.EMPTY).spanId(Bytes.EMPTY).build())
                 .toList();
         WrittenBlock block = new BlockWriter(store, allocator, 100).writeLogs(TenantId.DEFAULT, logs);
         for (BatchMeta batch : block.meta().batches()) {

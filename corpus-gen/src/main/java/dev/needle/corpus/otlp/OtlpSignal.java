@@ -5,10 +5,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.WireFormat;
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.SpanRecord;
-import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpWireWriter;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTracePartialSuccess;
@@ -20,7 +19,8 @@ import java.util.List;
 
 /**
  * What differs between spans and log records on the wire: the endpoint, the request file
- * directory, the encoders, and the names of the rejected-count field in an export response.
+ * directory, the encoders (their {@link SignalKind}'s), and the names of the rejected-count field in an
+ * export response.
  */
 final class OtlpSignal<T> {
 
@@ -28,14 +28,12 @@ final class OtlpSignal<T> {
     private static final int MAX_QUOTED = 300;
     private static final JsonFactory JSON = new JsonFactory();
 
-    static final OtlpSignal<SpanRecord> SPANS = new OtlpSignal<>("spans", "/v1/traces", "traces",
-            OtlpWireWriter::encodeSpans, OtlpJson::encodeSpans,
+    static final OtlpSignal<SpanRecord> SPANS = new OtlpSignal<>(SignalKind.SPANS, "/v1/traces", "traces",
             "rejectedSpans", "rejected_spans", body -> {
                 ExportTracePartialSuccess p = ExportTraceServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedSpans(), p.getErrorMessage());
             });
-    static final OtlpSignal<LogRecord> LOGS = new OtlpSignal<>("logs", "/v1/logs", "logs",
-            OtlpWireWriter::encodeLogs, OtlpJson::encodeLogs,
+    static final OtlpSignal<LogRecord> LOGS = new OtlpSignal<>(SignalKind.LOGS, "/v1/logs", "logs",
             "rejectedLogRecords", "rejected_log_records", body -> {
                 ExportLogsPartialSuccess p = ExportLogsServiceResponse.parseFrom(body).getPartialSuccess();
                 return new PartialSuccess(p.getRejectedLogRecords(), p.getErrorMessage());
@@ -45,34 +43,22 @@ final class OtlpSignal<T> {
     record PartialSuccess(long rejected, String message) {
     }
 
-    private interface Protobuf<T> {
-        byte[] encode(List<T> records);
-    }
-
-    private interface Encoder<T> {
-        void encode(List<T> records, OutputStream out) throws IOException;
-    }
-
     private interface ProtoResponse {
         PartialSuccess parse(byte[] body) throws IOException;
     }
 
-    private final String name;
+    private final SignalKind<T> kind;
     private final String path;
     private final String dir;
-    private final Protobuf<T> protobuf;
-    private final Encoder<T> json;
     private final String jsonRejected;
     private final String jsonRejectedSnake;
     private final ProtoResponse protoResponse;
 
-    private OtlpSignal(String name, String path, String dir, Protobuf<T> protobuf, Encoder<T> json,
-                       String jsonRejected, String jsonRejectedSnake, ProtoResponse protoResponse) {
-        this.name = name;
+    private OtlpSignal(SignalKind<T> kind, String path, String dir, String jsonRejected, String jsonRejectedSnake,
+                       ProtoResponse protoResponse) {
+        this.kind = kind;
         this.path = path;
         this.dir = dir;
-        this.protobuf = protobuf;
-        this.json = json;
         this.jsonRejected = jsonRejected;
         this.jsonRejectedSnake = jsonRejectedSnake;
         this.protoResponse = protoResponse;
@@ -80,7 +66,7 @@ final class OtlpSignal<T> {
 
     /** {@code spans} or {@code logs}, as a report names the signal. */
     String name() {
-        return name;
+        return kind.signal().dirName();
     }
 
     /** The OTLP/HTTP path: {@code /v1/traces} or {@code /v1/logs}. */
@@ -96,15 +82,15 @@ final class OtlpSignal<T> {
     /** Writes {@code records} as one export request; does not close {@code out}. */
     void encode(OtlpEncoding encoding, List<T> records, OutputStream out) throws IOException {
         if (encoding == OtlpEncoding.PROTOBUF) {
-            out.write(protobuf.encode(records));
+            out.write(kind.encodeWire(records));
         } else {
-            json.encode(records, out);
+            kind.encodeJson(records, out);
         }
     }
 
     /** {@code records} as one protobuf export request, in an array of exactly its size. */
     byte[] protobuf(List<T> records) {
-        return protobuf.encode(records);
+        return kind.encodeWire(records);
     }
 
     /**

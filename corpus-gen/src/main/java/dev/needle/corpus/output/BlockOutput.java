@@ -1,7 +1,6 @@
 package dev.needle.corpus.output;
 
-import dev.needle.blocks.model.LogRecord;
-import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
@@ -60,23 +59,13 @@ public final class BlockOutput {
             BlockWriter writer = new BlockWriter(store, allocator, options, writtenAt);
             for (int c = 0; c < corpus.spanChunks(); c++) {
                 int chunk = c;
-                tasks.add(() -> {
-                    Corpus.Chunk<SpanRecord> made = corpus.spans(chunk);
-                    WrittenBlock block = writer.writeSpans(tenant, made.records(), prefix + "s" + (corpus.firstSpanChunk() + chunk));
-                    spans.merge(made.tally());
-                    progress.accept(made.records().size());
-                    return block;
-                });
+                tasks.add(task(writer, SignalKind.SPANS, tenant, () -> corpus.spans(chunk),
+                        prefix + "s" + (corpus.firstSpanChunk() + chunk), spans, progress));
             }
             for (int c = 0; c < corpus.logChunks(); c++) {
                 int chunk = c;
-                tasks.add(() -> {
-                    Corpus.Chunk<LogRecord> made = corpus.logs(chunk);
-                    WrittenBlock block = writer.writeLogs(tenant, made.records(), prefix + "l" + (corpus.firstLogChunk() + chunk));
-                    logs.merge(made.tally());
-                    progress.accept(made.records().size());
-                    return block;
-                });
+                tasks.add(task(writer, SignalKind.LOGS, tenant, () -> corpus.logs(chunk),
+                        prefix + "l" + (corpus.firstLogChunk() + chunk), logs, progress));
             }
             List<Future<WrittenBlock>> futures = new ArrayList<>();
             for (Callable<WrittenBlock> task : tasks) {
@@ -93,6 +82,19 @@ public final class BlockOutput {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Makes a chunk with {@code make} and writes it as block {@code id}, merging what it holds into {@code tally}. */
+    private static <R> Callable<WrittenBlock> task(BlockWriter writer, SignalKind<R> kind, TenantId tenant,
+                                                   Callable<Corpus.Chunk<R>> make, String id, Tally tally,
+                                                   LongConsumer progress) {
+        return () -> {
+            Corpus.Chunk<R> made = make.call();
+            WrittenBlock block = writer.write(kind, tenant, made.records(), id, List.of());
+            tally.merge(made.tally());
+            progress.accept(made.records().size());
+            return block;
+        };
     }
 
     private static WrittenBlock await(Future<WrittenBlock> future) throws IOException, InterruptedException {

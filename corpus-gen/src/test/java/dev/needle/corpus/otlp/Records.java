@@ -60,9 +60,10 @@ public final class Records {
                 List<SpanLink> links = s == 1
                         ? List.of(new SpanLink(traceId(run, t + 1_000_000), spanId, "k=v", List.of(), 0, 1))
                         : List.of();
-                out.add(new SpanRecord(resource, SCOPE, trace, spanId, "", parent, 1, "op-" + (s % 5), 1 + s % 5,
-                        start, start + 500_000 + s, attributes, 0, events, 0, links, 0, s % 3,
-                        s % 3 == 2 ? "boom " + t : ""));
+                out.add(SpanRecord.builder().resource(resource).scope(SCOPE).traceId(trace).spanId(spanId)
+                        .parentSpanId(parent).flags(1).name("op-" + (s % 5)).kind(1 + s % 5).startTimeUnixNano(start)
+                        .endTimeUnixNano(start + 500_000 + s).attributes(attributes).events(events).links(links)
+                        .statusCode(s % 3).statusMessage(s % 3 == 2 ? "boom " + t : "").build());
             }
         }
         return out;
@@ -78,10 +79,13 @@ public final class Records {
             AnyValue body = i % 4 == 0
                     ? new AnyValue.KvList(List.of(KeyValue.of("event", "login"), KeyValue.of("attempt", i)))
                     : AnyValue.of("request " + i + " served");
-            out.add(new LogRecord(resource, SCOPE, time, time + 7, 9 + i % 8, i % 2 == 0 ? "INFO" : "WARN", body,
-                    List.of(KeyValue.of("log.index", i), KeyValue.of("user", "u" + (i % 13))), 0, traced ? 1 : 0,
-                    traced ? traceId(run, i) : Bytes.EMPTY,
-                    traced ? Bytes.fromHex(String.format("%016x", i + 1L)) : Bytes.EMPTY, i % 5 == 0 ? "session.start" : ""));
+            out.add(LogRecord.builder().resource(resource).scope(SCOPE).timeUnixNano(time)
+                    .observedTimeUnixNano(time + 7).severityNumber(9 + i % 8)
+                    .severityText(i % 2 == 0 ? "INFO" : "WARN").body(body)
+                    .attributes(List.of(KeyValue.of("log.index", i), KeyValue.of("user", "u" + (i % 13))))
+                    .flags(traced ? 1 : 0).traceId(traced ? traceId(run, i) : Bytes.EMPTY)
+                    .spanId(traced ? Bytes.fromHex(String.format("%016x", i + 1L)) : Bytes.EMPTY)
+                    .eventName(i % 5 == 0 ? "session.start" : "").build());
         }
         return out;
     }

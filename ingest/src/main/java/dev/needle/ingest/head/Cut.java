@@ -27,14 +27,14 @@ public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapByte
      * @param records spans or log records, at most a block's rows
      * @param blockId the id of the block they are published as
      */
-    public record Chunk(TenantId tenant, Records records, String blockId) {
+    public record Chunk(TenantId tenant, Records<?> records, String blockId) {
     }
 
     /**
      * A cut of these records, each tenant's spans and logs cut into blocks of at most {@code blockRows}
      * rows, named as {@code writer}'s (see {@link CutIds}).
      */
-    static Cut of(String writer, long maxSequence, Map<TenantId, Records> spans, Map<TenantId, Records> logs,
+    static Cut of(String writer, long maxSequence, Map<TenantId, Records<?>> spans, Map<TenantId, Records<?>> logs,
                   int blockRows, long rows, long heapBytes) {
         // A chunk's share of the cut's heap, by rows: walking every record again would hold the head's lock.
         double heapPerRow = rows == 0 ? 0 : (double) heapBytes / rows;
@@ -44,7 +44,7 @@ public record Cut(long maxSequence, List<Chunk> chunks, long rows, long heapByte
         return new Cut(maxSequence, List.copyOf(chunks), rows, heapBytes);
     }
 
-    private static void chunk(String writer, long maxSequence, TenantId tenant, Records records, int blockRows,
+    private static void chunk(String writer, long maxSequence, TenantId tenant, Records<?> records, int blockRows,
                               double heapPerRow, List<Chunk> out) {
         // A cut names at most 999 chunks (CutIds): a cut that large gets larger blocks instead.
         int rowsPerBlock = Math.max(blockRows, (records.size() + 998) / 999);

@@ -1,5 +1,6 @@
 package dev.needle.ingest.head;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
@@ -9,11 +10,11 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.wal.WalEntry;
 import dev.needle.query.engine.HeadSource;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * Records acknowledged but not yet in a published block: the active part, which takes new
@@ -29,8 +30,8 @@ import java.util.function.Function;
  */
 public final class Head implements HeadSource {
 
-    private Map<TenantId, Active<Records.Spans, SpanRecord>> spans = new HashMap<>();
-    private Map<TenantId, Active<Records.Logs, LogRecord>> logs = new HashMap<>();
+    /** Each signal's active records, by tenant. */
+    private Map<Signal, Map<TenantId, Active<?>>> active = newActive();
     private long rows;
     private long bytes;
     private long heapBytes;
@@ -45,17 +46,11 @@ public final class Head implements HeadSource {
     }
 
     /** Adds the records of one durable write-ahead log entry; entries arrive in sequence order. */
-    public synchronized void add(WalEntry entry, Records records) {
+    public synchronized void add(WalEntry entry, Records<?> records) {
         if (rows == 0) {
             firstAddNanos = System.nanoTime();
         }
-        if (records instanceof Records.Spans s) {
-            spans.computeIfAbsent(entry.tenant(), t -> new Active<>(Records.Spans::list, SpanRecord::traceId,
-                    Records.Spans::new)).add(s);
-        } else if (records instanceof Records.Logs l) {
-            logs.computeIfAbsent(entry.tenant(), t -> new Active<>(Records.Logs::list, LogRecord::traceId,
-                    Records.Logs::new)).add(l);
-        }
+        add(entry.tenant(), records);
         rows += records.size();
         bytes += entry.payloadLength();
         heapBytes += records.heapBytes();
@@ -70,20 +65,39 @@ public final class Head implements HeadSource {
         if (rows == 0) {
             return null;
         }
-        Cut cut = Cut.of(writer, maxSequence, all(spans), all(logs), blockRows, rows, heapBytes);
+        Cut cut = Cut.of(writer, maxSequence, whole(Signal.SPANS), whole(Signal.LOGS), blockRows, rows, heapBytes);
         publishing.add(cut);
         publishingHeapBytes += heapBytes;
-        spans = new HashMap<>();
-        logs = new HashMap<>();
+        active = newActive();
         rows = 0;
         bytes = 0;
         heapBytes = 0;
         return cut;
     }
 
-    private static Map<TenantId, Records> all(Map<TenantId, ? extends Active<?, ?>> active) {
-        Map<TenantId, Records> out = new HashMap<>();
-        active.forEach((tenant, records) -> out.put(tenant, records.whole()));
+    private static Map<Signal, Map<TenantId, Active<?>>> newActive() {
+        Map<Signal, Map<TenantId, Active<?>>> out = new EnumMap<>(Signal.class);
+        for (Signal signal : Signal.values()) {
+            out.put(signal, new HashMap<>());
+        }
+        return out;
+    }
+
+    private <R> void add(TenantId tenant, Records<R> records) {
+        active(records.kind()).computeIfAbsent(tenant, t -> new Active<>(records.kind())).add(records);
+    }
+
+    /** The active records of {@code kind}, by tenant. */
+    @SuppressWarnings("unchecked")
+    private <R> Map<TenantId, Active<R>> active(SignalKind<R> kind) {
+        // Each signal's map holds only its own kind's records: add puts them there by their kind.
+        return (Map<TenantId, Active<R>>) (Map<TenantId, ?>) active.get(kind.signal());
+    }
+
+    /** Each tenant's active records of {@code signal} as one Records. */
+    private Map<TenantId, Records<?>> whole(Signal signal) {
+        Map<TenantId, Records<?>> out = new HashMap<>();
+        active.get(signal).forEach((tenant, records) -> out.put(tenant, records.whole()));
         return out;
     }
 
@@ -91,25 +105,16 @@ public final class Head implements HeadSource {
      * One tenant's active records of one signal: each write-ahead log entry's records as they came,
      * with their trace id hashes.
      */
-    private static final class Active<K extends Records, R> {
-        private final Function<K, List<R>> list;
-        private final Function<R, Bytes> traceId;
-        private final Whole<K, R> whole;
-        private final List<K> entries = new ArrayList<>();
+    private static final class Active<R> {
+        private final SignalKind<R> kind;
+        private final List<Records<R>> entries = new ArrayList<>();
         private int rows;
 
-        /** Makes one Records of every active record: a list, its heap bytes and its hashes. */
-        interface Whole<K, R> {
-            K of(List<R> records, long heapBytes, int[] traceHashes);
+        Active(SignalKind<R> kind) {
+            this.kind = kind;
         }
 
-        Active(Function<K, List<R>> list, Function<R, Bytes> traceId, Whole<K, R> whole) {
-            this.list = list;
-            this.traceId = traceId;
-            this.whole = whole;
-        }
-
-        void add(K records) {
+        void add(Records<R> records) {
             entries.add(records);
             rows += records.size();
         }
@@ -117,32 +122,32 @@ public final class Head implements HeadSource {
         /** Every record, in the order they came. */
         List<R> all() {
             List<R> out = new ArrayList<>(rows);
-            entries.forEach(e -> out.addAll(list.apply(e)));
+            entries.forEach(e -> out.addAll(e.list()));
             return out;
         }
 
         /** Every record as one Records, in the order they came. */
-        K whole() {
+        Records<R> whole() {
             int[] hashes = new int[rows];
             int at = 0;
             long heapBytes = 0;
-            for (K e : entries) {
+            for (Records<R> e : entries) {
                 System.arraycopy(e.traceHashes(), 0, hashes, at, e.size());
                 at += e.size();
                 heapBytes += e.heapBytes();
             }
-            return whole.of(all(), heapBytes, hashes);
+            return new Records<>(kind, all(), heapBytes, hashes);
         }
 
         /** The records of trace {@code id}, in the order they came. */
         List<R> ofTrace(Bytes id) {
             int hash = id.hashCode();
             List<R> out = new ArrayList<>();
-            for (K e : entries) {
+            for (Records<R> e : entries) {
                 int[] hashes = e.traceHashes();
-                List<R> records = list.apply(e);
+                List<R> records = e.list();
                 for (int i = 0; i < hashes.length; i++) {
-                    if (hashes[i] == hash && traceId.apply(records.get(i)).equals(id)) {
+                    if (hashes[i] == hash && kind.traceId(records.get(i)).equals(id)) {
                         out.add(records.get(i));
                     }
                 }
@@ -221,46 +226,42 @@ public final class Head implements HeadSource {
     }
 
     @Override
-    public synchronized List<Part<SpanRecord>> spanParts(TenantId tenant) {
-        List<Part<SpanRecord>> out = publishingParts(tenant, Records.Spans.class, Records.Spans::list);
-        out.addAll(publishedParts(tenant, Signal.SPANS));
-        Active<Records.Spans, SpanRecord> active = spans.get(tenant);
-        out.add(new Part<>(null, active == null ? List.of() : active.all()));
-        return out;
+    public List<Part<SpanRecord>> spanParts(TenantId tenant) {
+        return parts(SignalKind.SPANS, tenant);
     }
 
     @Override
-    public synchronized List<Part<SpanRecord>> traceSpanParts(TenantId tenant, Bytes traceId) {
-        List<Part<SpanRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Spans.class, Records.Spans::list),
-                s -> s.traceId().equals(traceId));
-        out.addAll(publishedParts(tenant, Signal.SPANS));
-        Active<Records.Spans, SpanRecord> active = spans.get(tenant);
-        List<SpanRecord> ofTrace = active == null ? List.of() : active.ofTrace(traceId);
+    public List<Part<LogRecord>> logParts(TenantId tenant) {
+        return parts(SignalKind.LOGS, tenant);
+    }
+
+    @Override
+    public List<Part<SpanRecord>> traceSpanParts(TenantId tenant, Bytes traceId) {
+        return traceParts(SignalKind.SPANS, tenant, traceId);
+    }
+
+    @Override
+    public List<Part<LogRecord>> traceLogParts(TenantId tenant, Bytes traceId) {
+        return traceParts(SignalKind.LOGS, tenant, traceId);
+    }
+
+    private synchronized <R> List<Part<R>> parts(SignalKind<R> kind, TenantId tenant) {
+        List<Part<R>> out = publishingParts(tenant, kind);
+        out.addAll(publishedParts(tenant, kind.signal()));
+        Active<R> records = active(kind).get(tenant);
+        out.add(new Part<>(null, records == null ? List.of() : records.all()));
+        return out;
+    }
+
+    private synchronized <R> List<Part<R>> traceParts(SignalKind<R> kind, TenantId tenant, Bytes traceId) {
+        List<Part<R>> out = HeadSource.filter(publishingParts(tenant, kind), r -> kind.traceId(r).equals(traceId));
+        out.addAll(publishedParts(tenant, kind.signal()));
+        Active<R> records = active(kind).get(tenant);
+        // An empty id is no trace's: every span has one, and the log records without one are of none.
+        List<R> ofTrace = records == null || traceId.isEmpty() ? List.of() : records.ofTrace(traceId);
         if (!ofTrace.isEmpty()) {
             out.add(new Part<>(null, ofTrace));
         }
-        return out;
-    }
-
-    @Override
-    public synchronized List<Part<LogRecord>> traceLogParts(TenantId tenant, Bytes traceId) {
-        List<Part<LogRecord>> out = HeadSource.filter(publishingParts(tenant, Records.Logs.class, Records.Logs::list),
-                r -> r.traceId().equals(traceId));
-        out.addAll(publishedParts(tenant, Signal.LOGS));
-        Active<Records.Logs, LogRecord> active = logs.get(tenant);
-        List<LogRecord> ofTrace = active == null || traceId.isEmpty() ? List.of() : active.ofTrace(traceId);
-        if (!ofTrace.isEmpty()) {
-            out.add(new Part<>(null, ofTrace));
-        }
-        return out;
-    }
-
-    @Override
-    public synchronized List<Part<LogRecord>> logParts(TenantId tenant) {
-        List<Part<LogRecord>> out = publishingParts(tenant, Records.Logs.class, Records.Logs::list);
-        out.addAll(publishedParts(tenant, Signal.LOGS));
-        Active<Records.Logs, LogRecord> active = logs.get(tenant);
-        out.add(new Part<>(null, active == null ? List.of() : active.all()));
         return out;
     }
 
@@ -277,13 +278,13 @@ public final class Head implements HeadSource {
     }
 
     /** The tenant's chunks of {@code kind} in the cuts being published, each as the part of its block. */
-    private <K extends Records, R> List<Part<R>> publishingParts(TenantId tenant, Class<K> kind,
-                                                                 Function<K, List<R>> records) {
+    private <R> List<Part<R>> publishingParts(TenantId tenant, SignalKind<R> kind) {
         List<Part<R>> out = new ArrayList<>();
         for (Cut c : publishing) {
             for (Cut.Chunk chunk : c.chunks()) {
-                if (chunk.tenant().equals(tenant) && kind.isInstance(chunk.records())) {
-                    out.add(new Part<>(chunk.blockId(), records.apply(kind.cast(chunk.records()))));
+                Records<R> records = chunk.records().as(kind);
+                if (chunk.tenant().equals(tenant) && records != null) {
+                    out.add(new Part<>(chunk.blockId(), records.list()));
                 }
             }
         }

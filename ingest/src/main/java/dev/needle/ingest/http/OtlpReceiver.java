@@ -1,12 +1,11 @@
 package dev.needle.ingest.http;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.Decoded;
 import dev.needle.blocks.otlp.OtlpDecodeException;
-import dev.needle.blocks.otlp.OtlpJson;
-import dev.needle.blocks.otlp.OtlpWire;
 import dev.needle.blocks.otlp.OtlpTooManyRecordsException;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.ingest.IngestRefusedException;
@@ -85,11 +84,9 @@ public final class OtlpReceiver extends Handler.Abstract {
      */
     private static final long KEPT_BODY_BYTES = 16L << 20;
 
-    private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", Signal.SPANS,
-            protobuf(OtlpWire::decodeSpans), (in, length, buffers) -> Received.of(OtlpJson.decodeSpans(in, MAX_RECORDS_PER_REQUEST)),
+    private static final Endpoint<SpanRecord> TRACES = new Endpoint<>("/v1/traces", SignalKind.SPANS,
             Ingestor::acceptSpans);
-    private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", Signal.LOGS,
-            protobuf(OtlpWire::decodeLogs), (in, length, buffers) -> Received.of(OtlpJson.decodeLogs(in, MAX_RECORDS_PER_REQUEST)),
+    private static final Endpoint<LogRecord> LOGS = new Endpoint<>("/v1/logs", SignalKind.LOGS,
             Ingestor::acceptLogs);
 
     private final Ingestor ingestor;
@@ -325,37 +322,25 @@ public final class OtlpReceiver extends Handler.Abstract {
         return "'" + (s.length() <= QUOTE_LIMIT ? s : s.substring(0, QUOTE_LIMIT) + "…") + "'";
     }
 
-    /** Decodes a body whose decoded length is {@code length} when known, else -1. */
-    private interface Decoder<T> {
-        Received<T> decode(InputStream body, long length, BodyBuffers buffers) throws IOException;
-    }
-
-    /** Decodes the first {@code length} bytes of {@code body}, a protobuf export request of its signal. */
-    private interface WireDecoder<T> {
-        Decoded<T> decode(byte[] body, int length, long maxRecords) throws IOException;
-    }
-
     /**
-     * A decoder that reads the body into an array of the buffers, decodes it, and keeps the array for
-     * the write-ahead log when every record was accepted (it is then given back after the append), or
-     * gives it back at once.
+     * Reads the body into an array of the buffers, decodes it, and keeps the array for the write-ahead log
+     * when every record was accepted (it is then given back after the append), or gives it back at once.
      */
-    private static <T> Decoder<T> protobuf(WireDecoder<T> wire) {
-        return (in, length, buffers) -> {
-            BodyBuffers.Body body = buffers.read(in, length);
-            Decoded<T> decoded;
-            try {
-                decoded = wire.decode(body.array(), body.length(), MAX_RECORDS_PER_REQUEST);
-            } catch (IOException | RuntimeException e) {
-                buffers.give(body.array());
-                throw e;
-            }
-            if (decoded.rejected() > 0) {
-                buffers.give(body.array());
-                return Received.of(decoded);
-            }
-            return new Received<>(decoded, body);
-        };
+    private static <T> Received<T> protobuf(SignalKind<T> kind, InputStream in, long length, BodyBuffers buffers)
+            throws IOException {
+        BodyBuffers.Body body = buffers.read(in, length);
+        Decoded<T> decoded;
+        try {
+            decoded = kind.decodeWire(body.array(), body.length(), MAX_RECORDS_PER_REQUEST);
+        } catch (IOException | RuntimeException e) {
+            buffers.give(body.array());
+            throw e;
+        }
+        if (decoded.rejected() > 0) {
+            buffers.give(body.array());
+            return Received.of(decoded);
+        }
+        return new Received<>(decoded, body);
     }
 
     private interface Sink<T> {
@@ -375,11 +360,17 @@ public final class OtlpReceiver extends Handler.Abstract {
         }
     }
 
-    /** One signal's path, decoders and ingest call. */
-    private record Endpoint<T>(String path, Signal signal, Decoder<T> protobuf, Decoder<T> json, Sink<T> sink) {
+    /** One signal's path, records and ingest call. */
+    private record Endpoint<T>(String path, SignalKind<T> kind, Sink<T> sink) {
 
+        Signal signal() {
+            return kind.signal();
+        }
+
+        /** Decodes a body whose decoded length is {@code length} when known, else -1. */
         Received<T> decode(Encoding encoding, InputStream body, long length, BodyBuffers buffers) throws IOException {
-            return (encoding == Encoding.PROTOBUF ? protobuf : json).decode(body, length, buffers);
+            return encoding == Encoding.PROTOBUF ? protobuf(kind, body, length, buffers)
+                    : Received.of(kind.decodeJson(body, MAX_RECORDS_PER_REQUEST));
         }
     }
 }

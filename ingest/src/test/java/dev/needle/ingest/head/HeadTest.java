@@ -3,6 +3,7 @@ package dev.needle.ingest.head;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.HeapEstimate;
@@ -40,9 +41,11 @@ class HeadTest {
             TenantId tenant = TENANTS.get(random.nextInt(TENANTS.size()));
             sequence++;
             if (random.nextBoolean()) {
-                head.add(new WalEntry(sequence, Signal.SPANS, tenant, new byte[0]), Records.Spans.of(spans(random)));
+                head.add(new WalEntry(sequence, Signal.SPANS, tenant, new byte[0]), Records.of(SignalKind.SPANS,
+                        spans(random)));
             } else {
-                head.add(new WalEntry(sequence, Signal.LOGS, tenant, new byte[0]), Records.Logs.of(logs(random)));
+                head.add(new WalEntry(sequence, Signal.LOGS, tenant, new byte[0]), Records.of(SignalKind.LOGS,
+                        logs(random)));
             }
             if (round % 9 == 8) {
                 cuts.add(head.cut(7, ""));
@@ -67,7 +70,7 @@ class HeadTest {
     void theTraceIdHashes_areCountedInTheHeadsHeap() {
         Head head = new Head();
         List<SpanRecord> list = spans(new Random(3));
-        Records.Spans spans = Records.Spans.of(list);
+        Records<SpanRecord> spans = Records.of(SignalKind.SPANS, list);
         head.add(new WalEntry(1, Signal.SPANS, TenantId.DEFAULT, new byte[0]), spans);
 
         assertEquals(HeapEstimate.spans(list) + 12 + 4 + 4L * list.size() + 4, spans.heapBytes());
@@ -87,9 +90,9 @@ class HeadTest {
         List<SpanRecord> out = new ArrayList<>();
         for (int i = random.nextInt(6); i >= 0; i--) {
             long start = 1_764_446_100_000_000_000L + random.nextInt(1_000_000);
-            out.add(new SpanRecord(RESOURCE, SCOPE, traceId(random.nextInt(TRACES)),
-                    Bytes.fromHex(String.format("%016x", random.nextLong() | 1)), "", Bytes.EMPTY, 1, "op", 2, start,
-                    start + 1000, List.of(), 0, List.of(), 0, List.of(), 0, 0, ""));
+            out.add(SpanRecord.builder().resource(RESOURCE).scope(SCOPE).traceId(traceId(random.nextInt(TRACES)))
+                    .spanId(Bytes.fromHex(String.format("%016x", random.nextLong() | 1))).flags(1).name("op").kind(2)
+                    .startTimeUnixNano(start).endTimeUnixNano(start + 1000).build());
         }
         return out;
     }
@@ -99,8 +102,8 @@ class HeadTest {
         for (int i = random.nextInt(6); i >= 0; i--) {
             // A third of the records belong to no trace: they are never in a trace's answer.
             Bytes trace = random.nextInt(3) == 0 ? Bytes.EMPTY : traceId(random.nextInt(TRACES));
-            out.add(new LogRecord(RESOURCE, SCOPE, 1_764_446_100_000_000_000L + i, 0, 9, "INFO",
-                    AnyValue.of("line " + i), List.of(), 0, 0, trace, Bytes.EMPTY, ""));
+            out.add(LogRecord.builder().resource(RESOURCE).scope(SCOPE).timeUnixNano(1_764_446_100_000_000_000L + i)
+                    .severityNumber(9).severityText("INFO").body(AnyValue.of("line " + i)).traceId(trace).build());
         }
         return out;
     }

@@ -189,9 +189,8 @@ class GeneratorLoadTest {
         List<SpanRecord> spans = new ArrayList<>(Records.spans(2, 0, 10, 1, 0));
         for (int i : new int[] {2, 5, 7}) {
             SpanRecord s = spans.get(i);
-            spans.set(i, new SpanRecord(s.resource(), s.scope(), Bytes.fromHex("0102030405"), s.spanId(), s.traceState(),
-                    s.parentSpanId(), s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(),
-                    s.attributes(), 0, s.events(), 0, s.links(), 0, s.statusCode(), s.statusMessage()));
+            spans.set(i, s.toBuilder().traceId(Bytes.fromHex("0102030405")).droppedAttributesCount(0)
+                    .droppedEventsCount(0).droppedLinksCount(0).build());
         }
         try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)
                 .withLimits(NO_CUTS))) {

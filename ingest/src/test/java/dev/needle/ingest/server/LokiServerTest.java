@@ -61,9 +61,11 @@ class LokiServerTest {
             long time = now - Duration.ofMinutes(20).toNanos() + i * 1_000_000_000L;
             String trace = String.format("%032x", 0x5eed0000L + i / 4);
             AnyValue body = i % 10 == 9 ? AnyValue.of(i) : AnyValue.of("request " + i + (i % 5 == 0 ? " failed: timeout" : " ok"));
-            logs.add(new LogRecord(resource, scope, time, time + 7, i % 5 == 0 ? 17 : 9, i % 5 == 0 ? "ERROR" : "INFO",
-                    body, List.of(KeyValue.of("http.route", "/api/" + i % 4)), 0, 0, Bytes.fromHex(trace),
-                    Bytes.fromHex(String.format("%016x", i + 1)), ""));
+            logs.add(LogRecord.builder().resource(resource).scope(scope).timeUnixNano(time)
+                    .observedTimeUnixNano(time + 7).severityNumber(i % 5 == 0 ? 17 : 9)
+                    .severityText(i % 5 == 0 ? "ERROR" : "INFO").body(body)
+                    .attributes(List.of(KeyValue.of("http.route", "/api/" + i % 4))).traceId(Bytes.fromHex(trace))
+                    .spanId(Bytes.fromHex(String.format("%016x", i + 1))).build());
             sent.add(new Sent(time, body.scalarText(), service, trace));
         }
         try (NeedleServer server = NeedleServer.start(ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0)

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockRef;
@@ -128,7 +129,7 @@ class NeedleServerTest {
         // A log as a server left it after a crash: three segments of one trace each, never published.
         WriteAheadLog<Void> log = WriteAheadLog.<Void>open(dir.resolve("wal"), 1, 1 << 20, (e, a) -> { }, n -> { }).log();
         for (int t = 0; t < 3; t++) {
-            byte[] payload = Records.Spans.of(Spans.of(Spans.traceHex(5, t), 4)).encode();
+            byte[] payload = Records.of(SignalKind.SPANS, Spans.of(Spans.traceHex(5, t), 4)).encode();
             log.append(Signal.SPANS, TenantId.DEFAULT, payload, payload.length, null).get();
         }
         log.close();

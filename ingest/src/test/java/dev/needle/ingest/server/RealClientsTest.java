@@ -281,29 +281,35 @@ class RealClientsTest {
 
     private static SpanRecord expected(SpanData s) {
         SpanContext parent = s.getParentSpanContext();
-        return new SpanRecord(resource(s.getResource()), scope(s.getInstrumentationScopeInfo()),
-                Bytes.fromHex(s.getTraceId()), Bytes.fromHex(s.getSpanId()), traceState(s.getSpanContext().getTraceState()),
-                parent.isValid() ? Bytes.fromHex(parent.getSpanId()) : Bytes.EMPTY,
-                flags(s.getSpanContext().getTraceFlags(), parent.isRemote()), s.getName(), kind(s.getKind()),
-                s.getStartEpochNanos(), s.getEndEpochNanos(), attributes(s.getAttributes()),
-                s.getTotalAttributeCount() - s.getAttributes().size(),
-                s.getEvents().stream().map(RealClientsTest::event).toList(), s.getTotalRecordedEvents() - s.getEvents().size(),
-                s.getLinks().stream().map(RealClientsTest::link).toList(), s.getTotalRecordedLinks() - s.getLinks().size(),
-                s.getStatus().getStatusCode() == StatusCode.OK ? 1 : s.getStatus().getStatusCode() == StatusCode.ERROR ? 2 : 0,
-                s.getStatus().getDescription());
+        return SpanRecord.builder().resource(resource(s.getResource())).scope(scope(s.getInstrumentationScopeInfo()))
+                .traceId(Bytes.fromHex(s.getTraceId())).spanId(Bytes.fromHex(s.getSpanId()))
+                .traceState(traceState(s.getSpanContext().getTraceState()))
+                .parentSpanId(parent.isValid() ? Bytes.fromHex(parent.getSpanId()) : Bytes.EMPTY)
+                .flags(flags(s.getSpanContext().getTraceFlags(), parent.isRemote())).name(s.getName())
+                .kind(kind(s.getKind())).startTimeUnixNano(s.getStartEpochNanos())
+                .endTimeUnixNano(s.getEndEpochNanos()).attributes(attributes(s.getAttributes()))
+                .droppedAttributesCount(s.getTotalAttributeCount() - s.getAttributes().size())
+                .events(s.getEvents().stream().map(RealClientsTest::event).toList())
+                .droppedEventsCount(s.getTotalRecordedEvents() - s.getEvents().size())
+                .links(s.getLinks().stream().map(RealClientsTest::link).toList())
+                .droppedLinksCount(s.getTotalRecordedLinks() - s.getLinks().size())
+                .statusCode(s.getStatus().getStatusCode() == StatusCode.OK ? 1 : s.getStatus().getStatusCode() == StatusCode.ERROR ? 2 : 0)
+                .statusMessage(s.getStatus().getDescription()).build();
     }
 
     private static LogRecord expected(LogRecordData l) {
         SpanContext context = l.getSpanContext();
-        return new LogRecord(resource(l.getResource()), scope(l.getInstrumentationScopeInfo()),
-                l.getTimestampEpochNanos(), l.getObservedTimestampEpochNanos(), l.getSeverity().getSeverityNumber(),
-                l.getSeverityText() == null ? "" : l.getSeverityText(),
-                l.getBodyValue() == null ? AnyValue.Empty.INSTANCE : value(l.getBodyValue()),
-                attributes(l.getAttributes()), l.getTotalAttributeCount() - l.getAttributes().size(),
-                context.getTraceFlags().asByte() & 0xff,
-                context.isValid() ? Bytes.fromHex(context.getTraceId()) : Bytes.EMPTY,
-                context.isValid() ? Bytes.fromHex(context.getSpanId()) : Bytes.EMPTY,
-                l.getEventName() == null ? "" : l.getEventName());
+        return LogRecord.builder().resource(resource(l.getResource())).scope(scope(l.getInstrumentationScopeInfo()))
+                .timeUnixNano(l.getTimestampEpochNanos()).observedTimeUnixNano(l.getObservedTimestampEpochNanos())
+                .severityNumber(l.getSeverity().getSeverityNumber())
+                .severityText(l.getSeverityText() == null ? "" : l.getSeverityText())
+                .body(l.getBodyValue() == null ? AnyValue.Empty.INSTANCE : value(l.getBodyValue()))
+                .attributes(attributes(l.getAttributes()))
+                .droppedAttributesCount(l.getTotalAttributeCount() - l.getAttributes().size())
+                .flags(context.getTraceFlags().asByte() & 0xff)
+                .traceId(context.isValid() ? Bytes.fromHex(context.getTraceId()) : Bytes.EMPTY)
+                .spanId(context.isValid() ? Bytes.fromHex(context.getSpanId()) : Bytes.EMPTY)
+                .eventName(l.getEventName() == null ? "" : l.getEventName()).build();
     }
 
     private static SpanEvent event(EventData e) {

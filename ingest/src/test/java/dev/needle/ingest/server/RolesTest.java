@@ -172,8 +172,9 @@ class RolesTest {
     private static int postLogs(NeedleServer ingest, String trace, int round, int n) throws IOException {
         List<LogRecord> logs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            logs.add(new LogRecord(RESOURCE, SCOPE, Spans.START + round * 1_000_000L + i, 0, 9, "INFO",
-                    AnyValue.of("round " + round + " line " + i), List.of(), 0, 0, Bytes.fromHex(trace), Bytes.EMPTY, ""));
+            logs.add(LogRecord.builder().resource(RESOURCE).scope(SCOPE)
+                    .timeUnixNano(Spans.START + round * 1_000_000L + i).severityNumber(9).severityText("INFO")
+                    .body(AnyValue.of("round " + round + " line " + i)).traceId(Bytes.fromHex(trace)).build());
         }
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         OtlpJson.encodeLogs(logs, body);

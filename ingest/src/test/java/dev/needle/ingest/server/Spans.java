@@ -30,9 +30,10 @@ final class Spans {
         List<SpanRecord> out = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
             long start = START + i * 1_000_000L;
-            out.add(new SpanRecord(RESOURCE, SCOPE, Bytes.fromHex(traceHex), Bytes.fromHex(String.format("%016x", i)),
-                    "", Bytes.EMPTY, 1, "op-" + i, 2, start, start + 500_000,
-                    List.of(KeyValue.of("i", i)), 0, List.of(), 0, List.of(), 0, 0, ""));
+            out.add(SpanRecord.builder().resource(RESOURCE).scope(SCOPE).traceId(Bytes.fromHex(traceHex))
+                    .spanId(Bytes.fromHex(String.format("%016x", i))).flags(1).name("op-" + i).kind(2)
+                    .startTimeUnixNano(start).endTimeUnixNano(start + 500_000)
+                    .attributes(List.of(KeyValue.of("i", i))).build());
         }
         return out;
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanRecord;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -33,8 +32,9 @@ final class AnswerTest {
     }
 
     private static SpanRecord span(String id, String parent, String name, long start) {
-        return new SpanRecord(new Resource(List.of(KeyValue.of("service.name", "svc")), 0, ""), Scope.EMPTY, TRACE,
-                Bytes.fromHex(id), "", parent.isEmpty() ? Bytes.EMPTY : Bytes.fromHex(parent), 0, name, 1, start,
-                start + 5, List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(new Resource(List.of(KeyValue.of("service.name", "svc")), 0, ""))
+                .traceId(TRACE).spanId(Bytes.fromHex(id))
+                .parentSpanId(parent.isEmpty() ? Bytes.EMPTY : Bytes.fromHex(parent)).name(name).kind(1)
+                .startTimeUnixNano(start).endTimeUnixNano(start + 5).build();
     }
 }

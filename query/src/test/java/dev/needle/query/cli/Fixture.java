@@ -130,14 +130,18 @@ final class Fixture {
         byte[] spanId = new byte[8];
         random.nextBytes(spanId);
         spanId[0] |= 1;
-        return new SpanRecord(resource, scope, traceId, Bytes.wrap(spanId), "", parent, 1, name, 2, start,
-                start + duration, List.of(KeyValue.of("http.response.status_code", status == 2 ? 500 : 200),
-                        new KeyValue("retry", AnyValue.of(random.nextBoolean()))),
-                0, List.of(), 0, List.of(), 0, status, message);
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(traceId).spanId(Bytes.wrap(spanId))
+                .parentSpanId(parent).flags(1).name(name).kind(2).startTimeUnixNano(start)
+                .endTimeUnixNano(start + duration)
+                .attributes(List.of(KeyValue.of("http.response.status_code", status == 2 ? 500 : 200),
+                        new KeyValue("retry", AnyValue.of(random.nextBoolean()))))
+                .statusCode(status).statusMessage(message).build();
     }
 
     private LogRecord log(SpanRecord span, long time, int severity, String body) {
-        return new LogRecord(span.resource(), scope, time, time, severity, "", AnyValue.of(body),
-                List.of(KeyValue.of("log.source", "app")), 0, 1, span.traceId(), span.spanId(), "");
+        return LogRecord.builder().resource(span.resource()).scope(scope).timeUnixNano(time)
+                .observedTimeUnixNano(time).severityNumber(severity).body(AnyValue.of(body))
+                .attributes(List.of(KeyValue.of("log.source", "app"))).flags(1).traceId(span.traceId())
+                .spanId(span.spanId()).build();
     }
 }

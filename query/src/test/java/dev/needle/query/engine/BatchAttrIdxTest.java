@@ -107,10 +107,11 @@ class BatchAttrIdxTest {
         byte[] spanId = new byte[8];
         random.nextBytes(spanId);
         long start = T0 + block * 60_000_000_000L + random.nextLong(60_000_000_000L);
-        return new SpanRecord(resource, scopes.get(random.nextInt(scopes.size())), Bytes.wrap(trace), Bytes.wrap(spanId),
-                "", Bytes.EMPTY, 1, "op-" + random.nextInt(40), 1 + random.nextInt(5), start,
-                start + 1_000_000L * (1 + random.nextInt(900)), attributes, 0, List.of(), 0, List.of(), 0,
-                random.nextInt(20) == 0 ? 2 : 0, "");
+        return SpanRecord.builder().resource(resource).scope(scopes.get(random.nextInt(scopes.size())))
+                .traceId(Bytes.wrap(trace)).spanId(Bytes.wrap(spanId)).flags(1).name("op-" + random.nextInt(40))
+                .kind(1 + random.nextInt(5)).startTimeUnixNano(start)
+                .endTimeUnixNano(start + 1_000_000L * (1 + random.nextInt(900))).attributes(attributes)
+                .statusCode(random.nextInt(20) == 0 ? 2 : 0).build();
     }
 
     @Test

@@ -480,10 +480,10 @@ class ColumnKernelsTest {
         List<LogRecord> logs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long time = T0 + random.nextLong(2_000_000);
-            logs.add(new LogRecord(pick(random, resources), pick(random, scopes), random.nextInt(5) == 0 ? 0 : time,
-                    time, random.nextInt(25), "", AnyValue.of("body"),
-                    attributes(random, random.nextInt(5) == 0 ? 0 : random.nextInt(7)), 0, 0, Bytes.EMPTY, Bytes.EMPTY,
-                    ""));
+            logs.add(LogRecord.builder().resource(pick(random, resources)).scope(pick(random, scopes))
+                    .timeUnixNano(random.nextInt(5) == 0 ? 0 : time).observedTimeUnixNano(time)
+                    .severityNumber(random.nextInt(25)).body(AnyValue.of("body"))
+                    .attributes(attributes(random, random.nextInt(5) == 0 ? 0 : random.nextInt(7))).build());
         }
         return writer.writeLogs(TENANT, logs).ref();
     }
@@ -495,14 +495,15 @@ class ColumnKernelsTest {
         traceId[0] = 1;
         traceId[15] = (byte) (id % 7);
         byte[] spanId = {1, 0, 0, 0, 0, 0, (byte) (id >> 8), (byte) id};
-        return new SpanRecord(resource, scope, Bytes.wrap(traceId), Bytes.wrap(spanId), "",
-                Bytes.EMPTY, 1, name, kind, start, start + 1000, attributes, 0, List.of(), 0, List.of(), 0, status, "");
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(Bytes.wrap(traceId))
+                .spanId(Bytes.wrap(spanId)).flags(1).name(name).kind(kind).startTimeUnixNano(start)
+                .endTimeUnixNano(start + 1000).attributes(attributes).statusCode(status).build();
     }
 
     private static SpanRecord withDetails(SpanRecord s, long duration, String statusMessage, List<SpanEvent> events) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.startTimeUnixNano() + duration, s.attributes(),
-                0, events, 0, List.of(), 0, s.statusCode(), statusMessage);
+        return s.toBuilder().endTimeUnixNano(s.startTimeUnixNano() + duration).droppedAttributesCount(0)
+                .events(events).droppedEventsCount(0).links(List.of()).droppedLinksCount(0)
+                .statusMessage(statusMessage).build();
     }
 
     /** None to two events, named from a small pool (the empty name included). */

@@ -155,14 +155,18 @@ final class Corpus {
         String message = status == 2 ? (random.nextBoolean() ? "timeout" : "connection refused") : "";
         List<SpanEvent> events = random.nextInt(4) != 0 ? List.of()
                 : List.of(new SpanEvent(start, random.nextBoolean() ? "exception" : "retry", List.of(), 0));
-        return new SpanRecord(resource, scope, trace, Bytes.wrap(spanId), "", Bytes.EMPTY, 1, name, kind, start, end,
-                attributes, 0, events, 0, List.of(), 0, status, message);
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(trace).spanId(Bytes.wrap(spanId)).flags(1)
+                .name(name).kind(kind).startTimeUnixNano(start).endTimeUnixNano(end).attributes(attributes)
+                .events(events).statusCode(status).statusMessage(message).build();
     }
 
     private LogRecord log(SpanRecord s) {
-        return new LogRecord(s.resource(), scope, s.startTimeUnixNano() + 1, s.startTimeUnixNano() + 2,
-                random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(24), "", AnyValue.of("handled " + s.name()),
-                List.of(KeyValue.of("log.source", random.nextBoolean() ? "app" : "sidecar"),
-                        KeyValue.of("attempt", random.nextInt(4))), 0, 1, s.traceId(), s.spanId(), "");
+        return LogRecord.builder().resource(s.resource()).scope(scope).timeUnixNano(s.startTimeUnixNano() + 1)
+                .observedTimeUnixNano(s.startTimeUnixNano() + 2)
+                .severityNumber(random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(24))
+                .body(AnyValue.of("handled " + s.name()))
+                .attributes(List.of(KeyValue.of("log.source", random.nextBoolean() ? "app" : "sidecar"),
+                        KeyValue.of("attempt", random.nextInt(4))))
+                .flags(1).traceId(s.traceId()).spanId(s.spanId()).build();
     }
 }

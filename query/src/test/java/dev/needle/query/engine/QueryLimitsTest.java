@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.blocks.model.AnyValue;
-import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.model.Resource;
@@ -61,9 +60,10 @@ class QueryLimitsTest {
             List<LogRecord> block = new ArrayList<>();
             for (int i = 0; i < PER_BLOCK; i++) {
                 int n = b * PER_BLOCK + i;
-                block.add(new LogRecord(resource, scope, T0 + n * 1_000_000L, T0 + n * 1_000_000L, 9, "INFO",
-                        AnyValue.of("request " + n + " served in " + (n % 97) + " ms by worker-" + (n % 13)),
-                        List.of(KeyValue.of("n", n)), 0, 0, Bytes.EMPTY, Bytes.EMPTY, ""));
+                block.add(LogRecord.builder().resource(resource).scope(scope).timeUnixNano(T0 + n * 1_000_000L)
+                        .observedTimeUnixNano(T0 + n * 1_000_000L).severityNumber(9).severityText("INFO")
+                        .body(AnyValue.of("request " + n + " served in " + (n % 97) + " ms by worker-" + (n % 13)))
+                        .attributes(List.of(KeyValue.of("n", n))).build());
             }
             logs.addAll(block);
             writer.writeLogs(TenantId.DEFAULT, block);

@@ -82,9 +82,10 @@ class SearchLimitTest {
 
     private static SpanRecord span(int trace, int i) {
         long start = T0 + i * 1_000L;
-        return new SpanRecord(RESOURCE, SCOPE, Bytes.fromHex(String.format("%032x", trace + 1)),
-                Bytes.fromHex(String.format("%016x", i + 1)), "", Bytes.EMPTY, 1, "op", 2, start, start + 500,
-                List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(RESOURCE).scope(SCOPE)
+                .traceId(Bytes.fromHex(String.format("%032x", trace + 1)))
+                .spanId(Bytes.fromHex(String.format("%016x", i + 1))).flags(1).name("op").kind(2)
+                .startTimeUnixNano(start).endTimeUnixNano(start + 500).build();
     }
 
     private static List<Long> newestTimes(List<SpanRecord> spans, int n) {

@@ -175,9 +175,8 @@ class SpanTagsTest {
         // Roots (no parent) give rootName and rootServiceName; a child's name and service must not.
         Resource resource = new Resource(List.of(KeyValue.of("service.name", "svc-" + random.nextInt(4))), 0, "");
         Bytes parent = random.nextBoolean() ? Bytes.EMPTY : Bytes.fromHex(String.format("%016x", i + 100_000));
-        return new SpanRecord(resource, s.scope(), s.traceId(), s.spanId(), "", parent, s.flags(), "op-" + random.nextInt(8),
-                s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(), 0, s.events(), 0, s.links(), 0,
-                s.statusCode(), s.statusMessage());
+        return s.toBuilder().resource(resource).traceState("").parentSpanId(parent).name("op-" + random.nextInt(8))
+                .droppedAttributesCount(0).droppedEventsCount(0).droppedLinksCount(0).build();
     }
 
     /** An attribute under {@code prefix} of one of a few keys, with a value of any scalar type. */
@@ -193,9 +192,8 @@ class SpanTagsTest {
 
     private static SpanRecord withEventsLinksAndStatus(SpanRecord s, List<SpanEvent> events, List<SpanLink> links,
                                                        String statusMessage) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), s.spanId(), s.traceState(), s.parentSpanId(),
-                s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(), s.attributes(),
-                s.droppedAttributesCount(), events, 0, links, 0, statusMessage.isEmpty() ? 0 : 2, statusMessage);
+        return s.toBuilder().events(events).droppedEventsCount(0).links(links).droppedLinksCount(0)
+                .statusCode(statusMessage.isEmpty() ? 0 : 2).statusMessage(statusMessage).build();
     }
 
     private static HeadSource head(SpanRecord... unpublished) {
@@ -214,8 +212,9 @@ class SpanTagsTest {
 
     private static SpanRecord span(int i, List<KeyValue> attributes) {
         long start = i < USERS ? T0 + i : T0 + 20 * 1_000_000_000L;
-        return new SpanRecord(RESOURCE, SCOPE, Bytes.fromHex(String.format("%032x", i + 1)),
-                Bytes.fromHex(String.format("%016x", i + 1)), "", Bytes.EMPTY, 1, "work", 1, start, start + 1000,
-                attributes, 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(RESOURCE).scope(SCOPE)
+                .traceId(Bytes.fromHex(String.format("%032x", i + 1)))
+                .spanId(Bytes.fromHex(String.format("%016x", i + 1))).flags(1).name("work").kind(1)
+                .startTimeUnixNano(start).endTimeUnixNano(start + 1000).attributes(attributes).build();
     }
 }

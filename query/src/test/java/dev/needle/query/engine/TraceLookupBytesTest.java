@@ -204,10 +204,11 @@ class TraceLookupBytesTest {
                 if (random.nextInt(4) == 0) {
                     attributes.add(new KeyValue("cache.hit", AnyValue.of(random.nextBoolean())));
                 }
-                out.add(new SpanRecord(resource, scope, traceId, s == 0 ? root : spanId(random), "",
-                        s == 0 ? Bytes.EMPTY : root, 1, names[random.nextInt(names.length)], 1 + random.nextInt(3),
-                        start, start + random.nextInt(5_000_000), attributes, 0, List.of(), 0, List.of(), 0,
-                        random.nextInt(10) == 0 ? 2 : 0, ""));
+                out.add(SpanRecord.builder().resource(resource).scope(scope).traceId(traceId)
+                        .spanId(s == 0 ? root : spanId(random)).parentSpanId(s == 0 ? Bytes.EMPTY : root).flags(1)
+                        .name(names[random.nextInt(names.length)]).kind(1 + random.nextInt(3))
+                        .startTimeUnixNano(start).endTimeUnixNano(start + random.nextInt(5_000_000))
+                        .attributes(attributes).statusCode(random.nextInt(10) == 0 ? 2 : 0).build());
             }
         }
         return out;

@@ -236,9 +236,9 @@ class TraceLookupTest {
     void trace_aSpanSentAgainAfterItWasPublished_returnsItOnce() throws IOException {
         Bytes id = corpus.traceIds.get(7);
         List<SpanRecord> inBlocks = corpus.spans.stream().filter(s -> s.traceId().equals(id)).toList();
-        SpanRecord unpublished = new SpanRecord(inBlocks.get(0).resource(), inBlocks.get(0).scope(), id,
-                Bytes.fromHex("0102030405060708"), "", Bytes.EMPTY, 0, "late", 1, Corpus.T0, Corpus.T0 + 5,
-                List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        SpanRecord unpublished = SpanRecord.builder().resource(inBlocks.get(0).resource())
+                .scope(inBlocks.get(0).scope()).traceId(id).spanId(Bytes.fromHex("0102030405060708")).name("late")
+                .kind(1).startTimeUnixNano(Corpus.T0).endTimeUnixNano(Corpus.T0 + 5).build();
         // A client's retry: the same trace and span id again, in the active head.
         HeadSource head = head(List.of(new HeadSource.Part<>(null, List.of(unpublished, inBlocks.get(0)))));
         try (QueryEngine withHead = new QueryEngine(store, head, 1 << 20, 2)) {
@@ -318,8 +318,7 @@ class TraceLookupTest {
     }
 
     private static SpanRecord withSpanId(SpanRecord s, String spanId) {
-        return new SpanRecord(s.resource(), s.scope(), s.traceId(), Bytes.fromHex(spanId), s.traceState(),
-                s.parentSpanId(), s.flags(), s.name(), s.kind(), s.startTimeUnixNano(), s.endTimeUnixNano(),
-                s.attributes(), 0, s.events(), 0, s.links(), 0, s.statusCode(), s.statusMessage());
+        return s.toBuilder().spanId(Bytes.fromHex(spanId)).droppedAttributesCount(0).droppedEventsCount(0)
+                .droppedLinksCount(0).build();
     }
 }

@@ -205,8 +205,9 @@ class TraceSearchTest {
     /** A span; {@code parent} 0 makes it a root. */
     private static SpanRecord span(Bytes traceId, long id, long parent, String service, long start, long duration) {
         Resource resource = new Resource(List.of(KeyValue.of("service.name", service)), 0, "");
-        return new SpanRecord(resource, SCOPE, traceId, spanId(id), "", parent == 0 ? Bytes.EMPTY : spanId(parent), 1,
-                service + " work", 2, start, start + duration, List.of(), 0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(resource).scope(SCOPE).traceId(traceId).spanId(spanId(id))
+                .parentSpanId(parent == 0 ? Bytes.EMPTY : spanId(parent)).flags(1).name(service + " work").kind(2)
+                .startTimeUnixNano(start).endTimeUnixNano(start + duration).build();
     }
 
     private static Bytes spanId(long id) {

@@ -47,8 +47,10 @@ class HeadPartsFormatTest {
         List<Part<SpanRecord>> parts = List.of(new Part<>("cut-7", spans.subList(0, 2)), new Part<>(null, spans.subList(2, 3)));
         assertEquals(parts, HeadPartsFormat.SPANS.read(new ByteArrayInputStream(write(HeadPartsFormat.SPANS, parts))));
 
-        LogRecord log = new LogRecord(RESOURCE, SCOPE, 1_764_446_100_000_000_000L, 0, 9, "INFO", AnyValue.of("line"),
-                List.of(KeyValue.of("k", 1)), 0, 0, Bytes.fromHex("4bf92f3577b34da6a3ce929d0e0e4736"), Bytes.EMPTY, "");
+        LogRecord log = LogRecord.builder().resource(RESOURCE).scope(SCOPE).timeUnixNano(1_764_446_100_000_000_000L)
+                .severityNumber(9).severityText("INFO").body(AnyValue.of("line"))
+                .attributes(List.of(KeyValue.of("k", 1))).traceId(Bytes.fromHex("4bf92f3577b34da6a3ce929d0e0e4736"))
+                .build();
         List<Part<LogRecord>> logs = List.of(new Part<>("b", List.of(log)));
         assertEquals(logs, HeadPartsFormat.LOGS.read(new ByteArrayInputStream(write(HeadPartsFormat.LOGS, logs))));
     }
@@ -100,9 +102,10 @@ class HeadPartsFormatTest {
         List<SpanRecord> out = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
             long start = 1_764_446_100_000_000_000L + i;
-            out.add(new SpanRecord(RESOURCE, SCOPE, Bytes.fromHex(String.format("%032x", i % 7 + 1)),
-                    Bytes.fromHex(String.format("%016x", i)), "", Bytes.EMPTY, 0, "op-" + i, 2, start, start + 1000,
-                    List.of(KeyValue.of("i", i)), 0, List.of(), 0, List.of(), 0, 0, ""));
+            out.add(SpanRecord.builder().resource(RESOURCE).scope(SCOPE)
+                    .traceId(Bytes.fromHex(String.format("%032x", i % 7 + 1)))
+                    .spanId(Bytes.fromHex(String.format("%016x", i))).name("op-" + i).kind(2).startTimeUnixNano(start)
+                    .endTimeUnixNano(start + 1000).attributes(List.of(KeyValue.of("i", i))).build());
         }
         return out;
     }

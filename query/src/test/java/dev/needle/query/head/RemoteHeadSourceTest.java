@@ -177,9 +177,10 @@ class RemoteHeadSourceTest {
         List<SpanRecord> out = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
             long start = 1_764_446_100_000_000_000L + i;
-            out.add(new SpanRecord(RESOURCE, SCOPE, Bytes.fromHex(String.format("%032x", trace)),
-                    Bytes.fromHex(String.format("%016x", i)), "", Bytes.EMPTY, 0, "op-" + i, 2, start, start + 1000,
-                    List.of(KeyValue.of("i", i)), 0, List.of(), 0, List.of(), 0, 0, ""));
+            out.add(SpanRecord.builder().resource(RESOURCE).scope(SCOPE)
+                    .traceId(Bytes.fromHex(String.format("%032x", trace)))
+                    .spanId(Bytes.fromHex(String.format("%016x", i))).name("op-" + i).kind(2).startTimeUnixNano(start)
+                    .endTimeUnixNano(start + 1000).attributes(List.of(KeyValue.of("i", i))).build());
         }
         return out;
     }

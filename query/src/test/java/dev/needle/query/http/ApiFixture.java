@@ -207,14 +207,16 @@ public final class ApiFixture implements AutoCloseable {
         Resource resource = new Resource(List.of(KeyValue.of("service.name", service)), 0, "");
         List<KeyValue> attributes = List.of(KeyValue.of("http.response.status_code", status),
                 KeyValue.of("user.id", "u" + random.nextInt(100)), new KeyValue("cache.hit", AnyValue.of(true)));
-        return new SpanRecord(resource, scope, traceId, Bytes.wrap(spanId), "", parent, 1, name, 2, start,
-                start + duration, attributes, 0, List.of(), 0, List.of(), 0, status == 500 ? 2 : 0, "");
+        return SpanRecord.builder().resource(resource).scope(scope).traceId(traceId).spanId(Bytes.wrap(spanId))
+                .parentSpanId(parent).flags(1).name(name).kind(2).startTimeUnixNano(start)
+                .endTimeUnixNano(start + duration).attributes(attributes).statusCode(status == 500 ? 2 : 0).build();
     }
 
     private LogRecord log(SpanRecord s, int severity) {
-        return new LogRecord(s.resource(), scope, s.startTimeUnixNano() + 1, s.startTimeUnixNano() + 2, severity, "",
-                AnyValue.of("handled " + s.name()), List.of(KeyValue.of("log.source", "app")), 0, 1, s.traceId(),
-                s.spanId(), "");
+        return LogRecord.builder().resource(s.resource()).scope(scope).timeUnixNano(s.startTimeUnixNano() + 1)
+                .observedTimeUnixNano(s.startTimeUnixNano() + 2).severityNumber(severity)
+                .body(AnyValue.of("handled " + s.name())).attributes(List.of(KeyValue.of("log.source", "app")))
+                .flags(1).traceId(s.traceId()).spanId(s.spanId()).build();
     }
 
     private Bytes randomId() {

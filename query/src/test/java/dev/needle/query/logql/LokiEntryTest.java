@@ -47,9 +47,11 @@ class LokiEntryTest {
         Resource resource = new Resource(List.of(KeyValue.of("service.name", "checkout"), KeyValue.of("k8s.pod.name", "c-0"),
                 KeyValue.of("shard", 3), new KeyValue("tags", new AnyValue.Array(List.of(AnyValue.of("a"))))), 0, "");
         Scope scope = new Scope("io.lib", "2.1", List.of(KeyValue.of("scope.attr", "s")), 0, "");
-        LogRecord r = new LogRecord(resource, scope, 1_000L, 2_000L, 17, "ERROR", AnyValue.of("boom"),
-                List.of(KeyValue.of("http.method", "GET"), KeyValue.of("event_name", "shadowed")), 0, 1,
-                Bytes.fromHex("0af7651916cd43dd8448eb211c80319c"), Bytes.fromHex("b7ad6b7169203331"), "order.failed");
+        LogRecord r = LogRecord.builder().resource(resource).scope(scope).timeUnixNano(1_000L)
+                .observedTimeUnixNano(2_000L).severityNumber(17).severityText("ERROR").body(AnyValue.of("boom"))
+                .attributes(List.of(KeyValue.of("http.method", "GET"), KeyValue.of("event_name", "shadowed")))
+                .flags(1).traceId(Bytes.fromHex("0af7651916cd43dd8448eb211c80319c"))
+                .spanId(Bytes.fromHex("b7ad6b7169203331")).eventName("order.failed").build();
         LokiEntry e = LokiEntry.of(r);
         assertEquals(Map.of("service_name", "checkout", "k8s_pod_name", "c-0", "shard", "3"), e.labels());
         assertEquals("boom", e.line());
@@ -82,6 +84,6 @@ class LokiEntryTest {
     }
 
     private static LogRecord record(Resource resource) {
-        return new LogRecord(resource, Scope.EMPTY, 0, 5, 0, "", AnyValue.of(7), List.of(), 0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
+        return LogRecord.builder().resource(resource).observedTimeUnixNano(5).body(AnyValue.of(7)).build();
     }
 }

@@ -232,7 +232,8 @@ class LokiSearchTest {
             default -> AnyValue.of((random.nextBoolean() ? "GET /cart" : "POST /pay") + " user-" + random.nextInt(30)
                     + (random.nextInt(4) == 0 ? " timeout" : ""));
         };
-        return new LogRecord(resource, scope, time, time + 5, random.nextInt(25), random.nextBoolean() ? "" : "INFO",
-                body, attributes, 0, 0, trace, span, "");
+        return LogRecord.builder().resource(resource).scope(scope).timeUnixNano(time).observedTimeUnixNano(time + 5)
+                .severityNumber(random.nextInt(25)).severityText(random.nextBoolean() ? "" : "INFO").body(body)
+                .attributes(attributes).traceId(trace).spanId(span).build();
     }
 }

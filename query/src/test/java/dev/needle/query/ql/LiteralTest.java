@@ -304,8 +304,9 @@ class LiteralTest {
         List<KeyValue> attrs = List.of(KeyValue.of("foo", "x"));
         Map<String, AttributeHash> spanPairs = IndexedHashes.of(span(attrs, attrs));
         Resource resource = new Resource(attrs, 0, "");
-        Map<String, AttributeHash> logPairs = IndexedHashes.of(new LogRecord(resource, new Scope("", "", attrs, 0, ""),
-                1, 1, 9, "", AnyValue.Empty.INSTANCE, attrs, 0, 0, Bytes.EMPTY, Bytes.EMPTY, ""));
+        Map<String, AttributeHash> logPairs = IndexedHashes.of(LogRecord.builder().resource(resource)
+                .scope(new Scope("", "", attrs, 0, "")).timeUnixNano(1).observedTimeUnixNano(1).severityNumber(9)
+                .attributes(attrs).build());
         for (Signal signal : EnumSet.allOf(Signal.class)) {
             Map<String, AttributeHash> pairs = signal == Signal.SPANS ? spanPairs : logPairs;
             List<String> expected = new ArrayList<>();
@@ -321,8 +322,9 @@ class LiteralTest {
     }
 
     private static SpanRecord span(List<KeyValue> resourceAndScope, List<KeyValue> attributes) {
-        return new SpanRecord(new Resource(resourceAndScope, 0, ""), new Scope("", "", resourceAndScope, 0, ""),
-                Bytes.wrap(new byte[16]), Bytes.wrap(new byte[8]), "", Bytes.EMPTY, 0, "op", 2, 1, 2, attributes,
-                0, List.of(), 0, List.of(), 0, 0, "");
+        return SpanRecord.builder().resource(new Resource(resourceAndScope, 0, ""))
+                .scope(new Scope("", "", resourceAndScope, 0, "")).traceId(Bytes.wrap(new byte[16]))
+                .spanId(Bytes.wrap(new byte[8])).name("op").kind(2).startTimeUnixNano(1).endTimeUnixNano(2)
+                .attributes(attributes).build();
     }
 }

@@ -214,10 +214,12 @@ class TagsEndpointTest {
 
     private static SpanRecord spanC(Bytes trace, int id, String service, String name, long start, List<SpanEvent> events,
                                     List<SpanLink> links, String statusMessage) {
-        return new SpanRecord(new Resource(List.of(KeyValue.of("service.name", service)), 0, ""),
-                new Scope("io.test", "1.0", List.of(), 0, ""), trace, Bytes.fromHex(String.format("%016x", id)), "",
-                Bytes.EMPTY, 1, name, 2, start, start + ApiFixture.MS, List.of(KeyValue.of("http.route", "/" + id)), 0,
-                events, 0, links, 0, statusMessage.isEmpty() ? 0 : 2, statusMessage);
+        return SpanRecord.builder().resource(new Resource(List.of(KeyValue.of("service.name", service)), 0, ""))
+                .scope(new Scope("io.test", "1.0", List.of(), 0, "")).traceId(trace)
+                .spanId(Bytes.fromHex(String.format("%016x", id))).flags(1).name(name).kind(2)
+                .startTimeUnixNano(start).endTimeUnixNano(start + ApiFixture.MS)
+                .attributes(List.of(KeyValue.of("http.route", "/" + id))).events(events).links(links)
+                .statusCode(statusMessage.isEmpty() ? 0 : 2).statusMessage(statusMessage).build();
     }
 
     @Test

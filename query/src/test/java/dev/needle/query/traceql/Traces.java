@@ -4,7 +4,6 @@ import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.Resource;
-import dev.needle.blocks.model.Scope;
 import dev.needle.blocks.model.SpanEvent;
 import dev.needle.blocks.model.SpanRecord;
 import java.util.ArrayList;
@@ -79,8 +78,10 @@ final class Traces {
         SpanRecord build() {
             Resource resource = service.isEmpty() ? Resource.EMPTY
                     : new Resource(List.of(KeyValue.of("service.name", service)), 0, "");
-            return new SpanRecord(resource, Scope.EMPTY, TRACE, id(id), "", parent == 0 ? Bytes.EMPTY : id(parent), 0,
-                    name, kind, start, end, attributes, 0, events, 0, List.of(), 0, status, "");
+            return SpanRecord.builder().resource(resource).traceId(TRACE).spanId(id(id))
+                    .parentSpanId(parent == 0 ? Bytes.EMPTY : id(parent)).name(name).kind(kind)
+                    .startTimeUnixNano(start).endTimeUnixNano(end).attributes(attributes).events(events)
+                    .statusCode(status).build();
         }
     }
 
