@@ -22,15 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * docs/QUERYING.md's walk-through run as written: the server started with the page's {@code ./needle serve}
- * line (on a new directory and free ports), then every command of the page in order — {@code curl} by the
- * real curl through bash, {@code sleep} as the page sleeps, {@code ./needle query} by the query command in
- * this process — each printing what the page shows under it. What the page says varies is masked on both
- * sides: a response's {@code Date}, Loki's {@code stats} object (shown as {@code …}), and how and at what
- * size a plan read the store's index.
+ * The README's first span in and out and docs/QUERYING.md's walk-through, run as written: the server started
+ * with the page's {@code ./needle serve} line (on a new directory and free ports), then every command of the
+ * page in order — {@code curl} by the real curl through bash, {@code sleep} as the page sleeps,
+ * {@code ./needle query} by the query command in this process — each printing what the page shows under it.
+ * What the pages say varies is masked on both sides: a response's {@code Date}, Loki's {@code stats} object
+ * (shown as {@code …}), and how and at what size a plan read the store's index.
  */
-@Tag("slow")
-class QueryingWalkthroughTest {
+class DocsWalkthroughTest {
 
     private static final Pattern FENCE = Pattern.compile("(?ms)^```[a-z]*\\n(.*?)^```\\n");
     private static final Pattern INDEX_LINE = Pattern.compile("blocks from the index \\((\\d+) blocks?;[^)]*\\)");
@@ -44,17 +43,31 @@ class QueryingWalkthroughTest {
     }
 
     @Test
-    void everyCommandOfTheWalkThrough_printsWhatThePageShows() throws Exception {
+    void readme_firstSpanInAndOut_printsWhatThePageShows() throws Exception {
+        assertEquals(3, run(Path.of("..", "README.md")), "the README sends a span, fetches it and prints its tree");
+    }
+
+    @Test
+    @Tag("slow")
+    void querying_everyCommandOfTheWalkThrough_printsWhatThePageShows() throws Exception {
+        assertTrue(run(Path.of("..", "docs", "QUERYING.md")) >= 20, "the page's commands were found and checked");
+    }
+
+    /** Runs every command of {@code page} against a server started as the page starts it; how many were checked. */
+    private int run(Path page) throws Exception {
         assumeCurl();
-        String page = Files.readString(Path.of("..", "docs", "QUERYING.md"), StandardCharsets.UTF_8);
         List<String> blocks = new ArrayList<>();
-        for (Matcher m = FENCE.matcher(page); m.find(); ) {
+        for (Matcher m = FENCE.matcher(Files.readString(page, StandardCharsets.UTF_8)); m.find(); ) {
             blocks.add(m.group(1));
         }
         String serve = blocks.stream().filter(b -> b.startsWith("./needle serve")).findFirst().orElseThrow();
         List<String> serveArgs = new ArrayList<>(words(serve.strip().substring("./needle serve".length())));
         int data = serveArgs.indexOf("--data");
-        serveArgs.set(data + 1, dir.toString());
+        if (data < 0) {
+            serveArgs.addAll(List.of("--data", dir.toString()));
+        } else {
+            serveArgs.set(data + 1, dir.toString());
+        }
         serveArgs.addAll(List.of("--otlp-port", "0", "--query-port", "0"));
         ServeCommand command = new ServeCommand();
         new CommandLine(command).parseArgs(serveArgs.toArray(String[]::new));
@@ -82,7 +95,7 @@ class QueryingWalkthroughTest {
                 }
             }
         }
-        assertTrue(checked >= 20, "the page's commands were found and checked: " + checked);
+        return checked;
     }
 
     /**
@@ -165,6 +178,9 @@ class QueryingWalkthroughTest {
 
     /** The words of a command line as bash splits them. */
     private static List<String> words(String line) throws IOException, InterruptedException {
+        if (line.isBlank()) {
+            return List.of();
+        }
         String out = bash("printf '%s\\0' " + line);
         return out.isEmpty() ? List.of() : List.of(out.substring(0, out.length() - 1).split("\0", -1));
     }
