@@ -100,7 +100,8 @@ class MetricsHandlerTest {
         assertTrue(sample(text, "needle_query_blocks_pruned_total", "mechanism", "trace_idx", "signal", "spans") > 0);
         assertTrue(sample(text, "needle_query_blocks_pruned_total", "mechanism", "attr_idx", "signal", "spans") > 0);
         assertTrue(sample(text, "needle_query_blocks_opened_total", "signal", "spans") > 0);
-        assertTrue(sample(text, "needle_query_blocks_opened_for_nothing_total", "signal", "spans") >= 0);
+        // Exported even when a lookup opened nothing in vain (sample fails on a missing series).
+        sample(text, "needle_query_blocks_opened_for_nothing_total", "signal", "spans");
         assertEquals(5.0, sample(text, "needle_query_sidecars_failed_open_total", "reason", "missing", "signal", "spans"),
                 "every trace lookup (the search's too) scans the block whose TRACE_IDX is gone");
         assertEquals(1.0, sample(text, "needle_query_blocks_unreadable_total", "signal", "spans"));
