@@ -96,11 +96,11 @@ public final class CompactCommand implements Callable<Integer> {
         Path dir = data.toAbsolutePath().normalize();
         try (DataDirectoryLock lock = DataDirectoryLock.acquire(dir,
                 "or leave the compacting to it: a server compacts by itself (--compact-every)")) {
-            BlockStore blocks = config.s3() == null ? new FsBlockStore(dir)
-                    : S3BlockStore.open(config.s3(), dir.resolve(NeedleServer.S3_STAGING_DIR));
+            BlockStore blocks = config.storage().s3() == null ? new FsBlockStore(dir)
+                    : S3BlockStore.open(config.storage().s3(), dir.resolve(NeedleServer.S3_STAGING_DIR));
             try {
                 return compact(blocks, writerId(dir), dir.resolve(FsBlockStore.WAL_DIR),
-                        BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), out, err);
+                        BlockWriter.Options.DEFAULT.withCodec(config.storage().effectiveCompression()), out, err);
             } finally {
                 if (blocks instanceof S3BlockStore s3) {
                     s3.close();

@@ -78,13 +78,13 @@ final class HttpPorts {
         this.server = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
-        this.otlpConnector = config.role().ingests() ? connector(OTLP, config.otlpPort(), http) : null;
-        this.queryConnector = connector(QUERY, config.queryPort(), http);
+        this.otlpConnector = config.cluster().role().ingests() ? connector(OTLP, config.listen().otlpPort(), http) : null;
+        this.queryConnector = connector(QUERY, config.listen().queryPort(), http);
 
         PathMappingsHandler queryPaths = new PathMappingsHandler();
         queryPaths.addMapping(PathSpec.from("/ready"), new ReadyHandler(notReady));
         queryPaths.addMapping(PathSpec.from("/metrics"), new MetricsHandler(registry));
-        if (config.role().ingests()) {
+        if (config.cluster().role().ingests()) {
             queryPaths.addMapping(PathSpec.from(HeadEndpoint.PATH + "*"), head);
         }
         queryPaths.addMapping(PathSpec.from("/"), query);
@@ -100,7 +100,7 @@ final class HttpPorts {
     private ServerConnector connector(String name, int port, HttpConfiguration http) {
         ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setName(name);
-        connector.setHost(config.bind());
+        connector.setHost(config.listen().bind());
         connector.setPort(port);
         server.addConnector(connector);
         return connector;
@@ -120,13 +120,13 @@ final class HttpPorts {
             server.start();
         } catch (Exception e) {
             // Binding is what fails in practice: a port in use, an address this host does not have.
-            throw new IOException("cannot listen on " + config.bind() + " (OTLP port " + config.otlpPort()
-                    + ", query port " + config.queryPort() + "): " + e.getMessage(), e);
+            throw new IOException("cannot listen on " + config.listen().bind() + " (OTLP port " + config.listen().otlpPort()
+                    + ", query port " + config.listen().queryPort() + "): " + e.getMessage(), e);
         }
         // Kept, because a stopped connector no longer reports its port.
-        queryAddress = new InetSocketAddress(config.bind(), queryConnector.getLocalPort());
+        queryAddress = new InetSocketAddress(config.listen().bind(), queryConnector.getLocalPort());
         if (otlpConnector != null) {
-            otlpAddress = new InetSocketAddress(config.bind(), otlpConnector.getLocalPort());
+            otlpAddress = new InetSocketAddress(config.listen().bind(), otlpConnector.getLocalPort());
         }
     }
 

@@ -118,14 +118,14 @@ public final class NeedleServer implements Closeable {
         NeedleServer s = new NeedleServer(config);
         try {
             long heap = Runtime.getRuntime().maxMemory();
-            s.memory = config.role().ingests()
+            s.memory = config.cluster().role().ingests()
                     ? MemoryPlan.of(heap, config.limits().maxHeadBytes(),
-                            config.role().queries() ? QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES : 0, config.maxRequestBytes())
+                            config.cluster().role().queries() ? QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES : 0, config.listen().maxRequestBytes())
                     : MemoryPlan.ofQueryNode(heap, QueryEngine.DEFAULT_SIDECAR_CACHE_BYTES);
             s.queryLimits = s.queryLimits();
-            if (config.role().ingests()) {
+            if (config.cluster().role().ingests()) {
                 // A query node takes no lock: it only reads, beside the one process that writes.
-                s.lock = DataDirectoryLock.acquire(config.data().toAbsolutePath().normalize(),
+                s.lock = DataDirectoryLock.acquire(config.storage().data().toAbsolutePath().normalize(),
                         "or give this server another --data");
             }
             // Before the ports: a bucket that is missing, refused or unreachable stops the start in one line.
@@ -144,7 +144,7 @@ public final class NeedleServer implements Closeable {
         if (ports.otlpAddress() != null) {
             LOG.info("listening for OTLP on {}", HttpPorts.hostPort(ports.otlpAddress()));
         }
-        LOG.info(switch (config.role()) {
+        LOG.info(switch (config.cluster().role()) {
             case ALL -> "query API on {}";
             case INGEST -> "the head for query nodes, /ready and /metrics on {}";
             case QUERY -> "query API (a query node: no write-ahead log, the store read-only) on {}";
@@ -152,14 +152,14 @@ public final class NeedleServer implements Closeable {
     }
 
     private void openStore() throws IOException {
-        Path data = config.data().toAbsolutePath().normalize();
-        if (!config.role().ingests()) {
+        Path data = config.storage().data().toAbsolutePath().normalize();
+        if (!config.cluster().role().ingests()) {
             // A query node writes nothing: no staging, no sweep, no removal of a writer's .tmp-* directories.
-            LOG.info("reading {} (read-only)", config.s3() == null ? data : config.s3());
-            store = config.s3() == null ? FsBlockStore.readOnly(data) : S3BlockStore.openReadOnly(config.s3());
+            LOG.info("reading {} (read-only)", config.storage().s3() == null ? data : config.storage().s3());
+            store = config.storage().s3() == null ? FsBlockStore.readOnly(data) : S3BlockStore.openReadOnly(config.storage().s3());
             return;
         }
-        if (config.s3() == null) {
+        if (config.storage().s3() == null) {
             LOG.info("opening {}", data);
             FsBlockStore local = new FsBlockStore(data);
             for (Path stale : local.removedAtStartup()) {
@@ -167,23 +167,23 @@ public final class NeedleServer implements Closeable {
             }
             store = local;
         } else {
-            LOG.info("opening {}, with the write-ahead log in {}", config.s3(), data);
-            store = S3BlockStore.open(config.s3(), data.resolve(S3_STAGING_DIR));
+            LOG.info("opening {}, with the write-ahead log in {}", config.storage().s3(), data);
+            store = S3BlockStore.open(config.storage().s3(), data.resolve(S3_STAGING_DIR));
         }
     }
 
     private void recover() throws IOException {
-        if (!config.role().ingests()) {
+        if (!config.cluster().role().ingests()) {
             serveQueriesOnly();
             return;
         }
-        Path data = config.data().toAbsolutePath().normalize();
+        Path data = config.storage().data().toAbsolutePath().normalize();
         long started = System.nanoTime();
         ingestMetrics = new IngestMetrics(registry);
         // An ingest node may share its store with others, so it names its blocks; an all node is its store's one writer.
-        String writerId = config.role() == Role.INGEST ? WriterId.of(data) : "";
+        String writerId = config.cluster().role() == Role.INGEST ? WriterId.of(data) : "";
         pipeline = IngestPipeline.open(store, data.resolve(FsBlockStore.WAL_DIR), config.limits(), PublishBackoff.DEFAULT,
-                ingestMetrics::fsynced, writerId, BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()));
+                ingestMetrics::fsynced, writerId, BlockWriter.Options.DEFAULT.withCodec(config.storage().effectiveCompression()));
         long rows = pipeline.head().rows();
         LOG.info("recovered in {} ms: the head holds {} {} ({} bytes) from the write-ahead log",
                 (System.nanoTime() - started) / 1_000_000, rows, Units.plural(rows, "record"), pipeline.head().heapBytes());
@@ -191,21 +191,21 @@ public final class NeedleServer implements Closeable {
         watchdog.scheduleWithFixedDelay(this::watchIngest, WATCH_EVERY.toMillis(), WATCH_EVERY.toMillis(),
                 TimeUnit.MILLISECONDS);
         LOG.info(memory.describe());
-        ports.otlp.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.maxRequestBytes(),
+        ports.otlp.setHandler(new OtlpReceiver(pipeline, new ReceiverMetrics(registry), config.listen().maxRequestBytes(),
                 new DecodeBudget(memory.decodeBytes(), DECODE_WAIT_MILLIS)));
         ports.head.setHandler(new HeadEndpoint(pipeline.head()));
-        if (config.role().queries()) {
+        if (config.cluster().role().queries()) {
             serveQueries(pipeline.head());
         } else {
             ports.refuseQueries();
         }
-        if (config.compactEvery() != null) {
+        if (config.compaction().every() != null) {
             startCompaction(writerId);
         }
-        if (config.retention() != null) {
+        if (config.storage().retention() != null) {
             background.scheduleWithFixedDelay(this::applyRetention, 0, 1, TimeUnit.MINUTES);
             LOG.info("retention: blocks older than {} are deleted, checked every minute",
-                    Units.formatDuration(config.retention()));
+                    Units.formatDuration(config.storage().retention()));
         }
         ready = true;
     }
@@ -213,13 +213,13 @@ public final class NeedleServer implements Closeable {
     /** A query node's start: the store is open read-only; the ingest nodes' heads are asked over HTTP. */
     private void serveQueriesOnly() {
         HeadSource heads = HeadSource.EMPTY;
-        if (config.ingesters().isEmpty()) {
+        if (config.cluster().ingesters().isEmpty()) {
             LOG.info("no --ingester given: answers hold published blocks only");
         } else {
-            remoteHeads = new RemoteHeadSource(config.ingesters(), RemoteHeadSource.DEFAULT_TIMEOUT,
+            remoteHeads = new RemoteHeadSource(config.cluster().ingesters(), RemoteHeadSource.DEFAULT_TIMEOUT,
                     RemoteHeadSource.DEFAULT_MAX_BYTES);
             heads = remoteHeads;
-            LOG.info("unpublished records from {}", config.ingesters());
+            LOG.info("unpublished records from {}", config.cluster().ingesters());
         }
         LOG.info(memory.describe());
         serveQueries(heads);
@@ -231,13 +231,13 @@ public final class NeedleServer implements Closeable {
      * unless told), and the configured time.
      */
     private QueryLimits queryLimits() {
-        long one = config.maxQueryBytes() != null ? config.maxQueryBytes() : memory.queryDefaultBytes();
+        long one = config.queries().maxBytes() != null ? config.queries().maxBytes() : memory.queryDefaultBytes();
         if (one > memory.queryBytes()) {
             throw new IllegalArgumentException("--max-query-bytes " + Units.formatBytes(one) + " is more than the "
                     + Units.formatBytes(memory.queryBytes()) + " all queries may hold in this heap; lower it or give the"
                     + " server more heap (NEEDLE_HEAP=2g ./needle serve)");
         }
-        return new QueryLimits(one, memory.queryBytes(), config.queryTimeout());
+        return new QueryLimits(one, memory.queryBytes(), config.queries().timeout());
     }
 
     private void serveQueries(HeadSource head) {
@@ -268,20 +268,20 @@ public final class NeedleServer implements Closeable {
      * never a block retention deletes within the next few minutes.
      */
     private void startCompaction(String writerId) {
-        Predicate<BlockRef> ours = pipeline.compactable(config.role() == Role.ALL);
-        Duration retention = config.retention();
+        Predicate<BlockRef> ours = pipeline.compactable(config.cluster().role() == Role.ALL);
+        Duration retention = config.storage().retention();
         Predicate<BlockRef> eligible = retention == null ? ours : ours.and(block -> block.name().endUnixNano()
                 > System.currentTimeMillis() * 1_000_000L - retention.toNanos() + RETENTION_MARGIN.toNanos());
         Compactor compactor = new Compactor(store, new Compactor.Options(config.limits().blockRows(),
-                BlockWriter.Options.DEFAULT.withCodec(config.effectiveCompression()), config.compactGrace(), writerId,
+                BlockWriter.Options.DEFAULT.withCodec(config.storage().effectiveCompression()), config.compaction().grace(), writerId,
                 eligible));
-        compaction = new Compaction(compactor, config.compactEvery(), config.compactGrace(), pipeline::busy, registry);
+        compaction = new Compaction(compactor, config.compaction().every(), config.compaction().grace(), pipeline::busy, registry);
         LOG.info("compaction: small blocks are merged into blocks of up to {} rows, checked every {}",
-                config.limits().blockRows(), Units.formatDuration(config.compactEvery()));
+                config.limits().blockRows(), Units.formatDuration(config.compaction().every()));
     }
 
     private void applyRetention() {
-        long cutoff = System.currentTimeMillis() * 1_000_000L - config.retention().toNanos();
+        long cutoff = System.currentTimeMillis() * 1_000_000L - config.storage().retention().toNanos();
         try {
             List<BlockRef> deleted = pipeline.applyRetention(cutoff);
             for (BlockRef block : deleted) {
@@ -341,14 +341,14 @@ public final class NeedleServer implements Closeable {
         return pipeline;
     }
 
-    /** The block store: the data directory, or the bucket of {@link ServerConfig#s3}. */
+    /** The block store: the data directory, or the bucket of {@link ServerConfig.Storage#s3}. */
     public BlockStore store() {
         return store;
     }
 
     /** The role's process. */
     public Role role() {
-        return config.role();
+        return config.cluster().role();
     }
 
     /**

@@ -199,13 +199,14 @@ public final class ServeCommand implements Callable<Integer> {
         if (store == null && (s3Endpoint != null || s3PathStyle)) {
             throw new IllegalArgumentException("--s3-endpoint and --s3-path-style go with --store s3://BUCKET/PREFIX");
         }
-        return new ServerConfig(data, bind, otlpPort, queryPort,
+        return new ServerConfig(new ServerConfig.Storage(data,
+                store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), compression, retention),
+                new ServerConfig.Listen(bind, otlpPort, queryPort, maxRequestBytes),
                 new IngestLimits(blockRows, cutRows, cutBytes, cutAge, maxHeadBytes, maxHeadWait, maxWalPendingBytes,
                         IngestLimits.DEFAULTS.walSegmentBytes()),
-                maxRequestBytes, retention,
-                store == null ? null : S3Location.parse(store, s3Endpoint, s3PathStyle), role, ingesters,
-                compression, noCompact || role == Role.QUERY ? null : compactEvery, compactGrace, queryTimeout,
-                maxQueryBytes);
+                new ServerConfig.Cluster(role, ingesters),
+                new ServerConfig.CompactionSchedule(noCompact || role == Role.QUERY ? null : compactEvery, compactGrace),
+                new ServerConfig.Queries(queryTimeout, maxQueryBytes));
     }
 
     @Override
@@ -310,11 +311,11 @@ public final class ServeCommand implements Callable<Integer> {
             ServerConfig d = ServerConfig.DEFAULTS;
             IngestLimits l = d.limits();
             return switch (option.longestName()) {
-                case "--role" -> d.role().word();
-                case "--data" -> d.data().toString();
-                case "--otlp-port" -> String.valueOf(d.otlpPort());
-                case "--query-port" -> String.valueOf(d.queryPort());
-                case "--bind" -> d.bind();
+                case "--role" -> d.cluster().role().word();
+                case "--data" -> d.storage().data().toString();
+                case "--otlp-port" -> String.valueOf(d.listen().otlpPort());
+                case "--query-port" -> String.valueOf(d.listen().queryPort());
+                case "--bind" -> d.listen().bind();
                 case "--block-rows" -> String.valueOf(l.blockRows());
                 case "--cut-rows" -> String.valueOf(l.cutRows());
                 case "--cut-bytes" -> Units.formatBytes(l.cutBytes());
@@ -322,10 +323,10 @@ public final class ServeCommand implements Callable<Integer> {
                 case "--max-head-bytes" -> Units.formatBytes(l.maxHeadBytes());
                 case "--max-head-wait" -> Units.formatDuration(l.headWait());
                 case "--max-wal-pending-bytes" -> Units.formatBytes(l.maxWalPendingBytes());
-                case "--max-request-bytes" -> Units.formatBytes(d.maxRequestBytes());
-                case "--compact-every" -> Units.formatDuration(d.compactEvery());
-                case "--compact-grace" -> Units.formatDuration(d.compactGrace());
-                case "--query-timeout" -> Units.formatDuration(d.queryTimeout());
+                case "--max-request-bytes" -> Units.formatBytes(d.listen().maxRequestBytes());
+                case "--compact-every" -> Units.formatDuration(d.compaction().every());
+                case "--compact-grace" -> Units.formatDuration(d.compaction().grace());
+                case "--query-timeout" -> Units.formatDuration(d.queries().timeout());
                 default -> null;
             };
         }

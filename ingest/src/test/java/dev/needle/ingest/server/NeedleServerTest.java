@@ -207,7 +207,7 @@ class NeedleServerTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void oversizeBody_sentWhole_theClientReadsThe413(boolean contentLength) throws Exception {
-        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20, null);
+        ServerConfig config = ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0).withLimits(NO_AGE_CUTS).withMaxRequestBytes(1 << 20);
         try (NeedleServer server = NeedleServer.start(config);
              Socket socket = new Socket(server.otlpAddress().getAddress(), server.otlpAddress().getPort())) {
             socket.setSoTimeout(30_000);
@@ -256,8 +256,8 @@ class NeedleServerTest {
         }
         assertEquals(1, FsBlockStore.readOnly(dir).list(TenantId.DEFAULT, Signal.SPANS).size());
         // The test spans are from 2025-11-29: older than a day whenever this runs.
-        ServerConfig config = new ServerConfig(dir, "127.0.0.1", 0, 0, NO_AGE_CUTS, 1 << 20,
-                Duration.ofDays(1));
+        ServerConfig config = ServerConfig.DEFAULTS.withData(dir).withPorts(0, 0).withLimits(NO_AGE_CUTS)
+                .withRetention(Duration.ofDays(1));
         try (NeedleServer server = NeedleServer.start(config)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (!server.store().list(TenantId.DEFAULT, Signal.SPANS).isEmpty() && System.nanoTime() < deadline) {

@@ -94,7 +94,7 @@ class S3ServeTest {
 
     /** The body compression of the one span block a server with {@code config} publishes, as data.arrow's first batch names it. */
     private static byte publishedCodec(ServerConfig config) throws IOException {
-        Files.createDirectories(config.data());
+        Files.createDirectories(config.storage().data());
         try (NeedleServer server = NeedleServer.start(config)) {
             assertEquals(200, Http.postSpans(server.otlpAddress(), Spans.of(Spans.traceHex(9, 1), 3)));
             server.pipeline().cutAndPublish();
@@ -118,8 +118,7 @@ class S3ServeTest {
             assertEquals(200, Http.postSpans(ingest.otlpAddress(), Spans.of(Spans.traceHex(8, 1), 3)));
         }
         // The test spans are from 2025-11-29: older than a day whenever this runs.
-        ServerConfig withRetention = new ServerConfig(dir.resolve("a"), "127.0.0.1", 0, 0, NO_AGE_CUTS,
-                1 << 20, Duration.ofDays(1), S3Location.parse("s3://retained/needle", s3.endpoint(), true));
+        ServerConfig withRetention = config(dir.resolve("a"), "retained").withRetention(Duration.ofDays(1));
         try (NeedleServer server = NeedleServer.start(withRetention)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (!server.store().list(TenantId.DEFAULT, Signal.SPANS).isEmpty() && System.nanoTime() < deadline) {
