@@ -147,7 +147,7 @@ final class OtlpWireTest {
     @Test
     void examples_sameAsProtobufJavaAndAsJson() throws IOException {
         for (String name : List.of("trace.json", "logs.json", "events.json")) {
-            Path file = Path.of("../../shared/otlp-examples", name);
+            Path file = Path.of("../../../shared/otlp-examples", name);
             assertTrue(Files.isRegularFile(file), "OTLP example not found at " + file.toAbsolutePath().normalize());
             byte[] json = Files.readAllBytes(file);
             if (name.equals("trace.json")) {
@@ -158,7 +158,7 @@ final class OtlpWireTest {
                 assertEquals(fromJson, sameLogs(OtlpWireWriter.encodeLogs(fromJson.records()), name));
             }
         }
-        assertEquals(Bodies.jsonSpans(Files.readAllBytes(Path.of("../../shared/otlp-examples/trace.json"))),
+        assertEquals(Bodies.jsonSpans(Files.readAllBytes(Path.of("../../../shared/otlp-examples/trace.json"))),
                 sameSpans(ProtoSamples.exampleTrace().toByteArray(), "builder-made trace.json"));
     }
 
