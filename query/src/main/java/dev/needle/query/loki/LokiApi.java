@@ -258,12 +258,7 @@ public final class LokiApi {
 
     /** A constant over a range: one series (a scalar too, as Prometheus' range queries answer) with a point per step. */
     private static ApiReply matrix(LogQl.Constant c, TimeRange range, long stepMillis) throws ApiException {
-        long from = Math.floorDiv(range.fromUnixNano(), 1_000_000L);
-        long to = Math.floorDiv(range.toUnixNano() + 1, 1_000_000L);
-        if ((to - from) / stepMillis + 1 > MAX_POINTS) {
-            throw ApiException.badRequest("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing"
-                    + " the query resolution (?step=XX)");
-        }
+        long[] times = steps(range, stepMillis);
         return LokiReplies.success(g -> {
             g.writeStartObject();
             g.writeStringField("resultType", "matrix");
@@ -272,8 +267,8 @@ public final class LokiApi {
             g.writeObjectFieldStart("metric");
             g.writeEndObject();
             g.writeArrayFieldStart("values");
-            for (long t = from; t <= to; t += stepMillis) {
-                point(g, t, c.value());
+            for (long t : times) {
+                point(g, Math.floorDiv(t, 1_000_000L), c.value());
             }
             g.writeEndArray();
             g.writeEndObject();

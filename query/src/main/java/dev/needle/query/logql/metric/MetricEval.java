@@ -487,17 +487,27 @@ public final class MetricEval {
         double scalar = vectorLeft ? right.scalar()[i] : left.scalar()[i];
         List<Sample> out = new ArrayList<>();
         for (Sample s : (vectorLeft ? left : right).steps().get(i)) {
-            double l = vectorLeft ? s.value() : scalar;
-            double r = vectorLeft ? scalar : s.value();
-            if (!b.op().comparison()) {
-                out.add(new Sample(s.labels(), arithmetic(b.op(), l, r)));
-            } else if (b.bool()) {
-                out.add(new Sample(s.labels(), compare(b.op(), l, r) ? 1 : 0));
-            } else if (compare(b.op(), l, r)) {
-                out.add(s);
+            Sample result = operate(b, s.labels(), vectorLeft ? s.value() : scalar, vectorLeft ? scalar : s.value(),
+                    s.value());
+            if (result != null) {
+                out.add(result);
             }
         }
         return out;
+    }
+
+    /**
+     * {@code l op r} as a sample: arithmetic's result, a comparison's 1 or 0 with bool, else {@code kept}
+     * when it holds and null when not.
+     */
+    private static Sample operate(MetricExpr.Binary b, Map<String, String> labels, double l, double r, double kept) {
+        if (!b.op().comparison()) {
+            return new Sample(labels, arithmetic(b.op(), l, r));
+        }
+        if (b.bool()) {
+            return new Sample(labels, compare(b.op(), l, r) ? 1 : 0);
+        }
+        return compare(b.op(), l, r) ? new Sample(labels, kept) : null;
     }
 
     /** The labels two series are matched on: those of on(…), or all but those of ignoring(…). */
@@ -569,13 +579,9 @@ public final class MetricEval {
             }
             double l = groupRight ? other.value() : s.value();
             double r = groupRight ? s.value() : other.value();
-            Map<String, String> labels = resultLabels(m, s.labels(), other.labels());
-            if (!b.op().comparison()) {
-                out.add(new Sample(labels, arithmetic(b.op(), l, r)));
-            } else if (b.bool()) {
-                out.add(new Sample(labels, compare(b.op(), l, r) ? 1 : 0));
-            } else if (compare(b.op(), l, r)) {
-                out.add(new Sample(labels, l));
+            Sample result = operate(b, resultLabels(m, s.labels(), other.labels()), l, r, l);
+            if (result != null) {
+                out.add(result);
             }
         }
         return out;
