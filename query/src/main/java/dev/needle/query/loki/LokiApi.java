@@ -44,7 +44,8 @@ import org.eclipse.jetty.server.Request;
  *     says "encodingFlags":["categorize-labels"]; without it structured metadata joins the stream's labels,
  *     as Loki does. A metric query answers a "matrix": {"metric":{labels},"values":[[seconds,"value"],…]} per
  *     series, a point at start, start + step, … end (step defaults to the range over 250, at least 1s), each
- *     range aggregation over every entry it covers ({@link MetricEval}); a constant one series without labels.
+ *     range aggregation over every entry it covers ({@link MetricEval}); more than 500 series are a 400, as in
+ *     Loki; a constant one series without labels.
  * /loki/api/v1/query         query, time: a metric query (a constant too, as Grafana's health check
  *     vector(1)+vector(1)) at time as a "vector" or "scalar"; a log query is a 400, as in Loki
  * /loki/api/v1/labels, /loki/api/v1/label/{name}/values, /loki/api/v1/series   see {@link LokiLabels}
@@ -62,6 +63,8 @@ public final class LokiApi {
     /** The request header by which Grafana asks for categorized labels. */
     static final String ENCODING_FLAGS_HEADER = "X-Loki-Response-Encoding-Flags";
     static final String CATEGORIZE_LABELS = "categorize-labels";
+    /** Loki's default {@code max_query_series}: a metric query with more series is refused. */
+    static final int MAX_SERIES = 500;
     /** Loki's limit on the points of one series in a matrix. */
     static final int MAX_POINTS = 11_000;
     private static final String LABEL = "label/";
@@ -318,12 +321,25 @@ public final class LokiApi {
         }
         long took = System.nanoTime() - started;
         metrics.record(QueryMetrics.Kind.LOGS, took, plans);
+        List<MetricEval.Series> series = value.scalar() != null
+                ? List.of(new MetricEval.Series(Map.of(), value.scalar(), all(times.length)))
+                : matrix ? value.series() : List.of();
+        List<MetricEval.Sample> samples = new ArrayList<>(matrix || value.scalar() != null ? List.of()
+                : value.steps().get(0));
+        if (Math.max(series.size(), samples.size()) > MAX_SERIES) {
+            throw ApiException.badRequest("maximum number of series (" + MAX_SERIES + ") reached for a single query;"
+                    + " consider reducing query cardinality by adding more specific stream selectors, reducing the"
+                    + " time range, or aggregating results with functions like sum(), count() or topk()");
+        }
+        if (!sorted(expr)) {
+            samples.sort((a, b) -> MetricEval.compareLabels(a.labels(), b.labels()));
+        }
         ApiReply reply = LokiReplies.success(g -> {
             g.writeStartObject();
             if (matrix) {
                 g.writeStringField("resultType", "matrix");
                 g.writeArrayFieldStart("result");
-                writeMatrix(g, value, times);
+                writeMatrix(g, series, times);
                 g.writeEndArray();
             } else if (value.scalar() != null) {
                 g.writeStringField("resultType", "scalar");
@@ -332,10 +348,6 @@ public final class LokiApi {
             } else {
                 g.writeStringField("resultType", "vector");
                 g.writeArrayFieldStart("result");
-                List<MetricEval.Sample> samples = new ArrayList<>(value.steps().get(0));
-                if (!sorted(expr)) {
-                    samples.sort((a, b) -> MetricEval.compareLabels(a.labels(), b.labels()));
-                }
                 for (MetricEval.Sample sample : samples) {
                     g.writeStartObject();
                     labels(g, "metric", sample.labels(), true);
@@ -357,10 +369,8 @@ public final class LokiApi {
                 && (v.op() == MetricExpr.VectorOp.SORT || v.op() == MetricExpr.VectorOp.SORT_DESC);
     }
 
-    /** Each series with its points, in the order of the labels; a scalar as one series without labels. */
-    private static void writeMatrix(JsonGenerator g, MetricEval.Value value, long[] times) throws IOException {
-        List<MetricEval.Series> series = value.scalar() == null ? value.series()
-                : List.of(new MetricEval.Series(Map.of(), value.scalar(), all(times.length)));
+    /** Each series with its points at the times it has one. */
+    private static void writeMatrix(JsonGenerator g, List<MetricEval.Series> series, long[] times) throws IOException {
         for (MetricEval.Series s : series) {
             g.writeStartObject();
             labels(g, "metric", s.labels(), true);

@@ -23,6 +23,7 @@ import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
 import org.eclipse.jetty.http.HttpTester;
@@ -59,12 +60,16 @@ class LokiMetricApiTest {
     void setUp() throws Exception {
         allocator = new RootAllocator();
         FsBlockStore store = new FsBlockStore(dir);
-        List<LogRecord> logs = List.of(
-                log("cart", 1, INFO, "GET /cart 200"),
-                log("cart", 2, ERROR, "GET /cart 500"),
-                log("cart", 3, INFO, "GET /cart 200"),
-                log("cart", 65, INFO, "GET /cart 200"),
-                log("api", 10, INFO, "GET /api 200"));
+        List<LogRecord> logs = new ArrayList<>(List.of(
+                log("cart", 1, INFO, "GET /cart 200", List.of()),
+                log("cart", 2, ERROR, "GET /cart 500", List.of()),
+                log("cart", 3, INFO, "GET /cart 200", List.of()),
+                log("cart", 65, INFO, "GET /cart 200", List.of()),
+                log("api", 10, INFO, "GET /api 200", List.of())));
+        // Far from the others: one more series than a metric query may answer, each entry its own.
+        for (int i = 0; i <= 500; i++) {
+            logs.add(log("many", 1000, INFO, "x", List.of(KeyValue.of("i", Integer.toString(i)))));
+        }
         new BlockWriter(store, allocator, 2).writeLogs(TenantId.DEFAULT, logs);
         engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
         server.addConnector(connector);
@@ -79,10 +84,10 @@ class LokiMetricApiTest {
         allocator.close();
     }
 
-    private static LogRecord log(String service, int second, int severity, String body) {
+    private static LogRecord log(String service, int second, int severity, String body, List<KeyValue> attributes) {
         Resource resource = new Resource(List.of(KeyValue.of("service.name", service)), 0, "");
         return new LogRecord(resource, new Scope("", "", List.of(), 0, ""), T0 + second * SECOND, 0, severity, "",
-                AnyValue.of(body), List.of(), 0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
+                AnyValue.of(body), attributes, 0, 0, Bytes.EMPTY, Bytes.EMPTY, "");
     }
 
     private HttpTester.Response get(String endpoint, String query, String params) throws Exception {
@@ -139,6 +144,20 @@ class LokiMetricApiTest {
         JsonNode s = JSON.readTree(scalar.getContent()).path("data");
         assertEquals("scalar", s.path("resultType").asText());
         assertEquals(JSON.readTree("[" + (T0_SECONDS + 60) + ",\"1\"]"), s.path("result"));
+    }
+
+    @Test
+    void moreSeriesThanLokisLimit_is400_andGroupedTheyAreAnswered() throws Exception {
+        String params = "&start=" + (T0 + 900 * SECOND) + "&end=" + (T0 + 1100 * SECOND) + "&step=60";
+        HttpTester.Response r = get("query_range", "count_over_time({service_name=\"many\"}[5m])", params);
+        assertEquals(400, r.getStatus(), r.getContent());
+        assertTrue(r.getContent().startsWith("maximum number of series (500) reached for a single query"), r.getContent());
+        HttpTester.Response grouped = get("query_range", "count(count_over_time({service_name=\"many\"}[5m]))", params);
+        assertEquals(200, grouped.getStatus(), grouped.getContent());
+        // 501 series at T0 + 1020s and 1080s, whose 5m windows hold the entries at 1000s; none at 900s and 960s.
+        assertEquals(JSON.readTree("[{\"metric\":{},\"values\":[[" + (T0_SECONDS + 1020) + ",\"501\"],["
+                + (T0_SECONDS + 1080) + ",\"501\"]]}]"),
+                JSON.readTree(grouped.getContent()).path("data").path("result"));
     }
 
     @Test
