@@ -1,6 +1,7 @@
 package dev.needle.query.logql.metric;
 
 import dev.needle.query.logql.LogQl;
+import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.pipeline.EntryState;
 import dev.needle.query.logql.pipeline.Stage;
@@ -293,7 +294,7 @@ public final class MetricEval {
     }
 
     /** Prometheus' φ-quantile: linear between the two nearest ranks; -Inf below 0 and +Inf above 1. */
-    static double quantile(double phi, double[] v) {
+    private static double quantile(double phi, double[] v) {
         if (Double.isNaN(phi)) {
             return Double.NaN;
         }
@@ -375,7 +376,7 @@ public final class MetricEval {
         StringBuilder out = new StringBuilder("{");
         for (Map.Entry<String, String> l : labels.entrySet()) {
             out.append(out.length() == 1 ? "" : ", ").append(l.getKey()).append('=')
-                    .append(dev.needle.query.logql.LogQlParser.quote(l.getValue()));
+                    .append(LogQlParser.quote(l.getValue()));
         }
         return out.append('}').toString();
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -183,7 +185,7 @@ class MetricEvalTest {
         series.forEach((k, v) -> out.put(k, v.stream().map(p -> {
             int eq = p.indexOf('=');
             double d = Double.parseDouble(p.substring(eq + 1));
-            return p.substring(0, eq + 1) + new java.math.BigDecimal(d).round(new java.math.MathContext(15))
+            return p.substring(0, eq + 1) + new BigDecimal(d).round(new MathContext(15))
                     .stripTrailingZeros().toPlainString();
         }).toList()));
         return out;
