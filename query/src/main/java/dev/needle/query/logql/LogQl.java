@@ -1,5 +1,6 @@
 package dev.needle.query.logql;
 
+import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.logql.pipeline.EntryState;
 import dev.needle.query.logql.pipeline.Stage;
 import java.util.List;
@@ -7,9 +8,9 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * A parsed LogQL query, the subset needle answers: a log query (a stream selector and a pipeline of
- * Loki's stages, {@link dev.needle.query.logql.pipeline}), or the constant arithmetic of
- * {@code vector(…)} and numbers that Grafana's health check sends.
+ * A parsed LogQL query: a log query (a stream selector and a pipeline of Loki's stages,
+ * {@link dev.needle.query.logql.pipeline}), a metric query over log queries ({@link MetricExpr}), or the
+ * constant arithmetic of {@code vector(…)} and numbers that Grafana's health check sends.
  */
 public sealed interface LogQl {
 
@@ -140,5 +141,9 @@ public sealed interface LogQl {
      * @param vector whether it is a vector (any {@code vector(…)} in it), else a scalar
      */
     record Constant(double value, boolean vector) implements LogQl {
+    }
+
+    /** A metric query other than a constant: see {@link MetricExpr}. */
+    record Metric(MetricExpr expr) implements LogQl {
     }
 }

@@ -1,5 +1,7 @@
 package dev.needle.query.logql;
 
+import dev.needle.query.logql.metric.MetricEval;
+import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.logql.pipeline.Decolorize;
 import dev.needle.query.logql.pipeline.DropLabels;
 import dev.needle.query.logql.pipeline.EntryState;
@@ -27,14 +29,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Parses the LogQL that needle answers (see {@link LogQl}): log queries with every pipeline stage of
- * Loki's, and constant arithmetic.
+ * Parses LogQL (see {@link LogQl}): log queries with every pipeline stage of Loki's, and metric queries
+ * over them ({@link MetricExpr}); a metric query of numbers and {@code vector(…)} only is worked out here.
  *
  * <pre>
- * query     = selector { stage } | constant
+ * query     = selector { stage } | metric
  * selector  = "{" [ matcher { "," matcher } ] "}"
  * matcher   = name ( "=" | "!=" | "=~" | "!~" ) string
  * stage     = ( "|=" | "!=" | "|~" | "!~" | "|>" | "!>" ) text { "or" text }     line filters
@@ -49,15 +52,27 @@ import java.util.regex.PatternSyntaxException;
  * predicate = and { "or" and };  and = filter { ( "and" | "," | "" ) filter }
  * filter    = "(" predicate ")" | matcher | name ( "=" | "!=" ) "ip" "(" string ")"
  *           | name ( "==" | "=" | "!=" | ">" | ">=" | "<" | "<=" ) ( number | duration | bytes )
- * constant  = term { ( "+" | "-" ) term };  term = power { ( "*" | "/" | "%" ) power }
- * power     = unary [ "^" power ];  unary = [ "-" | "+" ] primary
- * primary   = number | "vector" "(" constant ")" | "(" constant ")"
+ * metric    = unary { binop [ "bool" ] [ ( "on" | "ignoring" ) labels [ ( "group_left" | "group_right" ) [ labels ] ] ] unary }
+ *             binop by precedence from lowest: or; and unless; == != &gt; &gt;= &lt; &lt;=; + -; * / %; ^ (right)
+ * unary     = [ "-" | "+" ] primary
+ * primary   = number | "(" metric ")" | "vector" "(" metric ")"
+ *           | rangeop "(" [ number "," ] range ")" [ grouping ]
+ *           | vectorop [ grouping ] "(" [ number "," ] metric ")" [ grouping ]
+ *           | "label_replace" "(" metric "," string "," string "," string "," string ")"
+ * range     = ( selector | "(" selector ) { stage | "[" duration "]" | "offset" duration | ")"
+ *             | "|" "unwrap" ( name | ( "duration" | "duration_seconds" | "bytes" ) "(" name ")" ) }
+ *             with one range, label filters only after the unwrap
+ * grouping  = ( "by" | "without" ) labels;  labels = "(" [ name { "," name } ] ")"
+ * rangeop   = count_over_time | rate | bytes_over_time | bytes_rate | absent_over_time | sum_over_time
+ *           | avg_over_time | min_over_time | max_over_time | first_over_time | last_over_time
+ *           | stddev_over_time | stdvar_over_time | quantile_over_time | rate_counter
+ * vectorop  = sum | avg | min | max | count | stddev | stdvar | topk | bottomk | sort | sort_desc
  * string    = "…" with Go's escapes | `raw`
  * </pre>
  *
  * <p>Label regexes are anchored at both ends, line-filter regexes are not, as in Loki; the syntax is
- * {@link java.util.regex.Pattern}'s, which agrees with Go's RE2 on the common subset. Metric queries
- * other than the constants are refused with a message that says so.
+ * {@link java.util.regex.Pattern}'s, which agrees with Go's RE2 on the common subset. Which range
+ * aggregations take an unwrap or a grouping is checked as Loki checks it.
  */
 public final class LogQlParser {
 
@@ -79,7 +94,7 @@ public final class LogQlParser {
         if (p.atEnd()) {
             throw new LogQlParseException("syntax error: empty query");
         }
-        LogQl parsed = p.peek() == '{' ? p.logQuery() : p.constant();
+        LogQl parsed = p.peek() == '{' ? p.logQuery() : p.metric();
         p.skipSpace();
         if (!p.atEnd()) {
             throw p.error("syntax error: unexpected " + p.describeNext());
@@ -219,7 +234,8 @@ public final class LogQlParser {
                 case "keep" -> {
                     return new KeepLabels(namedMatchers());
                 }
-                case "unwrap" -> throw error(at, "| unwrap belongs to metric queries, which needle does not answer");
+                case "unwrap" -> throw error(at, "syntax error: | unwrap belongs in a range aggregation such as"
+                        + " sum_over_time({…} | unwrap bytes [1m])");
                 default -> pos = at;
             }
         }
@@ -647,81 +663,408 @@ public final class LogQlParser {
         }
     }
 
-    private LogQl.Constant constant() throws LogQlParseException {
-        LogQl.Constant left = term();
+    /** A metric query: a constant when it is only numbers and {@code vector(…)}, else a {@link LogQl.Metric}. */
+    private LogQl metric() throws LogQlParseException {
+        MetricExpr e = expr(1);
+        LogQl.Constant c = fold(e);
+        return c != null ? c : new LogQl.Metric(e);
+    }
+
+    /** The arithmetic of numbers and {@code vector(n)} worked out; null when {@code e} is anything else. */
+    private static LogQl.Constant fold(MetricExpr e) {
+        if (e instanceof MetricExpr.Number n) {
+            return new LogQl.Constant(n.value(), false);
+        }
+        if (e instanceof MetricExpr.VectorOf v) {
+            return new LogQl.Constant(v.value(), true);
+        }
+        if (e instanceof MetricExpr.Binary b && !b.op().set() && !b.op().comparison()
+                && b.matching().equals(MetricExpr.Matching.DEFAULT)) {
+            LogQl.Constant l = fold(b.left());
+            LogQl.Constant r = fold(b.right());
+            if (l != null && r != null) {
+                return new LogQl.Constant(MetricEval.arithmetic(b.op(), l.value(), r.value()), l.vector() || r.vector());
+            }
+        }
+        return null;
+    }
+
+    /** Operators of at least {@code minPrecedence}, left-associative but {@code ^}. */
+    private MetricExpr expr(int minPrecedence) throws LogQlParseException {
+        MetricExpr left = unary();
         while (true) {
             skipSpace();
-            if (peek() == '+' || peek() == '-') {
-                char op = q.charAt(pos++);
-                LogQl.Constant right = term();
-                left = combine(left, right, op == '+' ? left.value() + right.value() : left.value() - right.value());
-            } else {
+            int at = pos;
+            MetricExpr.BinaryOp op = binaryOp();
+            if (op == null || op.precedence() < minPrecedence) {
+                pos = at;
                 return left;
             }
+            skipSpace();
+            boolean bool = word("bool");
+            if (bool && !op.comparison()) {
+                throw error(at, "bool modifier can only be used on comparison operators");
+            }
+            MetricExpr.Matching matching = matching();
+            MetricExpr right = expr(op == MetricExpr.BinaryOp.POW ? op.precedence() : op.precedence() + 1);
+            if (op.set() && (left.scalar() || right.scalar())) {
+                throw error(at, "set operator " + op.symbol() + " not allowed in binary scalar expression");
+            }
+            if (op.comparison() && !bool && left.scalar() && right.scalar()) {
+                throw error(at, "comparisons between scalars must use BOOL modifier");
+            }
+            if (matching != MetricExpr.Matching.DEFAULT && (left.scalar() || right.scalar())) {
+                throw error(at, "vector matching only allowed between instant vectors");
+            }
+            if (matching.card() != '1' && op.set()) {
+                throw error(at, "no grouping allowed for \"" + op.symbol() + "\" operation");
+            }
+            left = new MetricExpr.Binary(op, left, right, bool, matching);
         }
     }
 
-    private LogQl.Constant term() throws LogQlParseException {
-        LogQl.Constant left = power();
-        while (true) {
-            skipSpace();
-            if (peek() == '*' || peek() == '/' || peek() == '%') {
-                char op = q.charAt(pos++);
-                LogQl.Constant right = power();
-                double v = op == '*' ? left.value() * right.value()
-                        : op == '/' ? left.value() / right.value() : left.value() % right.value();
-                left = combine(left, right, v);
-            } else {
-                return left;
+    /** The binary operator next, consumed; null when none is. */
+    private MetricExpr.BinaryOp binaryOp() {
+        for (MetricExpr.BinaryOp op : new MetricExpr.BinaryOp[] {MetricExpr.BinaryOp.EQ, MetricExpr.BinaryOp.NE,
+            MetricExpr.BinaryOp.GE, MetricExpr.BinaryOp.LE, MetricExpr.BinaryOp.GT, MetricExpr.BinaryOp.LT,
+            MetricExpr.BinaryOp.ADD, MetricExpr.BinaryOp.SUB, MetricExpr.BinaryOp.MUL, MetricExpr.BinaryOp.DIV,
+            MetricExpr.BinaryOp.MOD, MetricExpr.BinaryOp.POW}) {
+            if (q.startsWith(op.symbol(), pos)) {
+                pos += op.symbol().length();
+                return op;
             }
         }
+        for (MetricExpr.BinaryOp op : new MetricExpr.BinaryOp[] {MetricExpr.BinaryOp.OR, MetricExpr.BinaryOp.AND,
+            MetricExpr.BinaryOp.UNLESS}) {
+            if (word(op.symbol())) {
+                return op;
+            }
+        }
+        return null;
     }
 
-    private LogQl.Constant power() throws LogQlParseException {
-        LogQl.Constant base = unary();
+    /** {@code on(…)} or {@code ignoring(…)}, then maybe {@code group_left(…)} or {@code group_right(…)}. */
+    private MetricExpr.Matching matching() throws LogQlParseException {
         skipSpace();
-        if (peek() == '^') {
-            pos++;
-            LogQl.Constant exponent = power();
-            return combine(base, exponent, Math.pow(base.value(), exponent.value()));
+        boolean on = word("on");
+        if (!on && !word("ignoring")) {
+            return MetricExpr.Matching.DEFAULT;
         }
-        return base;
+        List<String> labels = labelList();
+        skipSpace();
+        char card = '1';
+        List<String> include = List.of();
+        if (word("group_left") || word("group_right")) {
+            card = q.startsWith("group_left", pos - "group_left".length()) ? 'l' : 'r';
+            skipSpace();
+            if (peek() == '(') {
+                include = labelList();
+            }
+        }
+        return new MetricExpr.Matching(on, labels, card, include);
     }
 
-    private LogQl.Constant unary() throws LogQlParseException {
+    /** {@code (a, b, …)}, maybe empty. */
+    private List<String> labelList() throws LogQlParseException {
+        expect('(');
+        List<String> labels = new ArrayList<>();
+        skipSpace();
+        if (peek() != ')') {
+            do {
+                skipSpace();
+                labels.add(name());
+                skipSpace();
+            } while (comma());
+        }
+        expect(')');
+        return labels;
+    }
+
+    /** {@code by (…)} or {@code without (…)} if next; null when not. */
+    private MetricExpr.Grouping grouping() throws LogQlParseException {
+        skipSpace();
+        boolean by = word("by");
+        if (!by && !word("without")) {
+            return null;
+        }
+        return new MetricExpr.Grouping(!by, labelList());
+    }
+
+    private MetricExpr unary() throws LogQlParseException {
         skipSpace();
         if (peek() == '-' || peek() == '+') {
             boolean minus = q.charAt(pos++) == '-';
-            LogQl.Constant c = unary();
-            return new LogQl.Constant(minus ? -c.value() : c.value(), c.vector());
+            MetricExpr e = unary();
+            if (!minus) {
+                return e;
+            }
+            return e instanceof MetricExpr.Number n ? new MetricExpr.Number(-n.value())
+                    : new MetricExpr.Binary(MetricExpr.BinaryOp.MUL, new MetricExpr.Number(-1), e, false,
+                            MetricExpr.Matching.DEFAULT);
         }
         return primary();
     }
 
-    private LogQl.Constant primary() throws LogQlParseException {
+    private MetricExpr primary() throws LogQlParseException {
         skipSpace();
         if (peek() == '(') {
             pos++;
-            LogQl.Constant inner = constant();
+            MetricExpr inner = expr(1);
             expect(')');
             return inner;
         }
         if (Character.isDigit(peek()) || peek() == '.') {
-            return new LogQl.Constant(number(), false);
+            return new MetricExpr.Number(number());
         }
-        if (Character.isLetter(peek())) {
+        if (!atEnd() && isNameStart(peek())) {
             int at = pos;
             String word = name();
-            if (!word.equals("vector")) {
-                throw error(at, "metric queries are not supported by needle: it answers log queries ({…} with line and"
-                        + " label filters) and constant arithmetic of vector(…) and numbers, not " + word);
+            if (word.equals("vector")) {
+                expect('(');
+                MetricExpr inner = expr(1);
+                expect(')');
+                LogQl.Constant c = fold(inner);
+                if (c == null || c.vector()) {
+                    throw error(at, "syntax error: vector(…) takes a number");
+                }
+                return new MetricExpr.VectorOf(c.value());
             }
-            expect('(');
-            LogQl.Constant inner = constant();
-            expect(')');
-            return new LogQl.Constant(inner.value(), true);
+            if (word.equals("label_replace")) {
+                return labelReplace(at);
+            }
+            MetricExpr.RangeOp range = MetricExpr.RangeOp.of(word);
+            if (range != null) {
+                return rangeAggregation(range, at);
+            }
+            MetricExpr.VectorOp vector = MetricExpr.VectorOp.of(word);
+            if (vector != null) {
+                return vectorAggregation(vector, at);
+            }
+            throw error(at, "syntax error: unexpected IDENTIFIER " + quote(word) + ", expected a range aggregation"
+                    + " (count_over_time, rate, …), a vector aggregation (sum, avg, …), vector(…), label_replace, a"
+                    + " number or (");
+        }
+        if (peek() == '{') {
+            throw error("syntax error: a log query is not a number: wrap it in a range aggregation such as"
+                    + " count_over_time({…}[1m])");
         }
         throw error("syntax error: unexpected " + describeNext() + ", expected a number, vector(…), ( or {");
+    }
+
+    /** {@code op([φ,] log [range] [offset d]) [by|without (…)]}, checked as Loki's {@code RangeAggregationExpr.validate}. */
+    private MetricExpr rangeAggregation(MetricExpr.RangeOp op, int at) throws LogQlParseException {
+        expect('(');
+        double param = Double.NaN;
+        if (op == MetricExpr.RangeOp.QUANTILE) {
+            skipSpace();
+            param = number();
+            expect(',');
+        }
+        skipSpace();
+        boolean parenthesized = peek() == '(';
+        if (parenthesized) {
+            pos++;
+            skipSpace();
+        }
+        List<LogQl.Matcher> selector = selector();
+        List<Stage> stages = new ArrayList<>();
+        MetricExpr.Unwrap unwrap = null;
+        List<Stage> after = new ArrayList<>();
+        long range = -1;
+        long offset = 0;
+        while (true) {
+            skipSpace();
+            if (peek() == '[' && range < 0) {
+                range = rangeDuration();
+                continue;
+            }
+            if (parenthesized && peek() == ')') {
+                pos++;
+                parenthesized = false;
+                continue;
+            }
+            if (range >= 0 && word("offset")) {
+                offset = durationWord();
+                continue;
+            }
+            LineFilter.Op line = lineOp();
+            if (line != null) {
+                if (unwrap != null) {
+                    throw error("syntax error: only label filters may follow | unwrap");
+                }
+                stages.add(lineFilter(line));
+                continue;
+            }
+            if (peek() != '|') {
+                break;
+            }
+            pos++;
+            skipSpace();
+            int stageAt = pos;
+            if (word("unwrap")) {
+                if (unwrap != null) {
+                    throw error(stageAt, "syntax error: a range aggregation unwraps one label");
+                }
+                unwrap = unwrap();
+                continue;
+            }
+            Stage stage = stage();
+            if (unwrap == null) {
+                stages.add(stage);
+            } else if (stage instanceof LabelFilter) {
+                after.add(stage);
+            } else {
+                throw error(stageAt, "syntax error: only label filters may follow | unwrap");
+            }
+        }
+        if (parenthesized) {
+            throw error("syntax error: unexpected " + describeNext() + ", expected )");
+        }
+        if (range < 0) {
+            throw error("syntax error: unexpected " + describeNext() + ", expected a range such as [5m]");
+        }
+        expect(')');
+        MetricExpr.Grouping grouping = grouping();
+        LogQl.LogQuery log = new LogQl.LogQuery(selector, stages);
+        if (unwrap != null) {
+            unwrap = new MetricExpr.Unwrap(unwrap.label(), unwrap.conversion(), after);
+        }
+        validate(op, unwrap != null, grouping != null, at);
+        return new MetricExpr.Range(op, param, log, unwrap, range, offset, grouping);
+    }
+
+    /** Which range aggregations take an unwrap or a grouping, as Loki says. */
+    private void validate(MetricExpr.RangeOp op, boolean unwrapped, boolean grouped, int at)
+            throws LogQlParseException {
+        boolean groupable = switch (op) {
+            case AVG, STDDEV, STDVAR, QUANTILE, MAX, MIN, FIRST, LAST -> true;
+            default -> false;
+        };
+        if (grouped && !groupable) {
+            throw error(at, "grouping not allowed for " + op.word() + " aggregation");
+        }
+        boolean withUnwrap = switch (op) {
+            case COUNT, BYTES, BYTES_RATE -> false;
+            default -> true;
+        };
+        boolean withoutUnwrap = switch (op) {
+            case COUNT, BYTES, BYTES_RATE, RATE, ABSENT -> true;
+            default -> false;
+        };
+        if (unwrapped && !withUnwrap) {
+            throw error(at, "invalid aggregation " + op.word() + " with unwrap");
+        }
+        if (!unwrapped && !withoutUnwrap) {
+            throw error(at, "invalid aggregation " + op.word() + " without unwrap");
+        }
+    }
+
+    /** {@code label}, {@code duration(label)}, {@code duration_seconds(label)} or {@code bytes(label)} after unwrap. */
+    private MetricExpr.Unwrap unwrap() throws LogQlParseException {
+        skipSpace();
+        String name = name();
+        MetricExpr.Conversion conversion = switch (name) {
+            case "duration", "duration_seconds" -> MetricExpr.Conversion.DURATION;
+            case "bytes" -> MetricExpr.Conversion.BYTES;
+            default -> MetricExpr.Conversion.FLOAT;
+        };
+        skipSpace();
+        if (conversion == MetricExpr.Conversion.FLOAT || peek() != '(') {
+            return new MetricExpr.Unwrap(name, MetricExpr.Conversion.FLOAT, List.of());
+        }
+        expect('(');
+        skipSpace();
+        String label = name();
+        expect(')');
+        return new MetricExpr.Unwrap(label, conversion, List.of());
+    }
+
+    /** {@code [5m]}: the range in nanoseconds, more than zero. */
+    private long rangeDuration() throws LogQlParseException {
+        expect('[');
+        skipSpace();
+        long d = durationWord();
+        expect(']');
+        if (d <= 0) {
+            throw error("syntax error: the range must be more than zero");
+        }
+        return d;
+    }
+
+    /** A duration literal such as {@code 5m} or {@code 1h30m}, in nanoseconds. */
+    private long durationWord() throws LogQlParseException {
+        skipSpace();
+        int at = pos;
+        if (peek() == '-') {
+            pos++;
+        }
+        while (!atEnd() && (Character.isLetterOrDigit(peek()) || peek() == '.' || peek() == 'µ')) {
+            pos++;
+        }
+        String text = q.substring(at, pos);
+        try {
+            return Units.parseDuration(text, true);
+        } catch (IllegalArgumentException e) {
+            throw error(at, "syntax error: " + e.getMessage());
+        }
+    }
+
+    /** {@code op [by|without (…)] ([k,] expr) [by|without (…)]}. */
+    private MetricExpr vectorAggregation(MetricExpr.VectorOp op, int at) throws LogQlParseException {
+        MetricExpr.Grouping grouping = grouping();
+        expect('(');
+        int k = 0;
+        if (op == MetricExpr.VectorOp.TOPK || op == MetricExpr.VectorOp.BOTTOMK) {
+            skipSpace();
+            int kAt = pos;
+            double n = number();
+            if (n != Math.rint(n) || n < 1 || n > Integer.MAX_VALUE) {
+                throw error(kAt, "syntax error: invalid parameter for " + op.word() + ": " + LokiEntry.number(n)
+                        + " (a whole number of at least 1)");
+            }
+            k = (int) n;
+            expect(',');
+        }
+        MetricExpr inner = expr(1);
+        expect(')');
+        if (grouping == null) {
+            grouping = grouping();
+        } else if (grouping() != null) {
+            throw error(at, "syntax error: " + op.word() + " is grouped twice");
+        }
+        if (grouping != null && (op == MetricExpr.VectorOp.SORT || op == MetricExpr.VectorOp.SORT_DESC)) {
+            throw error(at, "grouping not allowed for " + op.word() + " aggregation");
+        }
+        if (inner.scalar()) {
+            throw error(at, "syntax error: " + op.word() + " aggregates a vector, not a number");
+        }
+        return new MetricExpr.Vector(op, k, inner, grouping);
+    }
+
+    /** {@code label_replace(v, "dst", "replacement", "src", "regex")}. */
+    private MetricExpr labelReplace(int at) throws LogQlParseException {
+        expect('(');
+        MetricExpr inner = expr(1);
+        expect(',');
+        String dst = string();
+        expect(',');
+        String replacement = string();
+        expect(',');
+        String src = string();
+        expect(',');
+        skipSpace();
+        int regexAt = pos;
+        String regex = string();
+        expect(')');
+        if (inner.scalar()) {
+            throw error(at, "syntax error: label_replace takes a vector, not a number");
+        }
+        try {
+            return new MetricExpr.LabelReplace(inner, dst, replacement, src,
+                    Pattern.compile("^(?:" + regex + ")$", Pattern.DOTALL));
+        } catch (PatternSyntaxException e) {
+            throw error(regexAt, "invalid regex " + quote(regex) + ": " + e.getDescription());
+        }
     }
 
     private double number() throws LogQlParseException {
@@ -733,13 +1076,8 @@ public final class LogQlParser {
         try {
             return Double.parseDouble(q.substring(start, pos));
         } catch (NumberFormatException e) {
-            throw error(start, "syntax error: not a number: " + q.substring(start, pos));
+            throw error(start, "syntax error: not a number: " + describeNext());
         }
-    }
-
-    /** Prometheus: an operation with a vector gives a vector, of two scalars a scalar. */
-    private static LogQl.Constant combine(LogQl.Constant a, LogQl.Constant b, double value) {
-        return new LogQl.Constant(value, a.vector() || b.vector());
     }
 
     private void expect(char c) throws LogQlParseException {

@@ -53,6 +53,44 @@ public final class LokiSearch {
         if (limit < 1) {
             throw new IllegalArgumentException("limit (" + limit + ") must be at least 1");
         }
+        Lookup found = lookup(tenant, query, range, limit, forward ? Order.OLDEST_FIRST : Order.NEWEST_FIRST,
+                mechanisms);
+        List<LokiEntry> kept = judge(query, found.records());
+        Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
+        kept.sort(forward ? byTime : byTime.reversed());
+        return new Result(List.copyOf(kept.subList(0, Math.min(limit, kept.size()))), found.problems(),
+                found.plans());
+    }
+
+    /**
+     * Every entry of {@code query}'s selector and pipeline in {@code range}, as read (before the pipeline),
+     * oldest first: what a metric counts. No limit drops any; a search too large for the engine's query
+     * limits fails instead ({@link dev.needle.query.engine.QueryAbortedException}).
+     */
+    public Result every(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms)
+            throws IOException {
+        Lookup found = lookup(tenant, query, range, Integer.MAX_VALUE, Order.OLDEST_FIRST, mechanisms);
+        List<LokiEntry> kept = new ArrayList<>();
+        for (LogRecord r : found.records()) {
+            LokiEntry e = LokiEntry.of(r);
+            if (query.matches(e)) {
+                kept.add(e);
+            }
+        }
+        kept.sort(Comparator.comparingLong(LokiEntry::timeUnixNano));
+        return new Result(List.copyOf(kept), found.problems(), found.plans());
+    }
+
+    /** The records a lookup found, the blocks it could not read and its plans. */
+    private record Lookup(List<LogRecord> records, List<String> problems, List<Explain> plans) {
+    }
+
+    /**
+     * The engine's lookup: the keys in the range (read only when the query has an equality a lookup can
+     * decide) make the pruning, then the records by trace id or by the pruning's expression.
+     */
+    private Lookup lookup(TenantId tenant, LogQl.LogQuery query, TimeRange range, int limit, Order order,
+                          Mechanisms mechanisms) throws IOException {
         Set<String> problems = new LinkedHashSet<>();
         Set<String> keys = Set.of();
         if (LogQlPruning.needsKeys(query)) {
@@ -61,20 +99,14 @@ public final class LokiSearch {
             keys = tags.tags().keys().keySet();
         }
         LogQlPruning pruning = LogQlPruning.of(query, keys);
-        List<Explain> plans = new ArrayList<>();
         if (pruning.nothing()) {
-            return new Result(List.of(), List.copyOf(problems), plans);
+            return new Lookup(List.of(), List.copyOf(problems), List.of());
         }
         SearchResult<LogRecord> logs = pruning.traceId() != null
                 ? engine.traceLogs(tenant, pruning.traceId(), range, mechanisms)
-                : engine.searchLogs(tenant, pruning.expr(), filter(query), range, limit,
-                        forward ? Order.OLDEST_FIRST : Order.NEWEST_FIRST, mechanisms);
+                : engine.searchLogs(tenant, pruning.expr(), filter(query), range, limit, order, mechanisms);
         problems.addAll(logs.problems());
-        plans.add(logs.plan());
-        List<LokiEntry> found = judge(query, logs.records());
-        Comparator<LokiEntry> byTime = Comparator.comparingLong(LokiEntry::timeUnixNano);
-        found.sort(forward ? byTime : byTime.reversed());
-        return new Result(List.copyOf(found.subList(0, Math.min(limit, found.size()))), List.copyOf(problems), plans);
+        return new Lookup(logs.records(), List.copyOf(problems), List.of(logs.plan()));
     }
 
     /**

@@ -15,12 +15,17 @@ import dev.needle.query.logql.LogQlParseException;
 import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.LokiSearch;
+import dev.needle.query.logql.metric.MetricEval;
+import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.metrics.QueryMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
@@ -37,9 +42,12 @@ import org.eclipse.jetty.server.Request;
  *     sends it) the stream holds the labels only, each value ends with {"structuredMetadata":{…},"parsed":{…}}
  *     (each left out when empty; parsed holds what label_format made) and data
  *     says "encodingFlags":["categorize-labels"]; without it structured metadata joins the stream's labels,
- *     as Loki does. A constant query answers a "matrix".
- * /loki/api/v1/query         query, time: a constant (Grafana's health check vector(1)+vector(1)) as a
- *     "vector" or "scalar"; a log query is a 400, as in Loki
+ *     as Loki does. A metric query answers a "matrix": {"metric":{labels},"values":[[seconds,"value"],…]} per
+ *     series, a point at start, start + step, … end (step defaults to the range over 250, at least 1s), each
+ *     range aggregation over every entry it covers ({@link MetricEval}); more than 500 series are a 400, as in
+ *     Loki; a constant one series without labels.
+ * /loki/api/v1/query         query, time: a metric query (a constant too, as Grafana's health check
+ *     vector(1)+vector(1)) at time as a "vector" or "scalar"; a log query is a 400, as in Loki
  * /loki/api/v1/labels, /loki/api/v1/label/{name}/values, /loki/api/v1/series   see {@link LokiLabels}
  * </pre>
  *
@@ -55,6 +63,8 @@ public final class LokiApi {
     /** The request header by which Grafana asks for categorized labels. */
     static final String ENCODING_FLAGS_HEADER = "X-Loki-Response-Encoding-Flags";
     static final String CATEGORIZE_LABELS = "categorize-labels";
+    /** Loki's default {@code max_query_series}: a metric query with more series is refused. */
+    static final int MAX_SERIES = 500;
     /** Loki's limit on the points of one series in a matrix. */
     static final int MAX_POINTS = 11_000;
     private static final String LABEL = "label/";
@@ -85,7 +95,7 @@ public final class LokiApi {
             return queryRange(tenant, params, categorize(request), now);
         }
         if (endpoint.equals("query")) {
-            return instant(params, now);
+            return instant(tenant, params, now);
         }
         if (endpoint.equals("labels")) {
             return labels.names(tenant, params, now);
@@ -127,6 +137,10 @@ public final class LokiApi {
         Mechanisms mechanisms = params.mechanisms();
         if (query instanceof LogQl.Constant c) {
             return matrix(c, range, TimeParams.stepMillis(params, defaultStepMillis(range)));
+        }
+        if (query instanceof LogQl.Metric m) {
+            return metric(tenant, m.expr(), steps(range, TimeParams.stepMillis(params, defaultStepMillis(range))),
+                    true, mechanisms);
         }
         long started = System.nanoTime();
         LokiSearch.Result result = new LokiSearch(engine).run(tenant, (LogQl.LogQuery) query, range, limit, forward,
@@ -193,7 +207,13 @@ public final class LokiApi {
 
     /** {@code "name":{labels}}, unless there are none: Loki leaves an empty group out. */
     private static void labels(JsonGenerator g, String name, Map<String, String> labels) throws IOException {
-        if (!labels.isEmpty()) {
+        labels(g, name, labels, false);
+    }
+
+    /** {@code "name":{labels}}; when there are none, {@code {}} if {@code always}, else nothing. */
+    private static void labels(JsonGenerator g, String name, Map<String, String> labels, boolean always)
+            throws IOException {
+        if (always || !labels.isEmpty()) {
             g.writeObjectFieldStart(name);
             for (Map.Entry<String, String> label : labels.entrySet()) {
                 g.writeStringField(label.getKey(), label.getValue());
@@ -202,9 +222,16 @@ public final class LokiApi {
         }
     }
 
-    /** An instant query: a constant as a vector or scalar at {@code time}; a log query is refused, as Loki does. */
-    private ApiReply instant(Params params, long now) throws ApiException {
+    /**
+     * An instant query at {@code time}: a metric query as a vector or scalar, a constant too; a log query is
+     * refused, as Loki does.
+     */
+    private ApiReply instant(TenantId tenant, Params params, long now) throws ApiException, IOException {
         LogQl query = parse(params, "query");
+        if (query instanceof LogQl.Metric m) {
+            return metric(tenant, m.expr(), new long[] {TimeParams.time(params, "time", now)}, false,
+                    params.mechanisms());
+        }
         if (!(query instanceof LogQl.Constant c)) {
             throw ApiException.badRequest("log queries are not supported as an instant query type, please change your"
                     + " query to a range query type");
@@ -234,12 +261,7 @@ public final class LokiApi {
 
     /** A constant over a range: one series (a scalar too, as Prometheus' range queries answer) with a point per step. */
     private static ApiReply matrix(LogQl.Constant c, TimeRange range, long stepMillis) throws ApiException {
-        long from = Math.floorDiv(range.fromUnixNano(), 1_000_000L);
-        long to = Math.floorDiv(range.toUnixNano() + 1, 1_000_000L);
-        if ((to - from) / stepMillis + 1 > MAX_POINTS) {
-            throw ApiException.badRequest("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing"
-                    + " the query resolution (?step=XX)");
-        }
+        long[] times = steps(range, stepMillis);
         return LokiReplies.success(g -> {
             g.writeStartObject();
             g.writeStringField("resultType", "matrix");
@@ -248,8 +270,8 @@ public final class LokiApi {
             g.writeObjectFieldStart("metric");
             g.writeEndObject();
             g.writeArrayFieldStart("values");
-            for (long t = from; t <= to; t += stepMillis) {
-                point(g, t, c.value());
+            for (long t : times) {
+                point(g, Math.floorDiv(t, 1_000_000L), c.value());
             }
             g.writeEndArray();
             g.writeEndObject();
@@ -257,6 +279,116 @@ public final class LokiApi {
             LokiReplies.stats(g, List.<Explain>of(), 0);
             g.writeEndObject();
         });
+    }
+
+    /** The times of a range query's points: start, start + step, … up to the end (inclusive, as Loki's). */
+    private static long[] steps(TimeRange range, long stepMillis) throws ApiException {
+        long start = range.fromUnixNano();
+        long end = range.toUnixNano() + 1;
+        long step = stepMillis * 1_000_000L;
+        long points = (end - start) / step + 1;
+        if (points > MAX_POINTS) {
+            throw ApiException.badRequest("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing"
+                    + " the query resolution (?step=XX)");
+        }
+        long[] times = new long[(int) points];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = start + i * step;
+        }
+        return times;
+    }
+
+    /**
+     * A metric query evaluated at {@code times} over every entry its range aggregations cover: a "matrix"
+     * for a range query, else a "vector" or "scalar". A series with a pipeline error is a 400, as in Loki.
+     */
+    private ApiReply metric(TenantId tenant, MetricExpr expr, long[] times, boolean matrix, Mechanisms mechanisms)
+            throws ApiException, IOException {
+        List<Explain> plans = new ArrayList<>();
+        Set<String> problems = new LinkedHashSet<>();
+        LokiSearch search = new LokiSearch(engine);
+        long started = System.nanoTime();
+        MetricEval.Value value;
+        try {
+            value = new MetricEval(times, (log, from, to) -> {
+                LokiSearch.Result found = search.every(tenant, log, new TimeRange(from, to), mechanisms);
+                plans.addAll(found.plans());
+                problems.addAll(found.problems());
+                return found.entries();
+            }).eval(expr);
+        } catch (MetricEval.EvalException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        long took = System.nanoTime() - started;
+        metrics.record(QueryMetrics.Kind.LOGS, took, plans);
+        List<MetricEval.Series> series = value.scalar() != null
+                ? List.of(new MetricEval.Series(Map.of(), value.scalar(), all(times.length)))
+                : matrix ? value.series() : List.of();
+        List<MetricEval.Sample> samples = new ArrayList<>(matrix || value.scalar() != null ? List.of()
+                : value.steps().get(0));
+        if (Math.max(series.size(), samples.size()) > MAX_SERIES) {
+            throw ApiException.badRequest("maximum number of series (" + MAX_SERIES + ") reached for a single query;"
+                    + " consider reducing query cardinality by adding more specific stream selectors, reducing the"
+                    + " time range, or aggregating results with functions like sum(), count() or topk()");
+        }
+        if (!sorted(expr)) {
+            samples.sort((a, b) -> MetricEval.compareLabels(a.labels(), b.labels()));
+        }
+        ApiReply reply = LokiReplies.success(g -> {
+            g.writeStartObject();
+            if (matrix) {
+                g.writeStringField("resultType", "matrix");
+                g.writeArrayFieldStart("result");
+                writeMatrix(g, series, times);
+                g.writeEndArray();
+            } else if (value.scalar() != null) {
+                g.writeStringField("resultType", "scalar");
+                g.writeFieldName("result");
+                point(g, Math.floorDiv(times[0], 1_000_000L), value.scalar()[0]);
+            } else {
+                g.writeStringField("resultType", "vector");
+                g.writeArrayFieldStart("result");
+                for (MetricEval.Sample sample : samples) {
+                    g.writeStartObject();
+                    labels(g, "metric", sample.labels(), true);
+                    g.writeFieldName("value");
+                    point(g, Math.floorDiv(times[0], 1_000_000L), sample.value());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            LokiReplies.stats(g, plans, took);
+            g.writeEndObject();
+        });
+        return LokiReplies.withHeaders(reply, List.copyOf(problems), plans);
+    }
+
+    /** Whether an instant vector keeps the order the query gave it: sort, sort_desc. */
+    private static boolean sorted(MetricExpr expr) {
+        return expr instanceof MetricExpr.Vector v
+                && (v.op() == MetricExpr.VectorOp.SORT || v.op() == MetricExpr.VectorOp.SORT_DESC);
+    }
+
+    /** Each series with its points at the times it has one. */
+    private static void writeMatrix(JsonGenerator g, List<MetricEval.Series> series, long[] times) throws IOException {
+        for (MetricEval.Series s : series) {
+            g.writeStartObject();
+            labels(g, "metric", s.labels(), true);
+            g.writeArrayFieldStart("values");
+            for (int i = 0; i < times.length; i++) {
+                if (s.has()[i]) {
+                    point(g, Math.floorDiv(times[i], 1_000_000L), s.values()[i]);
+                }
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+    }
+
+    private static boolean[] all(int n) {
+        boolean[] has = new boolean[n];
+        Arrays.fill(has, true);
+        return has;
     }
 
     /** Loki's default step: the range over 250 points, at least a second. */

@@ -184,7 +184,7 @@ class LokiApiTest {
     void errors_are400PlainText_inLokisWords() throws Exception {
         assertError(get("query", "{service_name=\"cart\"}", ""), "log queries are not supported as an instant query type");
         assertError(get("query_range", "{service_name=\"cart\"", RANGE), "parse error at line 1, col 21: syntax error");
-        assertError(get("query_range", "rate({a=\"b\"}[5m])", RANGE), "metric queries are not supported by needle");
+        assertError(get("query_range", "sum_over_time({a=\"b\"}[5m])", RANGE), "invalid aggregation sum_over_time without unwrap");
         assertError(get("query_range", "{a=\"b\"}", RANGE + "&limit=6000"), "max entries limit per query exceeded");
         assertError(get("query_range", "{a=\"b\"}", "&start=yesterday"), "could not parse 'start' parameter");
         assertError(get("query_range", "{a=\"b\"}", "&direction=sideways"), "invalid direction");
