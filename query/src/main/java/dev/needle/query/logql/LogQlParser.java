@@ -21,6 +21,7 @@ import dev.needle.query.logql.pipeline.RegexpParser;
 import dev.needle.query.logql.pipeline.Stage;
 import dev.needle.query.logql.pipeline.UnpackParser;
 import dev.needle.query.logql.pipeline.Units;
+import dev.needle.query.logql.template.GoEscapes;
 import dev.needle.query.logql.template.GoTemplate;
 import dev.needle.query.logql.template.TemplateException;
 import java.util.ArrayList;
@@ -630,15 +631,12 @@ public final class LogQlParser {
         }
         int at = pos - 1;
         char c = q.charAt(pos++);
+        int simple = GoEscapes.simple(c);
+        if (simple >= 0) {
+            out.append((char) simple);
+            return;
+        }
         switch (c) {
-            case 'n' -> out.append('\n');
-            case 't' -> out.append('\t');
-            case 'r' -> out.append('\r');
-            case 'a' -> out.append('\u0007');
-            case 'b' -> out.append('\b');
-            case 'f' -> out.append('\f');
-            case 'v' -> out.append('\u000b');
-            case '\\', '"', '\'' -> out.append(c);
             case 'x' -> out.append((char) hexDigits(2, at));
             case 'u' -> out.appendCodePoint(hexDigits(4, at));
             case 'U' -> out.appendCodePoint(hexDigits(8, at));

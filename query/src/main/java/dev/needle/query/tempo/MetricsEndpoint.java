@@ -1,8 +1,5 @@
 package dev.needle.query.tempo;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import dev.needle.blocks.model.AnyValue;
-import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.MetricsResult;
@@ -19,12 +16,9 @@ import dev.needle.query.traceql.MetricsAggregator;
 import dev.needle.query.traceql.Query;
 import dev.needle.query.traceql.TimeSeries;
 import dev.needle.query.traceql.TraceQlParser;
-import dev.needle.query.traceql.Value;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Tempo's TraceQL metrics: {@code /api/metrics/query_range} and {@code /api/metrics/query} (instant), in the
@@ -83,7 +77,8 @@ public final class MetricsEndpoint {
             g.writeArrayFieldStart("series");
             for (TimeSeries series : result.series()) {
                 g.writeStartObject();
-                OtlpJson.writeKeyValues(g, "labels", labels(series.labels()));
+                // Tempo types labels and names each by its field's text, such as resource.service.name.
+                OtlpJson.writeKeyValues(g, "labels", SearchEndpoint.attributes(series.labels(), field -> field));
                 if (instant) {
                     // One step, the range: its one point.
                     g.writeNumberField("value", series.points().get(series.points().size() - 1).value());
@@ -147,17 +142,5 @@ public final class MetricsEndpoint {
         }
         throw ApiException.badRequest("not a metrics query: a span query is asked of /api/search; a metrics query"
                 + " ends in a function such as | rate() or | count_over_time()");
-    }
-
-    /** A series' labels as Tempo types them: each by its field's text, such as {@code resource.service.name}. */
-    private static List<KeyValue> labels(Map<String, Value> labels) {
-        List<KeyValue> out = new ArrayList<>();
-        labels.forEach((key, value) -> {
-            AnyValue v = value.toAnyValue();
-            if (v != null) {
-                out.add(new KeyValue(key, v));
-            }
-        });
-        return out;
     }
 }

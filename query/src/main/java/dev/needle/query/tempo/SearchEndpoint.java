@@ -35,6 +35,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -286,14 +287,20 @@ public final class SearchEndpoint {
      * ({@code span.http.url} is {@code http.url}); nil is left out.
      */
     private static List<KeyValue> keyValues(Map<String, Value> values) {
+        List<KeyValue> out = attributes(values, field -> SCOPE_PREFIX.matcher(field).replaceFirst(""));
+        out.sort(Comparator.comparing(KeyValue::key));
+        return out;
+    }
+
+    /** TraceQL values as OTLP attributes, in the map's order, each under {@code key} of its field's text; nil is left out. */
+    static List<KeyValue> attributes(Map<String, Value> values, UnaryOperator<String> key) {
         List<KeyValue> out = new ArrayList<>();
         values.forEach((field, value) -> {
             AnyValue v = value.toAnyValue();
             if (v != null) {
-                out.add(new KeyValue(SCOPE_PREFIX.matcher(field).replaceFirst(""), v));
+                out.add(new KeyValue(key.apply(field), v));
             }
         });
-        out.sort(Comparator.comparing(KeyValue::key));
         return out;
     }
 

@@ -301,15 +301,12 @@ final class TemplateParser {
                 throw error("unterminated quoted string");
             }
             char e = inner.charAt(i);
+            int simple = GoEscapes.simple(e);
+            if (simple >= 0) {
+                out.append((char) simple);
+                continue;
+            }
             switch (e) {
-                case 'n' -> out.append('\n');
-                case 't' -> out.append('\t');
-                case 'r' -> out.append('\r');
-                case 'a' -> out.append('\u0007');
-                case 'b' -> out.append('\b');
-                case 'f' -> out.append('\f');
-                case 'v' -> out.append('\u000b');
-                case '\\', '"', '\'' -> out.append(e);
                 case 'x', 'u', 'U' -> {
                     int n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
                     if (i + n >= inner.length()) {
