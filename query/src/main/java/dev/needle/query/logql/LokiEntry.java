@@ -26,7 +26,8 @@ import java.util.TreeMap;
  * <ul>
  * <li>Labels: the resource's attributes, keys made label names ({@link #labelName}: {@code service.name}
  *     → {@code service_name}); {@code service_name} from {@code service.name}, else from the first of
- *     Loki's discovery labels ({@link #SERVICE_DISCOVERY}), else {@code unknown_service}.</li>
+ *     Loki's discovery labels ({@link #SERVICE_DISCOVERY}), else {@code unknown_service}; none is discovered
+ *     for a stream of Loki's own ({@link #AGGREGATED_METRIC}, {@link #PATTERN}), as Loki's push path does.</li>
  * <li>The line: the body as Loki renders it ({@link #render}).</li>
  * <li>Structured metadata: scope attributes, {@code scope_name}, {@code scope_version}, the record's
  *     attributes, {@code observed_timestamp} (when the record has its own time too), {@code severity_number},
@@ -63,6 +64,10 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
     public static final Set<String> FIELDS = Set.of("observed_timestamp", "severity_number", "severity_text",
             "dropped_attributes_count", "flags", "trace_id", "span_id", "event_name", "scope_name", "scope_version",
             "scope_dropped_attributes_count", "detected_level");
+    /** The label of the streams Loki writes its own aggregated metrics to: no service name is discovered for them. */
+    public static final String AGGREGATED_METRIC = "__aggregated_metric__";
+    /** The label of the streams Loki writes its own patterns to: no service name is discovered for them. */
+    public static final String PATTERN = "__pattern__";
     /** Structured metadata of the trace id. */
     public static final String TRACE_ID = "trace_id";
 
@@ -95,7 +100,7 @@ public record LokiEntry(long timeUnixNano, String line, Map<String, String> labe
                 shown.put(labelName(kv.key()), render(kv.value()));
             }
         }
-        if (!hasServiceName) {
+        if (!hasServiceName && !labels.containsKey(AGGREGATED_METRIC) && !labels.containsKey(PATTERN)) {
             labels.put(SERVICE_NAME, SERVICE_DISCOVERY.stream().map(labels::get).filter(v -> v != null && !v.isEmpty())
                     .findFirst().orElse(UNKNOWN_SERVICE));
         }

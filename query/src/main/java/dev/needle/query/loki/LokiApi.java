@@ -49,6 +49,11 @@ import org.eclipse.jetty.server.Request;
  * /loki/api/v1/query         query, time: a metric query (a constant too, as Grafana's health check
  *     vector(1)+vector(1)) at time as a "vector" or "scalar"; a log query is a 400, as in Loki
  * /loki/api/v1/labels, /loki/api/v1/label/{name}/values, /loki/api/v1/series   see {@link LokiLabels}
+ * /loki/api/v1/index/volume, /loki/api/v1/index/volume_range   see {@link LokiVolume}
+ * /loki/api/v1/index/stats   see {@link LokiStats}
+ * /loki/api/v1/detected_labels   see {@link DetectedLabels}
+ * /loki/api/v1/detected_fields, /loki/api/v1/detected_field/{name}/values   see {@link DetectedFields}
+ * /loki/api/v1/patterns   see {@link LogPatterns}, {@link Drain}
  * </pre>
  *
  * <p>Errors are Loki's: a 400 with the message as plain text. needle's own counts go in the headers
@@ -65,20 +70,29 @@ public final class LokiApi {
     static final String CATEGORIZE_LABELS = "categorize-labels";
     /** Loki's default {@code max_query_series}: a metric query with more series is refused. */
     static final int MAX_SERIES = 500;
-    /** Loki's limit on the points of one series in a matrix. */
-    static final int MAX_POINTS = 11_000;
     private static final String LABEL = "label/";
     private static final String VALUES = "/values";
+    private static final String DETECTED_FIELD = "detected_field/";
 
     private final QueryEngine engine;
     private final QueryMetrics metrics;
     private final LokiLabels labels;
+    private final LokiVolume volume;
+    private final LokiStats stats;
+    private final DetectedLabels detectedLabels;
+    private final DetectedFields detectedFields;
+    private final LogPatterns patterns;
 
     /** The API over {@code engine}, counting each lookup in {@code metrics}. */
     public LokiApi(QueryEngine engine, QueryMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
         this.labels = new LokiLabels(engine);
+        this.volume = new LokiVolume(engine, metrics);
+        this.stats = new LokiStats(engine, metrics);
+        this.detectedLabels = new DetectedLabels(labels);
+        this.detectedFields = new DetectedFields(engine, metrics);
+        this.patterns = new LogPatterns(engine, metrics);
     }
 
     /** Whether {@code method} may be used on this API: GET, or POST with a form. */
@@ -105,6 +119,26 @@ public final class LokiApi {
         }
         if (endpoint.equals("series")) {
             return labels.series(tenant, params, now);
+        }
+        if (endpoint.equals("index/volume") || endpoint.equals("index/volume_range")) {
+            return volume.answer(tenant, params, endpoint.endsWith("_range"), now);
+        }
+        if (endpoint.equals("index/stats")) {
+            return stats.answer(tenant, params, now);
+        }
+        if (endpoint.equals("detected_labels")) {
+            return detectedLabels.answer(tenant, params, now);
+        }
+        if (endpoint.equals("detected_fields")) {
+            return detectedFields.answer(tenant, null, params, now);
+        }
+        if (endpoint.startsWith(DETECTED_FIELD) && endpoint.endsWith(VALUES)
+                && endpoint.length() > DETECTED_FIELD.length() + VALUES.length()) {
+            return detectedFields.answer(tenant,
+                    endpoint.substring(DETECTED_FIELD.length(), endpoint.length() - VALUES.length()), params, now);
+        }
+        if (endpoint.equals("patterns")) {
+            return patterns.answer(tenant, params, now);
         }
         throw ApiException.notFound("no such endpoint: " + Params.quote(path));
     }
@@ -136,10 +170,10 @@ public final class LokiApi {
         boolean forward = LokiParams.forward(params);
         Mechanisms mechanisms = params.mechanisms();
         if (query instanceof LogQl.Constant c) {
-            return matrix(c, range, TimeParams.stepMillis(params, defaultStepMillis(range)));
+            return matrix(c, range, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(range)));
         }
         if (query instanceof LogQl.Metric m) {
-            return metric(tenant, m.expr(), steps(range, TimeParams.stepMillis(params, defaultStepMillis(range))),
+            return metric(tenant, m.expr(), steps(range, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(range))),
                     true, mechanisms);
         }
         long started = System.nanoTime();
@@ -284,13 +318,8 @@ public final class LokiApi {
     /** The times of a range query's points: start, start + step, … up to the end (inclusive, as Loki's). */
     private static long[] steps(TimeRange range, long stepMillis) throws ApiException {
         long start = range.fromUnixNano();
-        long end = range.toUnixNano() + 1;
         long step = stepMillis * 1_000_000L;
-        long points = (end - start) / step + 1;
-        if (points > MAX_POINTS) {
-            throw ApiException.badRequest("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing"
-                    + " the query resolution (?step=XX)");
-        }
+        long points = LokiParams.points(start, range.toUnixNano() + 1, stepMillis);
         long[] times = new long[(int) points];
         for (int i = 0; i < times.length; i++) {
             times[i] = start + i * step;
@@ -389,12 +418,6 @@ public final class LokiApi {
         boolean[] has = new boolean[n];
         Arrays.fill(has, true);
         return has;
-    }
-
-    /** Loki's default step: the range over 250 points, at least a second. */
-    private static long defaultStepMillis(TimeRange range) {
-        long seconds = (range.toUnixNano() + 1 - range.fromUnixNano()) / 1_000_000_000L / 250;
-        return Math.max(1, seconds) * 1000;
     }
 
     /** {@code [seconds, "value"]}, Prometheus' sample. */

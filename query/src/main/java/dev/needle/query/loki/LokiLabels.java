@@ -23,6 +23,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -130,6 +131,38 @@ final class LokiLabels {
         return LokiReplies.withHeaders(reply, problems, plans);
     }
 
+    /**
+     * Every label's values in the range: of the streams {@code selector} selects (from its sample), or with
+     * none from TAGS as {@code /labels} and {@code /values} take them.
+     */
+    LabelValues all(TenantId tenant, LogQl.LogQuery selector, TimeRange range, Params params)
+            throws ApiException, IOException {
+        Map<String, Set<String>> values = new TreeMap<>();
+        if (selector != null) {
+            Sample sample = sample(tenant, selector, range, params);
+            for (LokiEntry e : sample.entries()) {
+                e.labels().forEach((name, value) -> values.computeIfAbsent(name, n -> new TreeSet<>()).add(value));
+            }
+            return new LabelValues(values, sample.problems(), sample.plans());
+        }
+        TagsResult tags = engine.logTags(tenant, range, key -> key.startsWith(IndexedPairs.RESOURCE));
+        if (tags.blocks() > 0 || !tags.tags().keys().isEmpty()) {
+            values.put(LokiEntry.SERVICE_NAME, new TreeSet<>());
+        }
+        for (Map.Entry<String, BlockTags.Values> e : tags.tags().keys().entrySet()) {
+            if (e.getKey().startsWith(IndexedPairs.RESOURCE)) {
+                Set<String> of = values.computeIfAbsent(
+                        LokiEntry.labelName(e.getKey().substring(IndexedPairs.RESOURCE.length())), n -> new TreeSet<>());
+                e.getValue().values().forEach(v -> of.add(LokiEntry.render(v)));
+            }
+        }
+        return new LabelValues(values, tags.problems(), List.of());
+    }
+
+    /** Label names and their values, the blocks that could not be read, the lookups' plans. */
+    record LabelValues(Map<String, Set<String>> values, List<String> problems, List<Explain> plans) {
+    }
+
     /** Whether indexed key {@code key} is a resource key that Loki labels {@code name}. */
     private static boolean isLabel(String key, String name) {
         return key.startsWith(IndexedPairs.RESOURCE)
@@ -167,7 +200,11 @@ final class LokiLabels {
         return selector(params.string(name));
     }
 
-    private static LogQl.LogQuery selector(String text) throws ApiException {
+    /** A stream selector, the only query these endpoints take; a 400 in Loki's words when it is anything else. */
+    static LogQl.LogQuery selector(String text) throws ApiException {
+        if (text == null) {
+            throw ApiException.badRequest("parse error : syntax error: empty query");
+        }
         LogQl parsed;
         try {
             parsed = LogQlParser.parse(text);

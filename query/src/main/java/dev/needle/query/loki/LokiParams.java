@@ -42,13 +42,18 @@ final class LokiParams {
 
     /** {@code limit}: 1 to {@link #MAX_LIMIT}, {@link #DEFAULT_LIMIT} when absent. */
     static int limit(Params params) throws ApiException {
-        String v = params.string("limit");
+        return limit(params, "limit", DEFAULT_LIMIT);
+    }
+
+    /** A limit on entries named {@code name}: 1 to {@link #MAX_LIMIT}, {@code absent} when not given. */
+    static int limit(Params params, String name, int absent) throws ApiException {
+        String v = params.string(name);
         if (v == null) {
-            return DEFAULT_LIMIT;
+            return absent;
         }
         if (!v.matches("\\d{1,9}") || Integer.parseInt(v) < 1) {
-            throw ApiException.badRequest("invalid limit: expected a whole number from 1 to " + MAX_LIMIT + ", got "
-                    + Params.quote(v));
+            throw ApiException.badRequest("invalid " + name + ": expected a whole number from 1 to " + MAX_LIMIT
+                    + ", got " + Params.quote(v));
         }
         int limit = Integer.parseInt(v);
         if (limit > MAX_LIMIT) {
@@ -56,6 +61,43 @@ final class LokiParams {
                     + limit + " > " + MAX_LIMIT + ")");
         }
         return limit;
+    }
+
+    /** Loki's bound on the points of one series: range over step. */
+    static final int MAX_POINTS = 11_000;
+
+    /** Loki's default step: the range over 250 points, at least a second. */
+    static long defaultStepMillis(TimeRange range) {
+        long seconds = (range.toUnixNano() + 1 - range.fromUnixNano()) / 1_000_000_000L / 250;
+        return Math.max(1, seconds) * 1000;
+    }
+
+    /**
+     * How many points a series has at {@code fromNanos}, then every {@code stepMillis} up to {@code toNanos}; refused
+     * past {@link #MAX_POINTS} in Loki's words.
+     */
+    static long points(long fromNanos, long toNanos, long stepMillis) throws ApiException {
+        long points = (toNanos - fromNanos) / (stepMillis * 1_000_000L) + 1;
+        if (points > MAX_POINTS) {
+            throw ApiException.badRequest("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing"
+                    + " the query resolution (?step=XX)");
+        }
+        return points;
+    }
+
+    /**
+     * A whole-number parameter of at least 1 with no upper bound but an int's, {@code absent} when not given, as
+     * Loki reads the limits of its index and detected-field endpoints; 0 is the default too, as there.
+     */
+    static int positive(Params params, String name, int absent) throws ApiException {
+        String v = params.string(name);
+        if (v == null || v.equals("0")) {
+            return absent;
+        }
+        if (!v.matches("\\d{1,9}")) {
+            throw ApiException.badRequest("invalid " + name + ": expected a positive whole number, got " + Params.quote(v));
+        }
+        return Integer.parseInt(v);
     }
 
     /** {@code direction}: true for {@code forward}, false for {@code backward} (the default). */

@@ -1,6 +1,7 @@
 package dev.needle.query.logql.pipeline;
 
 import dev.needle.query.logql.LogQlParser;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -40,33 +41,56 @@ public record JsonParser(List<Extraction> expressions) implements Stage {
         return expressions.isEmpty() ? all(e) : extract(e);
     }
 
-    private static boolean all(EntryState e) {
+    /** What {@link #members} is told: a member's label name, the keys that lead to it, its value. */
+    @FunctionalInterface
+    public interface Members {
+        /** One scalar member. */
+        void member(String name, List<String> path, String value);
+    }
+
+    /**
+     * Every scalar member of a JSON object line, named as {@code | json} names it, with the keys that lead to it
+     * (Loki's {@code jsonPath}); the error's details when the line is not JSON (members before it were told).
+     */
+    public static String members(String line, Members out) {
         try {
-            new JsonLine(e.line()).eachMember((key, kind, raw) -> member(e, "", key, kind, raw));
+            new JsonLine(line).eachMember((key, kind, raw) -> member(out, "", List.of(), key, kind, raw));
+            return null;
         } catch (JsonLine.Malformed m) {
-            e.fail(Parsers.JSON_ERR, m.getMessage());
+            return m.getMessage();
+        }
+    }
+
+    private static boolean all(EntryState e) {
+        String error = members(e.line(), (name, path, value) -> e.extract(e.parsedName(name), value));
+        if (error != null) {
+            e.fail(Parsers.JSON_ERR, error);
         }
         return true;
     }
 
-    private static void member(EntryState e, String prefix, String key, JsonLine.Kind kind, String raw) {
+    private static void member(Members out, String prefix, List<String> path, String key, JsonLine.Kind kind,
+                               String raw) {
         // A leading digit gets a _ only at the start of the whole name; an empty key adds nothing to it.
         String part = Parsers.labelName(key, prefix.isEmpty());
         if (prefix.isEmpty() && part.isEmpty() && kind != JsonLine.Kind.OBJECT) {
             return;
         }
         String name = prefix.isEmpty() ? part : part.isEmpty() ? prefix : prefix + "_" + part;
+        List<String> at = new ArrayList<>(path);
+        at.add(JsonLine.unescape(key));
         switch (kind) {
             case OBJECT -> {
                 try {
-                    new JsonLine(raw).eachMember((k, nestedKind, nestedRaw) -> member(e, name, k, nestedKind, nestedRaw));
+                    new JsonLine(raw).eachMember((k, nestedKind, nestedRaw) -> member(out, name, at, k, nestedKind,
+                            nestedRaw));
                 } catch (JsonLine.Malformed m) {
                     // The whole line has been read already: the nested object is well formed.
                     throw new IllegalStateException(m);
                 }
             }
-            case STRING -> e.extract(e.parsedName(name), Parsers.cleanValue(JsonLine.unescape(raw)));
-            case NUMBER, BOOLEAN -> e.extract(e.parsedName(name), raw);
+            case STRING -> out.member(name, List.copyOf(at), Parsers.cleanValue(JsonLine.unescape(raw)));
+            case NUMBER, BOOLEAN -> out.member(name, List.copyOf(at), raw);
             default -> {
                 // arrays and nulls are skipped
             }

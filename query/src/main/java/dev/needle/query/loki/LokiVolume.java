@@ -1,0 +1,268 @@
+package dev.needle.query.loki;
+
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.Mechanisms;
+import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.TimeRange;
+import dev.needle.query.http.ApiException;
+import dev.needle.query.http.ApiReply;
+import dev.needle.query.http.Params;
+import dev.needle.query.http.TimeParams;
+import dev.needle.query.logql.LogQl;
+import dev.needle.query.logql.LokiEntry;
+import dev.needle.query.logql.LokiSearch;
+import dev.needle.query.logql.metric.MetricEval;
+import dev.needle.query.logql.metric.MetricExpr;
+import dev.needle.query.metrics.QueryMetrics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Loki's log volume (grafana/loki {@code pkg/storage/stores/index/seriesvolume}, {@code pkg/querier/queryrange/volume.go}):
+ * the bytes of the lines of the streams a selector matches, per series or per label.
+ *
+ * <pre>
+ * /loki/api/v1/index/volume        query, start, end, since, limit (100), targetLabels, aggregateBy (series):
+ *     {"status":"success","data":{"resultType":"vector","result":[{"metric":{labels},"value":[end,"bytes"]}],"stats":{…}}}
+ * /loki/api/v1/index/volume_range  the same and step: a bucket per step, aligned to multiples of the step, each
+ *     point stamped with its bucket's last millisecond (the last bucket's with end), as a "matrix"
+ *     ({"values":[[t,"bytes"],…]}); a "vector" when every series has one point, as Loki answers
+ * </pre>
+ *
+ * <p>Grouping as Loki's index does: by default into the labels the selector names ({@code {}} names none and
+ * keeps every label of the stream); {@code targetLabels=a,b} into those (each must be present); with
+ * {@code aggregateBy=labels} a series per label name, {@code {"name":""}}, summed over the streams carrying it
+ * (the targets only, when given). Series are ordered by volume, largest first, then by name; {@code limit}
+ * keeps the largest of each bucket.
+ *
+ * <p>The volumes are a LogQL metric query, {@code bytes_over_time({selector}[step])} per stream, summed
+ * {@code by} the labels grouped into, evaluated by {@link MetricEval} over the entries a metric query reads:
+ * exact, not the estimate from chunk sizes Loki's index gives. A stream is its labels: structured metadata
+ * does not split it.
+ */
+final class LokiVolume {
+
+    /** Loki's default {@code limit}. */
+    static final int DEFAULT_LIMIT = 100;
+    /** The selector that matches every stream, which Loki accepts here alone. */
+    private static final String MATCH_ANY = "{}";
+
+    private final QueryEngine engine;
+    private final QueryMetrics metrics;
+
+    LokiVolume(QueryEngine engine, QueryMetrics metrics) {
+        this.engine = engine;
+        this.metrics = metrics;
+    }
+
+    /** {@code /loki/api/v1/index/volume} ({@code range} false) or {@code volume_range}. */
+    ApiReply answer(TenantId tenant, Params params, boolean range, long now) throws ApiException, IOException {
+        String text = params.string("query");
+        boolean matchAny = MATCH_ANY.equals(text == null ? null : text.strip());
+        LogQl.LogQuery selector = matchAny ? new LogQl.LogQuery(List.of(), List.of()) : LokiLabels.selector(text);
+        TimeRange span = LokiParams.range(params, now, LokiParams.QUERY_SINCE);
+        int limit = LokiParams.positive(params, "limit", DEFAULT_LIMIT);
+        List<String> targets = targets(params);
+        boolean byLabels = aggregateByLabels(params);
+        long start = span.fromUnixNano();
+        long end = span.toUnixNano() + 1;
+        long step = range ? TimeParams.stepMillis(params, LokiParams.defaultStepMillis(span)) * 1_000_000L : end - start;
+        long first = range ? Math.floorDiv(start, step) * step + step : end;
+        long buckets = range ? LokiParams.points(first, Math.floorDiv(end - 1, step) * step + step, step / 1_000_000L) : 1;
+        long[] times = new long[(int) buckets];
+        long[] stamps = new long[times.length];
+        for (int i = 0; i < times.length; i++) {
+            long bucketEnd = first + i * step;
+            times[i] = bucketEnd - 1;
+            // Loki stamps a bucket with its last millisecond, the last one with the end of the range.
+            stamps[i] = i == times.length - 1 ? Math.floorDiv(end + 999_999, 1_000_000L) : bucketEnd / 1_000_000L - 1;
+        }
+
+        Set<String> labels = new TreeSet<>(targets);
+        if (targets.isEmpty()) {
+            selector.selector().forEach(m -> labels.add(m.name()));
+        } else {
+            selector = withTargets(selector, targets);
+        }
+        boolean keepAll = labels.isEmpty() || byLabels;
+        MetricExpr perStream = new MetricExpr.Range(MetricExpr.RangeOp.BYTES, Double.NaN, selector, null, step, 0, null);
+        MetricExpr expr = keepAll ? perStream : new MetricExpr.Vector(MetricExpr.VectorOp.SUM, 0, perStream,
+                new MetricExpr.Grouping(false, List.copyOf(labels)));
+
+        List<Explain> plans = new ArrayList<>();
+        Set<String> problems = new LinkedHashSet<>();
+        LokiSearch search = new LokiSearch(engine);
+        Mechanisms mechanisms = params.mechanisms();
+        long started = System.nanoTime();
+        MetricEval.Value value;
+        try {
+            value = new MetricEval(times, (log, from, to) -> {
+                LokiSearch.Result found = search.every(tenant, log, new TimeRange(Math.max(from, start),
+                        Math.min(to, end - 1)), mechanisms);
+                plans.addAll(found.plans());
+                problems.addAll(found.problems());
+                return found.entries().stream().map(LokiVolume::stream).toList();
+            }).eval(expr);
+        } catch (MetricEval.EvalException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        long took = System.nanoTime() - started;
+        metrics.record(QueryMetrics.Kind.LOGS, took, plans);
+
+        Map<Map<String, String>, double[]> series = new LinkedHashMap<>();
+        for (int i = 0; i < times.length; i++) {
+            Map<Map<String, String>, Double> bucket = byLabels ? perLabel(value.steps().get(i), targets)
+                    : perSeries(value.steps().get(i));
+            for (Map.Entry<Map<String, String>, Double> kept : top(bucket, limit)) {
+                series.computeIfAbsent(kept.getKey(), k -> filled(times.length))[i] = kept.getValue();
+            }
+        }
+        List<Map.Entry<Map<String, String>, double[]>> ordered = new ArrayList<>(series.entrySet());
+        ordered.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, double[]> s) -> -firstPoint(s.getValue()))
+                .thenComparing(s -> name(s.getKey())));
+        boolean matrix = ordered.stream().anyMatch(s -> Arrays.stream(s.getValue()).filter(v -> !Double.isNaN(v)).count() > 1);
+        ApiReply reply = LokiReplies.success(g -> {
+            g.writeStartObject();
+            g.writeStringField("resultType", matrix ? "matrix" : "vector");
+            g.writeArrayFieldStart("result");
+            for (Map.Entry<Map<String, String>, double[]> s : ordered) {
+                g.writeStartObject();
+                g.writeObjectFieldStart("metric");
+                for (Map.Entry<String, String> label : s.getKey().entrySet()) {
+                    g.writeStringField(label.getKey(), label.getValue());
+                }
+                g.writeEndObject();
+                g.writeFieldName(matrix ? "values" : "value");
+                if (matrix) {
+                    g.writeStartArray();
+                }
+                for (int i = 0; i < times.length; i++) {
+                    if (!Double.isNaN(s.getValue()[i])) {
+                        g.writeStartArray();
+                        LokiReplies.seconds(g, stamps[i]);
+                        g.writeString(LokiEntry.number(s.getValue()[i]));
+                        g.writeEndArray();
+                    }
+                }
+                if (matrix) {
+                    g.writeEndArray();
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            LokiReplies.stats(g, plans, took);
+            g.writeEndObject();
+        });
+        return LokiReplies.withHeaders(reply, List.copyOf(problems), plans);
+    }
+
+    /** {@code targetLabels}: comma-separated label names, none when absent or empty. */
+    private static List<String> targets(Params params) throws ApiException {
+        String v = params.string("targetLabels");
+        if (v == null || v.isEmpty()) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        for (String name : v.split(",", -1)) {
+            if (!name.matches("[a-zA-Z_][a-zA-Z0-9_]*")) {
+                throw ApiException.badRequest("invalid targetLabels: " + Params.quote(name) + " is not a label name");
+            }
+            names.add(name);
+        }
+        return names;
+    }
+
+    /** {@code aggregateBy}: {@code series} (the default) or {@code labels}. */
+    private static boolean aggregateByLabels(Params params) throws ApiException {
+        String v = params.string("aggregateBy");
+        if (v == null || v.isEmpty() || v.equals("series")) {
+            return false;
+        }
+        if (v.equals("labels")) {
+            return true;
+        }
+        throw ApiException.badRequest("invalid aggregation option " + Params.quote(v)
+                + " for aggregateBy: expected series or labels");
+    }
+
+    /** The selector with {@code target=~".+"} for each target it does not name: a target must be present. */
+    private static LogQl.LogQuery withTargets(LogQl.LogQuery selector, List<String> targets) {
+        List<LogQl.Matcher> matchers = new ArrayList<>(selector.selector());
+        for (String target : targets) {
+            if (matchers.stream().noneMatch(m -> m.name().equals(target))) {
+                matchers.add(LogQl.Matcher.of(target, LogQl.MatchOp.RE, ".+"));
+            }
+        }
+        return new LogQl.LogQuery(matchers, selector.pipeline());
+    }
+
+    /** The entry as its stream: labels and line, no structured metadata to split the stream by. */
+    private static LokiEntry stream(LokiEntry e) {
+        return new LokiEntry(e.timeUnixNano(), e.line(), e.labels(), Map.of(), Map.of(), Map.of());
+    }
+
+    private static Map<Map<String, String>, Double> perSeries(List<MetricEval.Sample> samples) {
+        Map<Map<String, String>, Double> out = new LinkedHashMap<>();
+        for (MetricEval.Sample s : samples) {
+            out.merge(s.labels(), s.value(), Double::sum);
+        }
+        return out;
+    }
+
+    /** Each label name's volume: the sum over the streams that carry it (only the targets', when given). */
+    private static Map<Map<String, String>, Double> perLabel(List<MetricEval.Sample> samples, List<String> targets) {
+        Map<Map<String, String>, Double> out = new LinkedHashMap<>();
+        for (MetricEval.Sample s : samples) {
+            for (String label : s.labels().keySet()) {
+                if (targets.isEmpty() || targets.contains(label)) {
+                    out.merge(Map.of(label, ""), s.value(), Double::sum);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The {@code limit} largest, ties by name, as Loki's {@code MapToVolumeResponse}. */
+    private static List<Map.Entry<Map<String, String>, Double>> top(Map<Map<String, String>, Double> volumes, int limit) {
+        List<Map.Entry<Map<String, String>, Double>> sorted = new ArrayList<>(volumes.entrySet());
+        sorted.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, Double> e) -> -e.getValue())
+                .thenComparing(e -> name(e.getKey())));
+        return sorted.subList(0, Math.min(limit, sorted.size()));
+    }
+
+    private static double[] filled(int n) {
+        double[] values = new double[n];
+        Arrays.fill(values, Double.NaN);
+        return values;
+    }
+
+    private static double firstPoint(double[] values) {
+        return Arrays.stream(values).filter(v -> !Double.isNaN(v)).findFirst().orElse(0);
+    }
+
+    /** A series' name as Loki orders ties: Prometheus' {@code {a="x", b="y"}}, a label alone by its name. */
+    private static String name(Map<String, String> labels) {
+        if (labels.size() == 1 && labels.values().iterator().next().isEmpty()) {
+            return labels.keySet().iterator().next();
+        }
+        StringBuilder out = new StringBuilder("{");
+        for (Map.Entry<String, String> l : new TreeMap<>(labels).entrySet()) {
+            if (out.length() > 1) {
+                out.append(", ");
+            }
+            out.append(l.getKey()).append("=\"").append(l.getValue().replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append('"');
+        }
+        return out.append('}').toString();
+    }
+}
