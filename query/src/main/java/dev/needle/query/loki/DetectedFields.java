@@ -222,7 +222,7 @@ final class DetectedFields {
             found.clear();
             EntryState logfmt = new EntryState(unparsed);
             new LogfmtParser(false, false, Map.of()).process(logfmt);
-            if (logfmt.error() != null) {
+            if (!logfmt.error().isEmpty()) {
                 return new Parsed(e.shown(), labels, null, Map.of());
             }
             found.putAll(logfmt.result().parsed());
