@@ -173,8 +173,8 @@ public final class LokiApi {
             return matrix(c, range, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(range)));
         }
         if (query instanceof LogQl.Metric m) {
-            return metric(tenant, m.expr(), steps(range, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(range))),
-                    true, mechanisms);
+            long step = TimeParams.stepMillis(params, LokiParams.defaultStepMillis(range));
+            return metric(tenant, m.expr(), steps(range, step), true, mechanisms);
         }
         long started = System.nanoTime();
         LokiSearch.Result result = new LokiSearch(engine).run(tenant, (LogQl.LogQuery) query, range, limit, forward,

@@ -17,6 +17,8 @@ final class LokiParams {
     static final int DEFAULT_LIMIT = 100;
     /** Loki's default {@code max_entries_limit_per_query}. */
     static final int MAX_LIMIT = 5000;
+    /** Loki's bound on the points of one series: range over step. */
+    static final int MAX_POINTS = 11_000;
     /** How far back a log query looks by default. */
     static final Duration QUERY_SINCE = Duration.ofHours(1);
     /** How far back the label and series endpoints look by default. */
@@ -63,9 +65,6 @@ final class LokiParams {
         return limit;
     }
 
-    /** Loki's bound on the points of one series: range over step. */
-    static final int MAX_POINTS = 11_000;
-
     /** Loki's default step: the range over 250 points, at least a second. */
     static long defaultStepMillis(TimeRange range) {
         long seconds = (range.toUnixNano() + 1 - range.fromUnixNano()) / 1_000_000_000L / 250;
@@ -87,14 +86,14 @@ final class LokiParams {
 
     /**
      * A whole-number parameter of at least 1 with no upper bound but an int's, {@code absent} when not given, as
-     * Loki reads the limits of its index and detected-field endpoints; 0 is the default too, as there.
+     * Loki reads the limits of its index and detected-field endpoints.
      */
     static int positive(Params params, String name, int absent) throws ApiException {
         String v = params.string(name);
-        if (v == null || v.equals("0")) {
+        if (v == null) {
             return absent;
         }
-        if (!v.matches("\\d{1,9}")) {
+        if (!v.matches("\\d{1,9}") || Integer.parseInt(v) < 1) {
             throw ApiException.badRequest("invalid " + name + ": expected a positive whole number, got " + Params.quote(v));
         }
         return Integer.parseInt(v);

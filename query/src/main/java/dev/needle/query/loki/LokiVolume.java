@@ -68,25 +68,14 @@ final class LokiVolume {
     /** {@code /loki/api/v1/index/volume} ({@code range} false) or {@code volume_range}. */
     ApiReply answer(TenantId tenant, Params params, boolean range, long now) throws ApiException, IOException {
         String text = params.string("query");
-        boolean matchAny = MATCH_ANY.equals(text == null ? null : text.strip());
+        boolean matchAny = text != null && text.strip().equals(MATCH_ANY);
         LogQl.LogQuery selector = matchAny ? new LogQl.LogQuery(List.of(), List.of()) : LokiLabels.selector(text);
         TimeRange span = LokiParams.range(params, now, LokiParams.QUERY_SINCE);
         int limit = LokiParams.positive(params, "limit", DEFAULT_LIMIT);
         List<String> targets = targets(params);
         boolean byLabels = aggregateByLabels(params);
-        long start = span.fromUnixNano();
-        long end = span.toUnixNano() + 1;
-        long step = range ? TimeParams.stepMillis(params, LokiParams.defaultStepMillis(span)) * 1_000_000L : end - start;
-        long first = range ? Math.floorDiv(start, step) * step + step : end;
-        long buckets = range ? LokiParams.points(first, Math.floorDiv(end - 1, step) * step + step, step / 1_000_000L) : 1;
-        long[] times = new long[(int) buckets];
-        long[] stamps = new long[times.length];
-        for (int i = 0; i < times.length; i++) {
-            long bucketEnd = first + i * step;
-            times[i] = bucketEnd - 1;
-            // Loki stamps a bucket with its last millisecond, the last one with the end of the range.
-            stamps[i] = i == times.length - 1 ? Math.floorDiv(end + 999_999, 1_000_000L) : bucketEnd / 1_000_000L - 1;
-        }
+        Buckets buckets = range ? Buckets.steps(span, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(span)))
+                : Buckets.whole(span);
 
         Set<String> labels = new TreeSet<>(targets);
         if (targets.isEmpty()) {
@@ -94,10 +83,10 @@ final class LokiVolume {
         } else {
             selector = withTargets(selector, targets);
         }
-        boolean keepAll = labels.isEmpty() || byLabels;
-        MetricExpr perStream = new MetricExpr.Range(MetricExpr.RangeOp.BYTES, Double.NaN, selector, null, step, 0, null);
-        MetricExpr expr = keepAll ? perStream : new MetricExpr.Vector(MetricExpr.VectorOp.SUM, 0, perStream,
-                new MetricExpr.Grouping(false, List.copyOf(labels)));
+        MetricExpr perStream = new MetricExpr.Range(MetricExpr.RangeOp.BYTES, Double.NaN, selector, null,
+                buckets.step(), 0, null);
+        MetricExpr expr = labels.isEmpty() || byLabels ? perStream : new MetricExpr.Vector(MetricExpr.VectorOp.SUM, 0,
+                perStream, new MetricExpr.Grouping(false, List.copyOf(labels)));
 
         List<Explain> plans = new ArrayList<>();
         Set<String> problems = new LinkedHashSet<>();
@@ -106,9 +95,10 @@ final class LokiVolume {
         long started = System.nanoTime();
         MetricEval.Value value;
         try {
-            value = new MetricEval(times, (log, from, to) -> {
-                LokiSearch.Result found = search.every(tenant, log, new TimeRange(Math.max(from, start),
-                        Math.min(to, end - 1)), mechanisms);
+            value = new MetricEval(buckets.times(), (log, from, to) -> {
+                // The first bucket's window reaches back before the range: nothing before start is counted.
+                TimeRange within = new TimeRange(Math.max(from, span.fromUnixNano()), Math.min(to, span.toUnixNano()));
+                LokiSearch.Result found = search.every(tenant, log, within, mechanisms);
                 plans.addAll(found.plans());
                 problems.addAll(found.problems());
                 return found.entries().stream().map(LokiVolume::stream).toList();
@@ -119,19 +109,20 @@ final class LokiVolume {
         long took = System.nanoTime() - started;
         metrics.record(QueryMetrics.Kind.LOGS, took, plans);
 
+        int n = buckets.times().length;
         Map<Map<String, String>, double[]> series = new LinkedHashMap<>();
-        for (int i = 0; i < times.length; i++) {
-            Map<Map<String, String>, Double> bucket = byLabels ? perLabel(value.steps().get(i), targets)
-                    : perSeries(value.steps().get(i));
+        for (int i = 0; i < n; i++) {
+            List<MetricEval.Sample> samples = value.steps().get(i);
+            Map<Map<String, String>, Double> bucket = byLabels ? perLabel(samples, targets) : perSeries(samples);
             for (Map.Entry<Map<String, String>, Double> kept : top(bucket, limit)) {
-                series.computeIfAbsent(kept.getKey(), k -> filled(times.length))[i] = kept.getValue();
+                series.computeIfAbsent(kept.getKey(), k -> filled(n))[i] = kept.getValue();
             }
         }
         List<Map.Entry<Map<String, String>, double[]>> ordered = new ArrayList<>(series.entrySet());
-        ordered.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, double[]> s) -> -firstPoint(s.getValue()))
+        ordered.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, double[]> s) -> -first(s.getValue()))
                 .thenComparing(s -> name(s.getKey())));
-        boolean matrix = ordered.stream().anyMatch(s -> Arrays.stream(s.getValue()).filter(v -> !Double.isNaN(v)).count() > 1);
         ApiReply reply = LokiReplies.success(g -> {
+            boolean matrix = ordered.stream().anyMatch(s -> points(s.getValue()) > 1);
             g.writeStartObject();
             g.writeStringField("resultType", matrix ? "matrix" : "vector");
             g.writeArrayFieldStart("result");
@@ -146,10 +137,10 @@ final class LokiVolume {
                 if (matrix) {
                     g.writeStartArray();
                 }
-                for (int i = 0; i < times.length; i++) {
+                for (int i = 0; i < n; i++) {
                     if (!Double.isNaN(s.getValue()[i])) {
                         g.writeStartArray();
-                        LokiReplies.seconds(g, stamps[i]);
+                        LokiReplies.seconds(g, buckets.stamps()[i]);
                         g.writeString(LokiEntry.number(s.getValue()[i]));
                         g.writeEndArray();
                     }
@@ -164,6 +155,43 @@ final class LokiVolume {
             g.writeEndObject();
         });
         return LokiReplies.withHeaders(reply, List.copyOf(problems), plans);
+    }
+
+    /**
+     * The buckets of a range, as Loki's volume splits it ({@code util.ForInterval}, end inclusive).
+     *
+     * @param times  each bucket's last nanosecond, where the metric query is evaluated
+     * @param stamps each bucket's time as answered, in Unix milliseconds: its last millisecond, the last bucket's
+     *               the end of the range
+     * @param step   each bucket's length: the step, or the whole range
+     */
+    private record Buckets(long[] times, long[] stamps, long step) {
+
+        /** One bucket, the whole range, stamped with its end. */
+        static Buckets whole(TimeRange span) {
+            long end = span.toUnixNano() + 1;
+            return new Buckets(new long[] {end - 1}, new long[] {ceilMillis(end)}, end - span.fromUnixNano());
+        }
+
+        /** A bucket per step, aligned to multiples of it; the first and last cut at the range's start and end. */
+        static Buckets steps(TimeRange span, long stepMillis) throws ApiException {
+            long step = stepMillis * 1_000_000L;
+            long end = span.toUnixNano() + 1;
+            long firstEnd = Math.floorDiv(span.fromUnixNano(), step) * step + step;
+            long lastEnd = Math.floorDiv(end - 1, step) * step + step;
+            int n = (int) LokiParams.points(firstEnd, lastEnd, stepMillis);
+            long[] times = new long[n];
+            long[] stamps = new long[n];
+            for (int i = 0; i < n; i++) {
+                times[i] = firstEnd + i * step - 1;
+                stamps[i] = i == n - 1 ? ceilMillis(end) : Math.floorDiv(times[i], 1_000_000L);
+            }
+            return new Buckets(times, stamps, step);
+        }
+
+        private static long ceilMillis(long nanos) {
+            return Math.floorDiv(nanos + 999_999, 1_000_000L);
+        }
     }
 
     /** {@code targetLabels}: comma-separated label names, none when absent or empty. */
@@ -233,7 +261,8 @@ final class LokiVolume {
     }
 
     /** The {@code limit} largest, ties by name, as Loki's {@code MapToVolumeResponse}. */
-    private static List<Map.Entry<Map<String, String>, Double>> top(Map<Map<String, String>, Double> volumes, int limit) {
+    private static List<Map.Entry<Map<String, String>, Double>> top(Map<Map<String, String>, Double> volumes,
+                                                                    int limit) {
         List<Map.Entry<Map<String, String>, Double>> sorted = new ArrayList<>(volumes.entrySet());
         sorted.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, Double> e) -> -e.getValue())
                 .thenComparing(e -> name(e.getKey())));
@@ -246,8 +275,13 @@ final class LokiVolume {
         return values;
     }
 
-    private static double firstPoint(double[] values) {
+    /** A series' first point, by which Loki orders series. */
+    private static double first(double[] values) {
         return Arrays.stream(values).filter(v -> !Double.isNaN(v)).findFirst().orElse(0);
+    }
+
+    private static long points(double[] values) {
+        return Arrays.stream(values).filter(v -> !Double.isNaN(v)).count();
     }
 
     /** A series' name as Loki orders ties: Prometheus' {@code {a="x", b="y"}}, a label alone by its name. */

@@ -83,6 +83,15 @@ class LokiEntryTest {
         assertEquals("unknown_service", LokiEntry.of(record(Resource.EMPTY)).labels().get("service_name"));
     }
 
+    @Test
+    void of_lokisOwnStreams_noServiceNameDiscovered() {
+        LogRecord metric = record(new Resource(List.of(KeyValue.of("__aggregated_metric__", "cart"),
+                KeyValue.of("app", "legacy")), 0, ""));
+        assertEquals(Map.of("__aggregated_metric__", "cart", "app", "legacy"), LokiEntry.of(metric).labels());
+        LogRecord pattern = record(new Resource(List.of(KeyValue.of("__pattern__", "cart")), 0, ""));
+        assertEquals(Map.of("__pattern__", "cart"), LokiEntry.of(pattern).labels());
+    }
+
     private static LogRecord record(Resource resource) {
         return LogRecord.builder().resource(resource).observedTimeUnixNano(5).body(AnyValue.of(7)).build();
     }
