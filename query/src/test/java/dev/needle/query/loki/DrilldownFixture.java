@@ -13,6 +13,7 @@ import dev.needle.blocks.store.fs.FsBlockStore;
 import dev.needle.blocks.write.BlockWriter;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
+import dev.needle.query.engine.QueryLimits;
 import dev.needle.query.http.ApiFixture;
 import dev.needle.query.http.JsonTree;
 import dev.needle.query.http.QueryApi;
@@ -66,6 +67,11 @@ final class DrilldownFixture implements AutoCloseable {
     private final LocalConnector connector = new LocalConnector(server);
 
     DrilldownFixture(Path dir) throws Exception {
+        this(dir, QueryLimits.DEFAULTS);
+    }
+
+    /** The records behind an engine that queries within {@code limits}. */
+    DrilldownFixture(Path dir, QueryLimits limits) throws Exception {
         FsBlockStore store = new FsBlockStore(dir);
         Resource checkout = resource("checkout", "prod", "checkout-1", "1", "1234");
         Resource cartProd = resource("cart", "prod", "cart-1", "2", "5678");
@@ -87,7 +93,7 @@ final class DrilldownFixture implements AutoCloseable {
         writer.writeLogs(SHOP, second);
         writer.writeLogs(OTHER, List.of(log(resource("elsewhere", "prod", "e-1", "1", "1"), 30, 9,
                 "connected to db-1 in 12 ms", null)));
-        engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2);
+        engine = new QueryEngine(store, HeadSource.EMPTY, 1 << 20, 2, limits);
         server.addConnector(connector);
         server.setHandler(new QueryApi(engine, new QueryMetrics(new PrometheusRegistry(), engine)));
         server.start();

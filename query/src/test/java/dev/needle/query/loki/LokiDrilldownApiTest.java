@@ -7,14 +7,17 @@ import static dev.needle.query.loki.DrilldownFixture.json;
 import static dev.needle.query.loki.DrilldownFixture.pairs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.needle.query.engine.QueryLimits;
 import dev.needle.query.http.JsonTree;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.eclipse.jetty.http.HttpTester;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -199,6 +202,22 @@ class LokiDrilldownApiTest {
                 Map.of("detected_level", "error"), List.of(List.of(T0_SECONDS + 120, "1"))), byLevel);
         Object stats = json(logs.get("index/stats", "{service_name=\"checkout\"}", RANGE));
         assertEquals(Map.of("streams", 1L, "chunks", 2L, "entries", 3L, "bytes", 176L), JsonTree.object(stats));
+    }
+
+    @Test
+    void overTheQueryLimits_answeredAsALogQueryIs() throws Exception {
+        try (DrilldownFixture small = new DrilldownFixture(dir.resolve("small"),
+                new QueryLimits(2_000, 2_000, Duration.ofMinutes(1)))) {
+            String selector = "{service_name=~\".+\"}";
+            HttpTester.Response logQuery = small.get("query_range", selector, RANGE);
+            assertEquals(422, logQuery.getStatus(), logQuery.getContent());
+            for (String path : List.of("index/volume", "index/volume_range", "index/stats", "detected_labels",
+                    "detected_fields", "detected_field/msg/values", "patterns")) {
+                HttpTester.Response r = small.get(path, selector, RANGE);
+                assertEquals(422, r.getStatus(), path + ": " + r.getContent());
+                assertEquals(logQuery.getContent(), r.getContent(), path);
+            }
+        }
     }
 
     @Test
