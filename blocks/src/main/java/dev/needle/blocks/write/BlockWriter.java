@@ -5,6 +5,7 @@ import dev.needle.blocks.SignalKind;
 import dev.needle.blocks.arrow.ColumnBuffers;
 import dev.needle.blocks.arrow.RecordColumns;
 import dev.needle.blocks.index.BlockTags;
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.index.IndexedPairs;
 import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.meta.BatchMeta;
@@ -233,10 +234,12 @@ public final class BlockWriter {
         final int[] order;
         final TraceIdxBuilder traceIdx;
         final AttributeSidecars attrs = new AttributeSidecars();
+        final BlockCounts.Builder counts;
 
-        Rows(int[] order, TraceIdxBuilder traceIdx) {
+        Rows(int[] order, TraceIdxBuilder traceIdx, Signal signal) {
             this.order = order;
             this.traceIdx = traceIdx;
+            this.counts = new BlockCounts.Builder(signal);
         }
 
         /** Adds the record's own zone-map column to {@code zone}. */
@@ -254,7 +257,7 @@ public final class BlockWriter {
         private final long[] traceIds;
 
         SpanRows(RowOrder.Spans order) {
-            super(order.rows(), new TraceIdxBuilder(order.distinctTraceIds()));
+            super(order.rows(), new TraceIdxBuilder(order.distinctTraceIds()), Signal.SPANS);
             traceIds = order.traceIds();
         }
 
@@ -278,6 +281,7 @@ public final class BlockWriter {
                 traceIdx.add(s.traceId().unsafeArray(), 0);
             }
             attrs.pairs.span(s, resource, scope);
+            counts.span(s, resource, scope);
         }
     }
 
@@ -285,7 +289,7 @@ public final class BlockWriter {
     private static final class LogRows extends Rows<LogRecord> {
 
         LogRows(int[] order) {
-            super(order, new TraceIdxBuilder());
+            super(order, new TraceIdxBuilder(), Signal.LOGS);
         }
 
         @Override
@@ -304,12 +308,13 @@ public final class BlockWriter {
                 traceIdx.add(r.traceId().unsafeArray(), 0);
             }
             attrs.pairs.log(r, resource, scope);
+            counts.log(r, resource, scope);
         }
     }
 
     /** A block's sidecar files as built, and the distinct keys meta.json counts. */
     private record Sidecars(Optional<byte[]> traceIdx, Optional<byte[]> attrIdx, Optional<byte[]> batchAttrIdx,
-                            Optional<byte[]> tags, int traceIdxKeys, int attrIdxKeys) {
+                            Optional<byte[]> tags, Optional<byte[]> counts, int traceIdxKeys, int attrIdxKeys) {
     }
 
     /** Every row's sidecar keys, batch by batch as data.arrow has them, then the files built from them. */
@@ -325,7 +330,7 @@ public final class BlockWriter {
             }
         }
         return new Sidecars(traceIdx.build(), attrs.attrIdx.build(), attrs.batchAttrIdx.build(), attrs.tags.file(),
-                traceIdx.distinctKeys(), attrs.attrIdx.distinctKeys());
+                rows.counts.file(), traceIdx.distinctKeys(), attrs.attrIdx.distinctKeys());
     }
 
     /** The sidecars {@code building} gives, with what it threw thrown here. */
@@ -399,6 +404,7 @@ public final class BlockWriter {
             long attrIdxBytes = writeSidecar(pending, BloomSidecar.ATTR_IDX, sidecars.attrIdx());
             long batchAttrIdxBytes = writeSidecar(pending, BloomSidecar.BATCH_ATTR_IDX, sidecars.batchAttrIdx());
             writeSidecar(pending, BlockTags.FILE, sidecars.tags());
+            writeSidecar(pending, BlockCounts.FILE, sidecars.counts());
             long minTime = batches.stream().mapToLong(BatchMeta::minTimeUnixNano).min().orElseThrow();
             long maxTime = batches.stream().mapToLong(BatchMeta::maxTimeUnixNano).max().orElseThrow();
             BlockMeta meta = new BlockMeta(BlockMeta.WRITER_VERSION_CURRENT, signal, records.size(), dataBytes,

@@ -55,6 +55,8 @@ public record BlockDecision(
         BATCH_ATTR_IDX("batch_attr_idx"),
         /** The rows themselves. */
         ROWS("rows"),
+        /** Not read: a metrics query added the block's COUNTS rows instead of its records. */
+        COUNTS("counts"),
         /** Not read: the limit was reached with records newer than any this block holds. */
         LIMIT("limit"),
         /** The block could not be read. */

@@ -1,19 +1,24 @@
 package dev.needle.query.engine;
 
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.index.TagsOnlyPairs;
 import dev.needle.blocks.model.Bytes;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.traceql.MetricsAggregator;
 import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.TraceQlPruning;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -53,6 +58,8 @@ public final class QueryEngine implements AutoCloseable {
     private final TraceQlSearch traceQlSearch;
     private final TraceQlMetrics traceQlMetrics;
     private final TagsScan tags;
+    private final CountedScan counted;
+    private final HeadSource head;
     private final WarmUp warmUp;
 
     /**
@@ -88,6 +95,8 @@ public final class QueryEngine implements AutoCloseable {
         this.traceQlSearch = new TraceQlSearch(traceSearch);
         this.traceQlMetrics = new TraceQlMetrics(traceSearch);
         this.tags = new TagsScan(store, head, planner, scan, pools);
+        this.counted = new CountedScan(store, planner, scan, pools);
+        this.head = head;
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
     }
 
@@ -207,8 +216,52 @@ public final class QueryEngine implements AutoCloseable {
      */
     public MetricsResult metrics(TenantId tenant, Query.Metrics query, MetricsAggregator aggregator, TimeRange range,
                                  Mechanisms mechanisms) throws IOException {
+        if (mechanisms.counts() && aggregator.countable(BlockCounts.WIDTH_NANOS)) {
+            // Spans are judged alone here (countable implies it), so a block's counts can stand for its spans.
+            CountedResult counted = countSpans(tenant, TraceQlSearch.candidates(TraceQlPruning.required(query)), range,
+                    c -> aggregator.countable(c.widthNanos()), aggregator::add, span -> aggregator.add(List.of(span)),
+                    mechanisms);
+            return new MetricsResult(aggregator.series(), counted.problems(), List.of(counted.plan()));
+        }
         try (QueryBudget budget = budget()) {
             return traceQlMetrics.series(tenant, query, aggregator, range, mechanisms, budget);
+        }
+    }
+
+    /**
+     * What a counted scan went through: its plan (a block given as its COUNTS is decided by
+     * {@link BlockDecision.Step#COUNTS}), and the blocks that could not be read.
+     */
+    public record CountedResult(Explain plan, List<String> problems) {
+        public CountedResult {
+            problems = List.copyOf(problems);
+        }
+    }
+
+    /**
+     * Every span that starts in {@code range}, for a metrics query: each overlapping block whose COUNTS file
+     * {@code usable} accepts is given to {@code counts}; every other block is read, pruned as a search for
+     * {@code expr} is, and each span it finds given to {@code spans} and not kept; then every span of the head
+     * in the range. The two consumers are never called at once.
+     *
+     * @throws QueryAbortedException when the reads pass the query's memory or its deadline
+     */
+    public CountedResult countSpans(TenantId tenant, Expr expr, TimeRange range, Predicate<BlockCounts> usable,
+                                    Consumer<BlockCounts> counts, Consumer<SpanRecord> spans, Mechanisms mechanisms)
+            throws IOException {
+        try (QueryBudget budget = budget()) {
+            return counted.run(tenant, Signal.SPANS, head.spanParts(tenant), f -> SearchTarget.spans(expr, range, f),
+                    SpanRecord::startTimeUnixNano, range, usable, counts, spans, mechanisms, budget);
+        }
+    }
+
+    /** Every log record whose event time is in {@code range}, for a metric query, as {@link #countSpans} gives spans. */
+    public CountedResult countLogs(TenantId tenant, Expr expr, TimeRange range, Predicate<BlockCounts> usable,
+                                   Consumer<BlockCounts> counts, Consumer<LogRecord> logs, Mechanisms mechanisms)
+            throws IOException {
+        try (QueryBudget budget = budget()) {
+            return counted.run(tenant, Signal.LOGS, head.logParts(tenant), f -> SearchTarget.logs(expr, range, f),
+                    LogRecord::eventTimeUnixNano, range, usable, counts, logs, mechanisms, budget);
         }
     }
 

@@ -22,7 +22,7 @@ public final class Params {
     private static final Pattern SECONDS = Pattern.compile("\\d{1,19}(\\.\\d{1,18})?");
     private static final Pattern DIGITS = Pattern.compile("\\d{1,9}");
     private static final BigDecimal MAX_NANOS = BigDecimal.valueOf(Long.MAX_VALUE);
-    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps", "index");
+    private static final List<String> MECHANISMS = List.of("time", "trace_idx", "attr_idx", "zone_maps", "index", "counts");
 
     private final Fields fields;
 
@@ -112,6 +112,7 @@ public final class Params {
         boolean attrIdx = true;
         boolean zoneMaps = true;
         boolean index = true;
+        boolean counts = true;
         for (String name : v.split(",", -1)) {
             switch (name.trim()) {
                 case "time" -> time = false;
@@ -119,12 +120,13 @@ public final class Params {
                 case "attr_idx" -> attrIdx = false;
                 case "zone_maps" -> zoneMaps = false;
                 case "index" -> index = false;
+                case "counts" -> counts = false;
                 case "" -> { }
                 default -> throw ApiException.badRequest("disable: unknown mechanism " + quote(name.trim())
                         + "; expected a comma-separated list of " + String.join(", ", MECHANISMS));
             }
         }
-        return new Mechanisms(time, traceIdx, attrIdx, zoneMaps, index);
+        return new Mechanisms(time, traceIdx, attrIdx, zoneMaps, index, counts);
     }
 
     private long nanos(String name, RoundingMode rounding, long absent) throws ApiException {

@@ -1,5 +1,6 @@
 package dev.needle.query.logql;
 
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.model.LogRecord;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
@@ -18,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -79,6 +81,31 @@ public final class LokiSearch {
         }
         kept.sort(Comparator.comparingLong(LokiEntry::timeUnixNano));
         return new Result(List.copyOf(kept), found.problems(), found.plans());
+    }
+
+    /**
+     * Every entry of {@code query}'s selector in {@code range}, for a sum of counts: each block whose COUNTS
+     * {@code usable} accepts is given to {@code counts}, every other entry, as read (before the pipeline), to
+     * {@code entries}, none kept; pruned by the sidecars as a search is.
+     */
+    public Result count(TenantId tenant, LogQl.LogQuery query, TimeRange range, Predicate<BlockCounts> usable,
+                        Consumer<BlockCounts> counts, Consumer<LokiEntry> entries, Mechanisms mechanisms)
+            throws IOException {
+        Set<String> problems = new LinkedHashSet<>();
+        Set<String> keys = Set.of();
+        if (LogQlPruning.needsKeys(query)) {
+            TagsResult tags = engine.logTags(tenant, range, key -> false);
+            problems.addAll(tags.problems());
+            keys = tags.tags().keys().keySet();
+        }
+        LogQlPruning pruning = LogQlPruning.of(query, keys);
+        if (pruning.nothing()) {
+            return new Result(List.of(), List.copyOf(problems), List.of());
+        }
+        QueryEngine.CountedResult counted = engine.countLogs(tenant, pruning.expr(), range, usable, counts,
+                r -> entries.accept(LokiEntry.of(r)), mechanisms);
+        problems.addAll(counted.problems());
+        return new Result(List.of(), List.copyOf(problems), List.of(counted.plan()));
     }
 
     /** The records a lookup found, the blocks it could not read and its plans. */

@@ -339,12 +339,18 @@ public final class LokiApi {
         long started = System.nanoTime();
         MetricEval.Value value;
         try {
+            MetricEval.Counter counter = !mechanisms.counts() ? null : (log, from, to, usable, counts, entries) -> {
+                LokiSearch.Result found = search.count(tenant, log, new TimeRange(from, to), usable, counts, entries,
+                        mechanisms);
+                plans.addAll(found.plans());
+                problems.addAll(found.problems());
+            };
             value = new MetricEval(times, (log, from, to) -> {
                 LokiSearch.Result found = search.every(tenant, log, new TimeRange(from, to), mechanisms);
                 plans.addAll(found.plans());
                 problems.addAll(found.problems());
                 return found.entries();
-            }).eval(expr);
+            }, counter).eval(expr);
         } catch (MetricEval.EvalException e) {
             throw ApiException.badRequest(e.getMessage());
         }

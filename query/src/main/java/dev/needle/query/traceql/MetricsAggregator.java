@@ -1,5 +1,6 @@
 package dev.needle.query.traceql;
 
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.model.KeyValue;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.traceql.MetricsExpr.Function;
@@ -166,6 +167,105 @@ public final class MetricsAggregator {
             return spanLocal(u.operand());
         }
         return true;
+    }
+
+    /**
+     * Whether a block's {@link BlockCounts} can stand for its spans in this query: every first stage filters one
+     * spanset by, and groups by, only what a COUNTS group holds (the resource's {@code service.name}, the
+     * kind, the status) and counts spans ({@code rate}, {@code count_over_time}) or their durations' log2
+     * buckets ({@code histogram_over_time(duration)}, {@code quantile_over_time(duration, …)}); and every step
+     * boundary is a multiple of the file's bucket width, so that a bucket lies in one step.
+     */
+    public boolean countable(long widthNanos) {
+        return Math.floorMod(start, widthNanos) == 0 && step % widthNanos == 0
+                && leaves.keySet().stream().allMatch(MetricsAggregator::countable);
+    }
+
+    private static boolean countable(MetricsExpr.Pipeline p) {
+        Function fn = p.function();
+        boolean counted = fn instanceof Function.Rate || fn instanceof Function.CountOverTime
+                || fn instanceof Function.HistogramOverTime h && isDuration(h.field())
+                || fn instanceof Function.QuantileOverTime q && isDuration(q.field());
+        return counted && p.spans() instanceof SpansetExpr.Filter f && inGroup(f.condition())
+                && p.by().stream().allMatch(MetricsAggregator::inGroup);
+    }
+
+    private static boolean isDuration(FieldExpr e) {
+        return e instanceof FieldExpr.IntrinsicField i && i.intrinsic() == FieldExpr.Intrinsic.DURATION;
+    }
+
+    /** Whether {@code e} looks at nothing but what a COUNTS group holds of a span. */
+    private static boolean inGroup(FieldExpr e) {
+        if (e instanceof FieldExpr.Literal) {
+            return true;
+        }
+        if (e instanceof FieldExpr.Attribute a) {
+            return a.scope() == FieldExpr.AttributeScope.RESOURCE && a.name().equals(BlockCounts.SERVICE_NAME);
+        }
+        if (e instanceof FieldExpr.IntrinsicField i) {
+            return i.intrinsic() == FieldExpr.Intrinsic.STATUS || i.intrinsic() == FieldExpr.Intrinsic.KIND;
+        }
+        if (e instanceof FieldExpr.Binary b) {
+            return inGroup(b.lhs()) && inGroup(b.rhs());
+        }
+        return e instanceof FieldExpr.Unary u && inGroup(u.operand());
+    }
+
+    /**
+     * Adds a block's counts in place of its spans; only when {@link #countable} says so. Each group is judged
+     * once, as a span of its service, kind and status, and its rows are added to the step their bucket lies in.
+     */
+    public void add(BlockCounts counts) {
+        List<BlockCounts.Group> groups = counts.groups();
+        BlockCounts.Rows rows = counts.rows();
+        int[] at = new int[rows.size()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = interval(counts.bucketEndNanos(i));
+        }
+        for (Leaf leaf : leaves.values()) {
+            Map<String, Value>[] labels = leaf.groupLabels(counts);
+            if (leaf.pipeline.function() instanceof Function.Rate || leaf.pipeline.function() instanceof Function.CountOverTime) {
+                double[][] acc = new double[groups.size()][];
+                for (int g = 0; g < acc.length; g++) {
+                    acc[g] = labels[g] == null ? null : leaf.values.computeIfAbsent(labels[g], k -> new double[intervals]);
+                }
+                for (int i = 0; i < at.length; i++) {
+                    double[] a = acc[rows.group()[i]];
+                    if (a != null && at[i] >= 0) {
+                        a[at[i]] += rows.count()[i];
+                    }
+                }
+                continue;
+            }
+            // Durations per step and log2 bucket, in arrays first: a TreeMap merge per row would dominate.
+            Map<Map<String, Value>, long[][]> dense = new LinkedHashMap<>();
+            long[][][] perGroup = new long[groups.size()][][];
+            for (int g = 0; g < perGroup.length; g++) {
+                perGroup[g] = labels[g] == null ? null : dense.computeIfAbsent(labels[g], k -> new long[intervals][]);
+            }
+            for (int i = 0; i < at.length; i++) {
+                long[][] steps = perGroup[rows.group()[i]];
+                if (steps == null || at[i] < 0) {
+                    continue;
+                }
+                long[] buckets = steps[at[i]] == null ? (steps[at[i]] = new long[65]) : steps[at[i]];
+                for (int h = rows.histogram()[i]; h < rows.histogram()[i + 1]; h++) {
+                    buckets[rows.exponents()[h]] += rows.histogramCounts()[h];
+                }
+            }
+            dense.forEach((l, steps) -> {
+                List<TreeMap<Double, Double>> perStep = leaf.bucketsOf(l);
+                for (int i = 0; i < intervals; i++) {
+                    if (steps[i] != null) {
+                        for (int e = 1; e < 65; e++) {
+                            if (steps[i][e] > 0) {
+                                perStep.get(i).merge(Math.pow(2, e) / 1e9, (double) steps[i][e], Double::sum);
+                            }
+                        }
+                    }
+                }
+            });
+        }
     }
 
     /** Counts the spans of one trace (all of its spans) that the query finds. */
@@ -390,16 +490,39 @@ public final class MetricsAggregator {
                         : ((Function.QuantileOverTime) fn).field();
                 double b = bucket(TraceEvaluator.value(field, view, span, -1, -1));
                 if (!Double.isNaN(b)) {
-                    List<TreeMap<Double, Double>> perStep = buckets.computeIfAbsent(labels, k -> {
-                        List<TreeMap<Double, Double>> l = new ArrayList<>();
-                        for (int i = 0; i < intervals; i++) {
-                            l.add(new TreeMap<>());
-                        }
-                        return l;
-                    });
-                    perStep.get(at).merge(b, 1.0, Double::sum);
+                    bucketsOf(labels).get(at).merge(b, 1.0, Double::sum);
                 }
             }
+        }
+
+        List<TreeMap<Double, Double>> bucketsOf(Map<String, Value> labels) {
+            return buckets.computeIfAbsent(labels, k -> {
+                List<TreeMap<Double, Double>> l = new ArrayList<>();
+                for (int i = 0; i < intervals; i++) {
+                    l.add(new TreeMap<>());
+                }
+                return l;
+            });
+        }
+
+        /** Per group of {@code counts}, the labels its spans count under, or null when the leaf finds none of them. */
+        @SuppressWarnings("unchecked")
+        Map<String, Value>[] groupLabels(BlockCounts counts) {
+            Map<String, Value>[] out = new Map[counts.groups().size()];
+            for (int g = 0; g < out.length; g++) {
+                BlockCounts.Group group = counts.groups().get(g);
+                SpanRecord span = SpanRecord.builder().resource(counts.resources().get(group.resource()))
+                        .kind(group.a()).statusCode(group.b()).build();
+                TraceView view = new TraceView(List.of(span));
+                if (!TraceEvaluator.spansFound(pipeline.spans(), view).isEmpty()) {
+                    Map<String, Value> labels = new LinkedHashMap<>();
+                    for (FieldExpr f : pipeline.by()) {
+                        labels.put(f.toString(), TraceEvaluator.value(f, view, 0, -1, -1));
+                    }
+                    out[g] = labels;
+                }
+            }
+            return out;
         }
 
         /** Counts start at 0 in every step, as Tempo's: a counted series has a point at every step. */

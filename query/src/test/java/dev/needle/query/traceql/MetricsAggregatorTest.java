@@ -113,6 +113,59 @@ class MetricsAggregatorTest {
         assertThrows(IllegalArgumentException.class, () -> new MetricsAggregator(q, 0, MetricsAggregator.MAX_STEPS + 1, 1));
     }
 
+    /** Queries a block's COUNTS can answer, and a few it cannot (span names, durations as values, attributes). */
+    private static final List<String> COUNTED_QUERIES = List.of(
+            "{ } | rate()",
+            "{ } | count_over_time() by (resource.service.name)",
+            "{ status = error } | rate() by (resource.service.name)",
+            "{ resource.service.name = \"db\" && kind != server } | count_over_time() by (kind, status)",
+            "{ resource.service.name =~ \"a.*\" || status = ok } | rate() by (status)",
+            "{ } | histogram_over_time(duration)",
+            "{ } | quantile_over_time(duration, .5, .9, .99) by (resource.service.name)",
+            "{ status = error } | histogram_over_time(duration) by (resource.service.name) | topk(2)",
+            "({ status = error } | count_over_time()) / ({ } | count_over_time())",
+            "{ name = \"a\" } | rate()",
+            "{ } | max_over_time(duration)",
+            "{ } | count_over_time() by (span.route)");
+
+    @Test
+    void countsOfABlock_giveTheSeriesItsSpansGive() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        String[] services = {"api", "db", "auth", ""};
+        List<SpanRecord> spans = new ArrayList<>();
+        for (int i = 1; i <= 3000; i++) {
+            long start = random.nextInt(70) * S + (random.nextBoolean() ? 0 : random.nextInt(1_000_000_000));
+            long duration = random.nextInt(4) == 0 ? random.nextInt(3) : (long) Math.pow(2, random.nextInt(36)) + random.nextInt(5) - 2;
+            spans.add(span(i).name(random.nextBoolean() ? "a" : "b").service(services[random.nextInt(services.length)])
+                    .kind(random.nextInt(4)).status(random.nextInt(3)).time(start, start + duration)
+                    .attr("route", "/r" + random.nextInt(3)).build());
+        }
+        dev.needle.blocks.index.BlockCounts.Builder builder =
+                new dev.needle.blocks.index.BlockCounts.Builder(dev.needle.blocks.model.Signal.SPANS);
+        spans.forEach(s -> builder.span(s, s.resource(), s.scope()));
+        dev.needle.blocks.index.BlockCounts counts = dev.needle.blocks.index.BlockCounts.decode(
+                builder.file().orElseThrow(), "test");
+        for (String text : COUNTED_QUERIES) {
+            Query.Metrics query = (Query.Metrics) TraceQlParser.parse(text);
+            for (long[] range : new long[][] {{0, 60 * S, 10 * S}, {5 * S, 65 * S, 20 * S}, {0, 70 * S, 1 * S}}) {
+                MetricsAggregator read = new MetricsAggregator(query, range[0], range[1], range[2]);
+                spans.forEach(s -> read.add(List.of(s)));
+                MetricsAggregator counted = new MetricsAggregator(query, range[0], range[1], range[2]);
+                boolean countable = !text.contains("{ name =") && !text.contains("max_over") && !text.contains("span.");
+                assertEquals(countable, counted.countable(S), text);
+                if (countable) {
+                    counted.add(counts);
+                    assertEquals(read.series(), counted.series(), text + " over " + java.util.Arrays.toString(range));
+                }
+            }
+        }
+        // A step that is not a whole number of seconds, and an instant query over a range that is not.
+        Query.Metrics rate = (Query.Metrics) TraceQlParser.parse("{ } | rate()");
+        assertEquals(false, new MetricsAggregator(rate, 0, 60 * S, 1_500_000_000L).countable(S));
+        assertEquals(false, MetricsAggregator.instant(rate, 1, 60 * S).countable(S));
+        assertEquals(true, MetricsAggregator.instant(rate, S, 60 * S).countable(S));
+    }
+
     private static List<TimeSeries> run(String query) throws QueryParseException {
         return run(query, 0, 60 * S, 10 * S);
     }

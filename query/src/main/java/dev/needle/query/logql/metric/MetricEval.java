@@ -1,5 +1,6 @@
 package dev.needle.query.logql.metric;
 
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
@@ -18,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 
 /**
@@ -39,6 +42,20 @@ public final class MetricEval {
          * (before the pipeline), in any order.
          */
         List<LokiEntry> entries(LogQl.LogQuery query, long fromNanos, long toNanos) throws IOException;
+    }
+
+    /**
+     * Where a sum of counts ({@link CountedSum}) reads: blocks as their COUNTS where it can, records elsewhere.
+     */
+    public interface Counter {
+        /**
+         * Gives every block holding entries of {@code query} in {@code [fromNanos, toNanos]} whose COUNTS
+         * {@code usable} accepts to {@code counts}, and every other entry the selector and line filters may keep
+         * in that range, as read (before the pipeline), to {@code entries}; never both at once.
+         */
+        void count(LogQl.LogQuery query, long fromNanos, long toNanos, Predicate<BlockCounts> usable,
+                   Consumer<BlockCounts> counts, Consumer<LokiEntry> entries)
+                throws IOException;
     }
 
     /** A query Loki would refuse while evaluating it, such as a series with a pipeline error: a 400. */
@@ -82,15 +99,29 @@ public final class MetricEval {
 
     private final long[] times;
     private final Source source;
+    private final Counter counter;
 
     /** An evaluation at {@code times} (Unix nanoseconds, ascending), reading entries from {@code source}. */
     public MetricEval(long[] times, Source source) {
+        this(times, source, null);
+    }
+
+    /**
+     * An evaluation at {@code times} reading entries from {@code source}, and sums of counts ({@link CountedSum})
+     * from {@code counter} when not null.
+     */
+    public MetricEval(long[] times, Source source, Counter counter) {
         this.times = times.clone();
         this.source = source;
+        this.counter = counter;
     }
 
     /** The value of {@code e} at each time. */
     public Value eval(MetricExpr e) throws IOException, EvalException {
+        CountedSum counted = counter == null ? null : CountedSum.of(e, times);
+        if (counted != null) {
+            return counted(counted);
+        }
         if (e instanceof MetricExpr.Number n) {
             return constant(n.value());
         }
@@ -114,6 +145,23 @@ public final class MetricEval {
         return labelReplace(l, eval(l.inner()));
     }
 
+    private Value counted(CountedSum sum) throws IOException, EvalException {
+        EvalException[] failed = new EvalException[1];
+        counter.count(sum.log(), sum.fromNanos(), sum.toNanos(), sum::usable, sum::add, e -> {
+            if (failed[0] == null) {
+                try {
+                    sum.add(e);
+                } catch (EvalException x) {
+                    failed[0] = x;
+                }
+            }
+        });
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        return sum.value();
+    }
+
     private Value constant(double v) {
         double[] values = new double[times.length];
         Arrays.fill(values, v);
@@ -123,7 +171,7 @@ public final class MetricEval {
     // ---- range aggregations ----
 
     /** A sample of one entry: its time, its value and the labels of its series. */
-    private record Point(long time, double value, Map<String, String> labels) {
+    record Point(long time, double value, Map<String, String> labels) {
     }
 
     private Value range(MetricExpr.Range r) throws IOException, EvalException {
@@ -189,7 +237,7 @@ public final class MetricEval {
      * The entry's sample after the pipeline, or null when the pipeline drops it (or it has no value to
      * unwrap): as Loki's sample extractors ({@code pkg/logql/log/metrics_extraction.go}).
      */
-    private static Point sample(MetricExpr.Range r, LokiEntry e) {
+    static Point sample(MetricExpr.Range r, LokiEntry e) {
         if (!r.log().selects(e)) {
             return null;
         }
@@ -363,7 +411,7 @@ public final class MetricEval {
         return labels;
     }
 
-    private static EvalException pipelineError(Map<String, String> series) {
+    static EvalException pipelineError(Map<String, String> series) {
         String error = series.get(EntryState.ERROR);
         return new EvalException("pipeline error: '" + error + "' for series: '" + format(series) + "'.\n"
                 + "Use a label filter to intentionally skip this error. (e.g | __error__!=\"" + error + "\").\n"
