@@ -22,10 +22,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
@@ -88,7 +86,7 @@ public final class LokiApi {
         this.engine = engine;
         this.metrics = metrics;
         this.labels = new LokiLabels(engine);
-        this.volume = new LokiVolume(engine, metrics);
+        this.volume = new LokiVolume(engine, metrics, labels);
         this.stats = new LokiStats(engine, metrics);
         this.detectedLabels = new DetectedLabels(labels);
         this.detectedFields = new DetectedFields(engine, metrics);
@@ -333,29 +331,8 @@ public final class LokiApi {
      */
     private ApiReply metric(TenantId tenant, MetricExpr expr, long[] times, boolean matrix, Mechanisms mechanisms)
             throws ApiException, IOException {
-        List<Explain> plans = new ArrayList<>();
-        Set<String> problems = new LinkedHashSet<>();
-        LokiSearch search = new LokiSearch(engine);
-        long started = System.nanoTime();
-        MetricEval.Value value;
-        try {
-            MetricEval.Counter counter = !mechanisms.counts() ? null : (log, from, to, usable, counts, entries) -> {
-                LokiSearch.Result found = search.count(tenant, log, new TimeRange(from, to), usable, counts, entries,
-                        mechanisms);
-                plans.addAll(found.plans());
-                problems.addAll(found.problems());
-            };
-            value = new MetricEval(times, (log, from, to) -> {
-                LokiSearch.Result found = search.every(tenant, log, new TimeRange(from, to), mechanisms);
-                plans.addAll(found.plans());
-                problems.addAll(found.problems());
-                return found.entries();
-            }, counter).eval(expr);
-        } catch (MetricEval.EvalException e) {
-            throw ApiException.badRequest(e.getMessage());
-        }
-        long took = System.nanoTime() - started;
-        metrics.record(QueryMetrics.Kind.LOGS, took, plans);
+        MetricRun run = MetricRun.of(engine, metrics, tenant, expr, times, mechanisms);
+        MetricEval.Value value = run.value();
         List<MetricEval.Series> series = value.scalar() != null
                 ? List.of(new MetricEval.Series(Map.of(), value.scalar(), all(times.length)))
                 : matrix ? value.series() : List.of();
@@ -392,10 +369,10 @@ public final class LokiApi {
                 }
                 g.writeEndArray();
             }
-            LokiReplies.stats(g, plans, took);
+            LokiReplies.stats(g, run.plans(), run.nanos());
             g.writeEndObject();
         });
-        return LokiReplies.withHeaders(reply, List.copyOf(problems), plans);
+        return LokiReplies.withHeaders(reply, run.problems(), run.plans());
     }
 
     /** Whether an instant vector keeps the order the query gave it: sort, sort_desc. */

@@ -64,6 +64,20 @@ final class LokiLabels {
             sample.entries().forEach(e -> names.addAll(e.labels().keySet()));
             return strings(names, sample.problems(), sample.plans());
         }
+        LabelNames all = names(tenant, range);
+        return strings(all.names(), all.problems(), List.of());
+    }
+
+    /** Label names, and the blocks whose names could not be read. */
+    record LabelNames(Set<String> names, List<String> problems) {
+    }
+
+    /**
+     * The stream label names in the range, from TAGS and the head: each resource key under its Loki name, and
+     * {@code service_name} when there is any record.
+     */
+    LabelNames names(TenantId tenant, TimeRange range) throws IOException {
+        Set<String> names = new TreeSet<>();
         TagsResult tags = engine.logTags(tenant, range, key -> false);
         for (String key : tags.tags().keys().keySet()) {
             if (key.startsWith(IndexedPairs.RESOURCE)) {
@@ -73,7 +87,7 @@ final class LokiLabels {
         if (tags.blocks() > 0 || !tags.tags().keys().isEmpty()) {
             names.add(LokiEntry.SERVICE_NAME);
         }
-        return strings(names, tags.problems(), List.of());
+        return new LabelNames(names, tags.problems());
     }
 
     /** {@code /loki/api/v1/label/{name}/values}. */

@@ -2,7 +2,6 @@ package dev.needle.query.loki;
 
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
-import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.http.ApiException;
@@ -11,7 +10,6 @@ import dev.needle.query.http.Params;
 import dev.needle.query.http.TimeParams;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LokiEntry;
-import dev.needle.query.logql.LokiSearch;
 import dev.needle.query.logql.metric.MetricEval;
 import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.metrics.QueryMetrics;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,10 +42,10 @@ import java.util.TreeSet;
  * (the targets only, when given). Series are ordered by volume, largest first, then by name; {@code limit}
  * keeps the largest of each bucket.
  *
- * <p>The volumes are a LogQL metric query, {@code bytes_over_time({selector}[step])} per stream, summed
- * {@code by} the labels grouped into, evaluated by {@link MetricEval} over the entries a metric query reads:
- * exact, not the estimate from chunk sizes Loki's index gives. A stream is its labels: structured metadata
- * does not split it.
+ * <p>The volumes are a LogQL metric query, {@code sum by (labels) (bytes_over_time({selector}[step]))}, run as
+ * every metric query is ({@link MetricRun}): exact, not the estimate from chunk sizes Loki's index gives, and as
+ * fast as that query. Grouping by stream is grouping by every stream label name in the range (from TAGS); a first
+ * bucket cut short by the start of the range is its own query over just that part.
  */
 final class LokiVolume {
 
@@ -59,10 +56,12 @@ final class LokiVolume {
 
     private final QueryEngine engine;
     private final QueryMetrics metrics;
+    private final LokiLabels labels;
 
-    LokiVolume(QueryEngine engine, QueryMetrics metrics) {
+    LokiVolume(QueryEngine engine, QueryMetrics metrics, LokiLabels labels) {
         this.engine = engine;
         this.metrics = metrics;
+        this.labels = labels;
     }
 
     /** {@code /loki/api/v1/index/volume} ({@code range} false) or {@code volume_range}. */
@@ -77,42 +76,41 @@ final class LokiVolume {
         Buckets buckets = range ? Buckets.steps(span, TimeParams.stepMillis(params, LokiParams.defaultStepMillis(span)))
                 : Buckets.whole(span);
 
-        Set<String> labels = new TreeSet<>(targets);
-        if (targets.isEmpty()) {
-            selector.selector().forEach(m -> labels.add(m.name()));
-        } else {
+        // Loki groups into the targets, else the labels the selector names, else (for {} and per label) each
+        // stream: by every stream label name in the range.
+        Set<String> groupBy = new TreeSet<>(targets);
+        List<String> problems = new ArrayList<>();
+        if (!targets.isEmpty()) {
             selector = withTargets(selector, targets);
+        } else if (!byLabels) {
+            selector.selector().forEach(m -> groupBy.add(m.name()));
         }
-        MetricExpr perStream = new MetricExpr.Range(MetricExpr.RangeOp.BYTES, Double.NaN, selector, null,
-                buckets.step(), 0, null);
-        MetricExpr expr = labels.isEmpty() || byLabels ? perStream : new MetricExpr.Vector(MetricExpr.VectorOp.SUM, 0,
-                perStream, new MetricExpr.Grouping(false, List.copyOf(labels)));
-
-        List<Explain> plans = new ArrayList<>();
-        Set<String> problems = new LinkedHashSet<>();
-        LokiSearch search = new LokiSearch(engine);
-        Mechanisms mechanisms = params.mechanisms();
-        long started = System.nanoTime();
-        MetricEval.Value value;
-        try {
-            value = new MetricEval(buckets.times(), (log, from, to) -> {
-                // The first bucket's window reaches back before the range: nothing before start is counted.
-                TimeRange within = new TimeRange(Math.max(from, span.fromUnixNano()), Math.min(to, span.toUnixNano()));
-                LokiSearch.Result found = search.every(tenant, log, within, mechanisms);
-                plans.addAll(found.plans());
-                problems.addAll(found.problems());
-                return found.entries().stream().map(LokiVolume::stream).toList();
-            }).eval(expr);
-        } catch (MetricEval.EvalException e) {
-            throw ApiException.badRequest(e.getMessage());
+        if (groupBy.isEmpty()) {
+            LokiLabels.LabelNames names = labels.names(tenant, span);
+            groupBy.addAll(names.names());
+            problems.addAll(names.problems());
         }
-        long took = System.nanoTime() - started;
-        metrics.record(QueryMetrics.Kind.LOGS, took, plans);
+        MetricRun run = MetricRun.of(engine, metrics, tenant, volume(selector, groupBy, buckets.step()),
+                buckets.times(), params.mechanisms());
+        List<Explain> plans = new ArrayList<>(run.plans());
+        problems.addAll(run.problems());
+        List<List<MetricEval.Sample>> steps = new ArrayList<>(run.value().steps());
+        long took = run.nanos();
+        long partial = buckets.times()[0] + 1 - span.fromUnixNano();
+        if (partial < buckets.step()) {
+            // The first bucket starts with the range, after its step began: its own window.
+            MetricRun first = MetricRun.of(engine, metrics, tenant, volume(selector, groupBy, partial),
+                    new long[] {buckets.times()[0]}, params.mechanisms());
+            steps.set(0, first.value().steps().get(0));
+            plans.addAll(first.plans());
+            problems.addAll(first.problems());
+            took += first.nanos();
+        }
 
         int n = buckets.times().length;
         Map<Map<String, String>, double[]> series = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
-            List<MetricEval.Sample> samples = value.steps().get(i);
+            List<MetricEval.Sample> samples = steps.get(i);
             Map<Map<String, String>, Double> bucket = byLabels ? perLabel(samples, targets) : perSeries(samples);
             for (Map.Entry<Map<String, String>, Double> kept : top(bucket, limit)) {
                 series.computeIfAbsent(kept.getKey(), k -> filled(n))[i] = kept.getValue();
@@ -121,6 +119,7 @@ final class LokiVolume {
         List<Map.Entry<Map<String, String>, double[]>> ordered = new ArrayList<>(series.entrySet());
         ordered.sort(Comparator.comparingDouble((Map.Entry<Map<String, String>, double[]> s) -> -first(s.getValue()))
                 .thenComparing(s -> name(s.getKey())));
+        long nanos = took;
         ApiReply reply = LokiReplies.success(g -> {
             boolean matrix = ordered.stream().anyMatch(s -> points(s.getValue()) > 1);
             g.writeStartObject();
@@ -151,10 +150,18 @@ final class LokiVolume {
                 g.writeEndObject();
             }
             g.writeEndArray();
-            LokiReplies.stats(g, plans, took);
+            LokiReplies.stats(g, plans, nanos);
             g.writeEndObject();
         });
-        return LokiReplies.withHeaders(reply, List.copyOf(problems), plans);
+        return LokiReplies.withHeaders(reply, problems, plans);
+    }
+
+    /** {@code sum by (labels) (bytes_over_time({selector}[range]))}: the bytes of the lines, per group. */
+    private static MetricExpr volume(LogQl.LogQuery selector, Set<String> labels, long rangeNanos) {
+        MetricExpr perEntry = new MetricExpr.Range(MetricExpr.RangeOp.BYTES, Double.NaN, selector, null, rangeNanos, 0,
+                null);
+        return new MetricExpr.Vector(MetricExpr.VectorOp.SUM, 0, perEntry,
+                new MetricExpr.Grouping(false, List.copyOf(labels)));
     }
 
     /**
@@ -232,11 +239,6 @@ final class LokiVolume {
             }
         }
         return new LogQl.LogQuery(matchers, selector.pipeline());
-    }
-
-    /** The entry as its stream: labels and line, no structured metadata to split the stream by. */
-    private static LokiEntry stream(LokiEntry e) {
-        return new LokiEntry(e.timeUnixNano(), e.line(), e.labels(), Map.of(), Map.of(), Map.of());
     }
 
     private static Map<Map<String, String>, Double> perSeries(List<MetricEval.Sample> samples) {
