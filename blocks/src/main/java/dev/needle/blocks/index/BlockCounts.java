@@ -484,8 +484,10 @@ public final class BlockCounts {
         Rows rows = signal == Signal.SPANS
                 ? new Rows(new long[n], new int[n], new long[n], new int[n + 1], null, null, null, null)
                 : new Rows(new long[n], new int[n], new long[n], null, null, null, new long[n], new long[n]);
-        ByteArrayOutputStream exponents = new ByteArrayOutputStream();
-        List<Long> histogramCounts = new ArrayList<>();
+        // Grown as read: a span block has about nine duration buckets per row, too many to box.
+        byte[] exponents = new byte[signal == Signal.SPANS ? Math.max(16, n * 4) : 0];
+        long[] histogramCounts = new long[exponents.length];
+        int histograms = 0;
         long lastBucket = -1;
         int lastGroup = -1;
         for (int i = 0; i < n; i++) {
@@ -503,8 +505,13 @@ public final class BlockCounts {
                 throw new IllegalArgumentException("row " + i + " counts nothing");
             }
             if (signal == Signal.SPANS) {
-                rows.histogram[i] = histogramCounts.size();
+                rows.histogram[i] = histograms;
                 int h = count(in, 2);
+                if (histograms + h > exponents.length) {
+                    int size = Math.max(histograms + h, exponents.length * 2);
+                    exponents = Arrays.copyOf(exponents, size);
+                    histogramCounts = Arrays.copyOf(histogramCounts, size);
+                }
                 int lastExponent = 0;
                 for (int j = 0; j < h; j++) {
                     int e = in.get() & 0xff;
@@ -512,8 +519,8 @@ public final class BlockCounts {
                         throw new IllegalArgumentException("duration bucket " + e + " after " + lastExponent);
                     }
                     lastExponent = e;
-                    exponents.write(e);
-                    histogramCounts.add(varint(in));
+                    exponents[histograms] = (byte) e;
+                    histogramCounts[histograms++] = varint(in);
                 }
             } else {
                 rows.bytes[i] = varint(in);
@@ -524,9 +531,9 @@ public final class BlockCounts {
             throw new IllegalArgumentException(in.remaining() + " bytes after the last row");
         }
         if (signal == Signal.SPANS) {
-            rows.histogram[n] = histogramCounts.size();
-            rows = new Rows(rows.bucket, rows.group, rows.count, rows.histogram, exponents.toByteArray(),
-                    histogramCounts.stream().mapToLong(Long::longValue).toArray(), null, null);
+            rows.histogram[n] = histograms;
+            rows = new Rows(rows.bucket, rows.group, rows.count, rows.histogram, Arrays.copyOf(exponents, histograms),
+                    Arrays.copyOf(histogramCounts, histograms), null, null);
         }
         return new BlockCounts(signal, width, first, keys, resources, groups, rows);
     }
