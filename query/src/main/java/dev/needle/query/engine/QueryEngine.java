@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -49,6 +50,7 @@ public final class QueryEngine implements AutoCloseable {
     private final QueryPools pools;
     private final TraceLookup traces;
     private final RecordSearch search;
+    private final RecordVisit visit;
     private final TraceSearch traceSearch;
     private final TraceQlSearch traceQlSearch;
     private final TraceQlMetrics traceQlMetrics;
@@ -84,9 +86,10 @@ public final class QueryEngine implements AutoCloseable {
         LookupPlanner planner = new LookupPlanner(store, catalog, cache, scan, pools);
         this.traces = new TraceLookup(head, planner, scan);
         this.search = new RecordSearch(head, planner, scan, pools);
+        this.visit = new RecordVisit(head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
         this.traceQlSearch = new TraceQlSearch(traceSearch);
-        this.traceQlMetrics = new TraceQlMetrics(traceSearch);
+        this.traceQlMetrics = new TraceQlMetrics(traceSearch, visit);
         this.tags = new TagsScan(store, head, planner, scan, pools);
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
     }
@@ -101,8 +104,11 @@ public final class QueryEngine implements AutoCloseable {
         return held.get();
     }
 
-    /** A budget for one query, to be closed when the query is done. */
-    private QueryBudget budget() {
+    /**
+     * A budget for one query, to be closed when the query is done: one for a query made of several lookups
+     * (each given it), in which what the query keeps between records is reserved too.
+     */
+    public QueryBudget budget() {
         return new QueryBudget(limits, held);
     }
 
@@ -247,6 +253,29 @@ public final class QueryEngine implements AutoCloseable {
         try (QueryBudget budget = budget()) {
             return traces.traceLogs(tenant, traceId, range, mechanisms, budget);
         }
+    }
+
+    /**
+     * The log records of one trace in {@code range}, oldest first, as {@link #traceLogs(TenantId, Bytes, TimeRange,
+     * Mechanisms)}, held in {@code budget}: one lookup of a query made of several.
+     */
+    public SearchResult<LogRecord> traceLogs(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms,
+                                             QueryBudget budget) throws IOException {
+        return traces.traceLogs(tenant, traceId, range, mechanisms, budget);
+    }
+
+    /**
+     * Hands every log record matching {@code expr} that passes {@code filter} in {@code range} to {@code visitor}
+     * as it is read, holding none (see {@link RecordVisit}): the head's, then every block that may hold one. The
+     * visitor is called from the engine's reading threads, several at once; {@code budget} is the query's
+     * (what the visitor keeps is reserved there by the visitor).
+     *
+     * @throws QueryAbortedException when the query passes its memory or its deadline ({@link QueryLimits})
+     */
+    public VisitResult visitLogs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter, TimeRange range,
+                                 Mechanisms mechanisms, QueryBudget budget, Consumer<LogRecord> visitor)
+            throws IOException {
+        return visit.logs(tenant, expr, filter, range, mechanisms, visitor, budget);
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */

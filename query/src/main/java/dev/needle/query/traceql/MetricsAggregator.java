@@ -42,11 +42,20 @@ import java.util.TreeMap;
  *
  * <p>Sampling hints ({@code with(sample=…)}) are accepted and ignored: the answer is exact.
  * Not thread-safe: one aggregator per query.
+ *
+ * <p>What it holds is its series, not the spans: per label set a value (and for avg a count) per step, or
+ * for histograms and quantiles a count per bucket and step; {@link #heldBytes} estimates it, so that a
+ * query's budget can count series × steps as they grow.
  */
 public final class MetricsAggregator {
 
     /** The most steps a range may have, as Prometheus allows points per series. */
     public static final int MAX_STEPS = 11_000;
+
+    /** An empty TreeMap of a step's buckets, with its place in the list of steps. */
+    private static final long TREE_BYTES = 56;
+    /** A bucket's entry in a step's TreeMap: the entry and two boxed doubles. */
+    private static final long TREE_ENTRY_BYTES = 80;
 
     /** Intrinsics whose value depends on other spans of the trace. */
     private static final Set<FieldExpr.Intrinsic> TRACE_WIDE = EnumSet.of(FieldExpr.Intrinsic.CHILD_COUNT,
@@ -59,6 +68,8 @@ public final class MetricsAggregator {
     private final long step;
     private final int intervals;
     private final Map<MetricsExpr.Pipeline, Leaf> leaves = new LinkedHashMap<>();
+    /** What the series held so far take of the heap, estimated as they are made. */
+    private long held;
 
     /**
      * An aggregator for {@code query} over {@code [startNanos, endNanos]} in steps of {@code stepNanos}.
@@ -177,6 +188,23 @@ public final class MetricsAggregator {
         for (Leaf leaf : leaves.values()) {
             TraceEvaluator.spansFound(leaf.pipeline.spans(), view).stream().forEach(i -> leaf.observe(view, i));
         }
+    }
+
+    /**
+     * The heap the series held so far take, estimated: per label set its labels and an array of
+     * steps per value kept, per histogram bucket a count per step.
+     */
+    public long heldBytes() {
+        return held;
+    }
+
+    /** A label set's estimated heap: the map and, per label, its entry, name and value. */
+    private static long labelBytes(Map<String, Value> labels) {
+        long bytes = 64;
+        for (Map.Entry<String, Value> l : labels.entrySet()) {
+            bytes += 96 + 2L * (l.getKey().length() + l.getValue().toString().length());
+        }
+        return bytes;
     }
 
     /** The series of the query, in a stable order: by labels' text. */
@@ -377,13 +405,19 @@ public final class MetricsAggregator {
                 Value v = TraceEvaluator.value(o.field(), view, span, -1, -1);
                 if (v.isNumeric()) {
                     double x = v instanceof Value.Duration d ? d.nanos() / 1e9 : v.asDouble();
-                    double[] acc = values.computeIfAbsent(labels, k -> nans());
+                    double[] acc = values.computeIfAbsent(labels, k -> {
+                        held += labelBytes(k) + arrayBytes();
+                        return nans();
+                    });
                     acc[at] = switch (o.op()) {
                         case MIN -> Double.isNaN(acc[at]) ? x : Math.min(acc[at], x);
                         case MAX -> Double.isNaN(acc[at]) ? x : Math.max(acc[at], x);
                         case SUM, AVG -> Double.isNaN(acc[at]) ? x : acc[at] + x;
                     };
-                    counts.computeIfAbsent(labels, k -> new double[intervals])[at]++;
+                    counts.computeIfAbsent(labels, k -> {
+                        held += arrayBytes();
+                        return new double[intervals];
+                    })[at]++;
                 }
             } else {
                 FieldExpr field = fn instanceof Function.HistogramOverTime h ? h.field()
@@ -391,20 +425,31 @@ public final class MetricsAggregator {
                 double b = bucket(TraceEvaluator.value(field, view, span, -1, -1));
                 if (!Double.isNaN(b)) {
                     List<TreeMap<Double, Double>> perStep = buckets.computeIfAbsent(labels, k -> {
+                        held += labelBytes(k) + (long) intervals * TREE_BYTES;
                         List<TreeMap<Double, Double>> l = new ArrayList<>();
                         for (int i = 0; i < intervals; i++) {
                             l.add(new TreeMap<>());
                         }
                         return l;
                     });
-                    perStep.get(at).merge(b, 1.0, Double::sum);
+                    if (perStep.get(at).merge(b, 1.0, Double::sum) == 1.0) {
+                        held += TREE_ENTRY_BYTES;
+                    }
                 }
             }
         }
 
         /** Counts start at 0 in every step, as Tempo's: a counted series has a point at every step. */
         private void add(Map<String, Value> labels, int at, double by) {
-            values.computeIfAbsent(labels, k -> new double[intervals])[at] += by;
+            values.computeIfAbsent(labels, k -> {
+                held += labelBytes(k) + arrayBytes();
+                return new double[intervals];
+            })[at] += by;
+        }
+
+        /** An array of a value per step. */
+        private long arrayBytes() {
+            return 16 + 8L * intervals;
         }
 
         private double[] nans() {

@@ -1,0 +1,167 @@
+package dev.needle.query.engine;
+
+import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Signal;
+import dev.needle.blocks.model.SpanRecord;
+import dev.needle.blocks.store.BlockRef;
+import dev.needle.blocks.store.TenantId;
+import dev.needle.query.ql.Expr;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Hands every record that matches a lookup to a visitor as it is read, holding none of them: what a
+ * metric query counts. The head's matching records first, then every candidate block in the pool, each
+ * batch's matches decoded as the batch is read ({@link MatchedRows}); nothing stops early, as a count needs
+ * every record.
+ *
+ * <p>A visit is two steps, so that a caller may answer some blocks another way: {@link #candidates} plans
+ * (the tenant's blocks from the {@link LookupPlanner}, each decided without a read where its name or its
+ * filter in the index rules it out) and gives the blocks that must be read; {@link #read} reads the blocks it
+ * is given. {@link #spans} and {@link #logs} do both over every candidate.
+ *
+ * <p>The visitor is called from the engine's reading threads, several at once. Each record is handed once as
+ * its {@link RecordKind} tells records apart: a span stored twice (a client's retry) is handed the first
+ * time only, for which the visit remembers each span's identity, {@link #IDENTITY_BYTES} of the query's
+ * budget apiece; log records have no identity and cost nothing.
+ */
+final class RecordVisit {
+
+    /** What remembering one span's identity (trace and span id) costs the query's budget: the key and its set entry. */
+    static final long IDENTITY_BYTES = 160;
+
+    private final LookupPlanner planner;
+    private final BlockScan scan;
+    private final QueryPools pools;
+    private final HeadSource head;
+
+    RecordVisit(HeadSource head, LookupPlanner planner, BlockScan scan, QueryPools pools) {
+        this.head = head;
+        this.planner = planner;
+        this.scan = scan;
+        this.pools = pools;
+    }
+
+    /** Hands every span matching {@code expr} that starts in {@code range} to {@code visitor}, each span once. */
+    VisitResult spans(TenantId tenant, Expr expr, TimeRange range, Mechanisms mechanisms, Consumer<SpanRecord> visitor,
+                      QueryBudget budget) throws IOException {
+        Candidates<SpanRecord> c = candidates(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range,
+                mechanisms, head.spanParts(tenant), RecordSearch.headSpans(expr, range));
+        return visitAll(c, visitor, budget);
+    }
+
+    /** Hands every log record matching {@code expr} that passes {@code filter} in {@code range} to {@code visitor}. */
+    VisitResult logs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter, TimeRange range, Mechanisms mechanisms,
+                     Consumer<LogRecord> visitor, QueryBudget budget) throws IOException {
+        Candidates<LogRecord> c = candidates(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range,
+                mechanisms, head.logParts(tenant), RecordSearch.headLogs(expr, filter, range));
+        return visitAll(c, visitor, budget);
+    }
+
+    private <R> VisitResult visitAll(Candidates<R> c, Consumer<R> visitor, QueryBudget budget) {
+        Consumer<R> once = once(c.target().kind(), visitor, budget);
+        c.headMatches().forEach(once);
+        return read(c, c.blocks(), once, budget);
+    }
+
+    /** {@code visitor}, given each record once as {@code kind} tells them apart, each identity reserved in {@code budget}. */
+    static <R> Consumer<R> once(RecordKind<R> kind, Consumer<R> visitor, QueryBudget budget) {
+        if (kind.identity() == null) {
+            return visitor;
+        }
+        Set<Object> seen = ConcurrentHashMap.newKeySet();
+        return r -> {
+            if (seen.add(kind.identity().apply(r))) {
+                budget.reserve(IDENTITY_BYTES);
+                visitor.accept(r);
+            }
+        };
+    }
+
+    /**
+     * What a visit reads: the plan, the head's records that match, every block of the plan in the order they are
+     * visited (newest end first), the decision on each block ruled out without a read, and the blocks that must
+     * be read with their ids in the index's filters.
+     */
+    record Candidates<R>(Signal signal, Target<R> target, TimeRange range, Mechanisms mechanisms,
+                         LookupPlanner.Plan<R> plan, IndexedFilters.Lookup filters, List<R> headMatches,
+                         List<BlockRef> all, Map<BlockRef, BlockDecision> decided, List<BlockRef> blocks,
+                         Map<BlockRef, Integer> ids, List<String> problems) {
+    }
+
+    /**
+     * The blocks of the tenant's {@code signal} that may hold a record {@code target} matches in {@code range}
+     * (the rest decided by the time range in their names or their filters in the store's index), and the
+     * head's records that {@code headMatch} keeps.
+     */
+    <R> Candidates<R> candidates(TenantId tenant, Signal signal, Target<R> target, TimeRange range,
+                                 Mechanisms mechanisms, List<HeadSource.Part<R>> headParts, Predicate<R> headMatch)
+            throws IOException {
+        List<String> problems = new ArrayList<>();
+        LookupPlanner.Plan<R> plan = planner.plan(tenant, signal, mechanisms, headParts, problems);
+        List<R> headMatches = plan.headRecords().stream().filter(headMatch).toList();
+        BlockCatalog.Known known = plan.known();
+        LookupPlanner.Visit visit = LookupPlanner.visit(plan, known.positions().newestEndFirst(),
+                Comparator.comparingLong((BlockRef b) -> b.name().endUnixNano()).reversed());
+        IndexedFilters.Lookup filters = known.filters().lookup(target.sidecarFile());
+        Map<BlockRef, BlockDecision> decided = new HashMap<>();
+        List<BlockRef> toRead = new ArrayList<>();
+        Map<BlockRef, Integer> ids = new HashMap<>();
+        for (int i = 0; i < visit.blocks().size(); i++) {
+            BlockRef block = visit.blocks().get(i);
+            BlockScan.Outcome<R> unread = scan.decideUnread(block, target, range, mechanisms,
+                    filters.block(visit.ids()[i]));
+            if (unread != null) {
+                decided.put(block, unread.decision());
+            } else {
+                toRead.add(block);
+                ids.put(block, visit.ids()[i]);
+            }
+        }
+        return new Candidates<>(signal, target, range, mechanisms, plan, filters, headMatches,
+                List.copyOf(visit.blocks()), decided, List.copyOf(toRead), ids, List.copyOf(problems));
+    }
+
+    /**
+     * Reads {@code blocks} (some or all of {@code candidates}' blocks to read) in the pool, handing each
+     * matching record to {@code visitor} as its batch is read: every matching row, so that a caller that must
+     * count each record once as its kind tells them apart wraps its visitor in {@link #once}. The plan holds
+     * the decisions on the blocks ruled out unread and on those read, in the order of the candidates; a block
+     * that could not be read makes the answer partial, unless it is gone from the store (deleted by retention
+     * since). A block that fails part way has handed the records of the batches read before.
+     *
+     * @throws QueryAbortedException when the query passes its memory or its deadline
+     */
+    <R> VisitResult read(Candidates<R> candidates, List<BlockRef> blocks, Consumer<R> visitor, QueryBudget budget) {
+        List<BlockScan.Outcome<R>> outcomes = pools.runAll(blocks, b -> scan.visit(b, candidates.target(),
+                candidates.range(), candidates.mechanisms(), visitor, budget,
+                candidates.plan().known().indexed().get(b.name()),
+                candidates.filters().block(candidates.ids().getOrDefault(b, -1))), budget);
+        Set<String> problems = new LinkedHashSet<>(candidates.problems());
+        Map<BlockRef, BlockDecision> decisions = new HashMap<>(candidates.decided());
+        for (int i = 0; i < outcomes.size(); i++) {
+            BlockScan.Outcome<R> o = outcomes.get(i);
+            if (o.problem() != null && planner.gone(blocks.get(i))) {
+                continue;
+            }
+            decisions.put(blocks.get(i), o.decision());
+            if (o.problem() != null) {
+                problems.add(o.problem());
+            }
+        }
+        List<BlockDecision> ordered = candidates.all().stream().map(decisions::get).filter(Objects::nonNull).toList();
+        return new VisitResult(List.copyOf(problems), new Explain(candidates.signal().dirName(),
+                candidates.mechanisms(), candidates.plan().source(), ordered,
+                candidates.plan().headRecords().size(), candidates.headMatches().size()));
+    }
+}
