@@ -5,11 +5,13 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.Order;
+import dev.needle.query.engine.QueryBudget;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.RecordFilter;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.engine.VisitResult;
 import dev.needle.query.logql.pipeline.LineFilter;
 import dev.needle.query.logql.pipeline.Stage;
 import java.io.IOException;
@@ -18,6 +20,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -63,22 +66,40 @@ public final class LokiSearch {
     }
 
     /**
-     * Every entry of {@code query}'s selector and pipeline in {@code range}, as read (before the pipeline),
-     * oldest first: what a metric counts. No limit drops any; a search too large for the engine's query
-     * limits fails instead ({@link dev.needle.query.engine.QueryAbortedException}).
+     * What a visit came to, beside the entries it handed over.
+     *
+     * @param problems blocks that could not be read: the visit may have missed entries
+     * @param plans    every lookup's plan
      */
-    public Result every(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms)
-            throws IOException {
-        Lookup found = lookup(tenant, query, range, Integer.MAX_VALUE, Order.OLDEST_FIRST, mechanisms);
-        List<LokiEntry> kept = new ArrayList<>();
-        for (LogRecord r : found.records()) {
-            LokiEntry e = LokiEntry.of(r);
-            if (query.matches(e)) {
-                kept.add(e);
-            }
+    public record Visited(List<String> problems, List<Explain> plans) {
+    }
+
+    /**
+     * Hands {@code visitor} every entry of {@code query}'s selector in {@code range} that passes its line filters
+     * (those before a stage that changes the line, judged on the body column), as read and before the rest of
+     * the pipeline, in any order and from several threads at once; none is held. What a metric counts: by trace
+     * id through TRACE_IDX when the query names one, else every block that may hold one. {@code budget} is the
+     * whole query's.
+     *
+     * @throws dev.needle.query.engine.QueryAbortedException when the query passes its memory or its deadline
+     */
+    public Visited visit(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms,
+                         QueryBudget budget, Consumer<LokiEntry> visitor) throws IOException {
+        Set<String> problems = new LinkedHashSet<>();
+        LogQlPruning pruning = pruning(tenant, query, range, problems);
+        if (pruning.nothing()) {
+            return new Visited(List.copyOf(problems), List.of());
         }
-        kept.sort(Comparator.comparingLong(LokiEntry::timeUnixNano));
-        return new Result(List.copyOf(kept), found.problems(), found.plans());
+        if (pruning.traceId() != null) {
+            SearchResult<LogRecord> logs = engine.traceLogs(tenant, pruning.traceId(), range, mechanisms, budget);
+            problems.addAll(logs.problems());
+            logs.records().forEach(r -> visitor.accept(LokiEntry.of(r)));
+            return new Visited(List.copyOf(problems), List.of(logs.plan()));
+        }
+        VisitResult visited = engine.visitLogs(tenant, pruning.expr(), new RecordFilter<>(lineFilter(query), null),
+                range, mechanisms, budget, r -> visitor.accept(LokiEntry.of(r)));
+        problems.addAll(visited.problems());
+        return new Visited(List.copyOf(problems), List.of(visited.plan()));
     }
 
     /** The records a lookup found, the blocks it could not read and its plans. */
@@ -92,13 +113,7 @@ public final class LokiSearch {
     private Lookup lookup(TenantId tenant, LogQl.LogQuery query, TimeRange range, int limit, Order order,
                           Mechanisms mechanisms) throws IOException {
         Set<String> problems = new LinkedHashSet<>();
-        Set<String> keys = Set.of();
-        if (LogQlPruning.needsKeys(query)) {
-            TagsResult tags = engine.logTags(tenant, range, key -> false);
-            problems.addAll(tags.problems());
-            keys = tags.tags().keys().keySet();
-        }
-        LogQlPruning pruning = LogQlPruning.of(query, keys);
+        LogQlPruning pruning = pruning(tenant, query, range, problems);
         if (pruning.nothing()) {
             return new Lookup(List.of(), List.copyOf(problems), List.of());
         }
@@ -110,11 +125,31 @@ public final class LokiSearch {
     }
 
     /**
+     * What a lookup of {@code query} in {@code range} may decide: the keys in the range (read only when the query
+     * has an equality a lookup can decide, the tags' problems added to {@code problems}) make the pruning.
+     */
+    private LogQlPruning pruning(TenantId tenant, LogQl.LogQuery query, TimeRange range, Set<String> problems)
+            throws IOException {
+        Set<String> keys = Set.of();
+        if (LogQlPruning.needsKeys(query)) {
+            TagsResult tags = engine.logTags(tenant, range, key -> false);
+            problems.addAll(tags.problems());
+            keys = tags.tags().keys().keySet();
+        }
+        return LogQlPruning.of(query, keys);
+    }
+
+    /**
      * The query as the engine judges it while reading: the line filters before the first stage that may
      * change the line on a string body's text (those test the body as rendered), then the whole query
      * on the record.
      */
     static RecordFilter<LogRecord> filter(LogQl.LogQuery query) {
+        return new RecordFilter<>(lineFilter(query), r -> query.matches(LokiEntry.of(r)));
+    }
+
+    /** The line filters before the first stage that may change the line, as a test of a string body's text; null when none. */
+    private static Predicate<String> lineFilter(LogQl.LogQuery query) {
         List<LineFilter> lines = new ArrayList<>();
         for (Stage s : query.pipeline()) {
             if (s.changesLine()) {
@@ -124,7 +159,7 @@ public final class LokiSearch {
                 lines.add(f);
             }
         }
-        Predicate<String> text = lines.isEmpty() ? null : line -> {
+        return lines.isEmpty() ? null : line -> {
             for (LineFilter f : lines) {
                 if (!f.test(line)) {
                     return false;
@@ -132,7 +167,6 @@ public final class LokiSearch {
             }
             return true;
         };
-        return new RecordFilter<>(text, r -> query.matches(LokiEntry.of(r)));
     }
 
     private static List<LokiEntry> judge(LogQl.LogQuery query, List<LogRecord> records) {

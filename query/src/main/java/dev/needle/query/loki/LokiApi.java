@@ -16,6 +16,7 @@ import dev.needle.query.logql.LogQlParser;
 import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.LokiSearch;
 import dev.needle.query.logql.metric.MetricEval;
+import dev.needle.query.logql.metric.MetricSource;
 import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.metrics.QueryMetrics;
 import java.io.IOException;
@@ -309,13 +310,10 @@ public final class LokiApi {
         LokiSearch search = new LokiSearch(engine);
         long started = System.nanoTime();
         MetricEval.Value value;
-        try {
-            value = new MetricEval(times, (log, from, to) -> {
-                LokiSearch.Result found = search.every(tenant, log, new TimeRange(from, to), mechanisms);
-                plans.addAll(found.plans());
-                problems.addAll(found.problems());
-                return found.entries();
-            }).eval(expr);
+        try (MetricSource source = new MetricSource(search, engine.budget(), tenant, mechanisms)) {
+            value = new MetricEval(times, !matrix, source).eval(expr);
+            plans.addAll(source.plans());
+            problems.addAll(source.problems());
         } catch (MetricEval.EvalException e) {
             throw ApiException.badRequest(e.getMessage());
         }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 
 /**
@@ -27,18 +28,28 @@ import java.util.regex.Matcher;
  * on the series present at each time, as Prometheus' do.
  *
  * <p>Every entry a range aggregation covers is read from the {@link Source}: nothing is sampled or left
- * out, so a count is exact or the query fails.
+ * out, so a count is exact or the query fails. Entries are counted as they are read, into each range
+ * aggregation's state per series and step ({@link RangeWindows}), and none is held: what an evaluation holds
+ * is series × steps (and the values of quantile_over_time's and rate_counter's samples), every byte of it
+ * reported to {@link Source#hold} as it is taken.
  */
 public final class MetricEval {
 
-    /** Where a range aggregation's entries come from. */
-    @FunctionalInterface
+    /** Where a range aggregation's entries come from, and where the memory the evaluation holds is counted. */
     public interface Source {
         /**
-         * Every entry the log query's selector and line filters may keep in {@code [fromNanos, toNanos]}, as read
-         * (before the pipeline), in any order.
+         * Hands {@code visitor} every entry the log query's selector and line filters may keep in
+         * {@code [fromNanos, toNanos]}, as read (before the pipeline), in any order and from several threads at once.
          */
-        List<LokiEntry> entries(LogQl.LogQuery query, long fromNanos, long toNanos) throws IOException;
+        void entries(LogQl.LogQuery query, long fromNanos, long toNanos, Consumer<LokiEntry> visitor)
+                throws IOException;
+
+        /**
+         * Counts {@code bytes} more held by the evaluation's state, and stops it (by throwing) when that is past
+         * what the query may hold. Counts nothing unless a source has a budget.
+         */
+        default void hold(long bytes) {
+        }
     }
 
     /** A query Loki would refuse while evaluating it, such as a series with a pipeline error: a 400. */
@@ -81,11 +92,16 @@ public final class MetricEval {
     private static final String SAMPLE_EXTRACTION_ERR = "SampleExtractionErr";
 
     private final long[] times;
+    private final boolean instant;
     private final Source source;
 
-    /** An evaluation at {@code times} (Unix nanoseconds, ascending), reading entries from {@code source}. */
-    public MetricEval(long[] times, Source source) {
+    /**
+     * An evaluation at {@code times} (Unix nanoseconds, ascending), reading entries from {@code source}:
+     * an instant query's ({@code instant}, one time) or a range query's.
+     */
+    public MetricEval(long[] times, boolean instant, Source source) {
         this.times = times.clone();
+        this.instant = instant;
         this.source = source;
     }
 
@@ -105,6 +121,9 @@ public final class MetricEval {
             return range(r);
         }
         if (e instanceof MetricExpr.Vector v) {
+            if (v.op() == MetricExpr.VectorOp.APPROX_TOPK && !instant) {
+                throw new EvalException("approx_topk is only supported on instant queries");
+            }
             return vector(v, eval(v.inner()));
         }
         if (e instanceof MetricExpr.Binary b) {
@@ -123,66 +142,34 @@ public final class MetricEval {
     // ---- range aggregations ----
 
     /** A sample of one entry: its time, its value and the labels of its series. */
-    private record Point(long time, double value, Map<String, String> labels) {
+    record Point(long time, double value, Map<String, String> labels) {
     }
 
     private Value range(MetricExpr.Range r) throws IOException, EvalException {
         long from = times[0] - r.offsetNanos() - r.rangeNanos() + 1;
         long to = times[times.length - 1] - r.offsetNanos();
-        Map<Map<String, String>, List<Point>> bySeries = new HashMap<>();
-        for (LokiEntry e : source.entries(r.log(), from, to)) {
-            if (e.timeUnixNano() < from || e.timeUnixNano() > to) {
-                continue;
-            }
-            Point p = sample(r, e);
-            if (p != null) {
-                bySeries.computeIfAbsent(p.labels(), l -> new ArrayList<>()).add(p);
-            }
-        }
-        for (List<Point> points : bySeries.values()) {
-            points.sort(Comparator.comparingLong(Point::time));
-        }
-        List<List<Sample>> steps = new ArrayList<>();
-        for (long t : times) {
-            long end = t - r.offsetNanos();
-            long start = end - r.rangeNanos();
-            List<Sample> at = new ArrayList<>();
-            for (Map.Entry<Map<String, String>, List<Point>> s : bySeries.entrySet()) {
-                List<Point> window = window(s.getValue(), start, end);
-                if (!window.isEmpty()) {
-                    if (s.getKey().containsKey(EntryState.ERROR) && r.op() != MetricExpr.RangeOp.ABSENT) {
-                        throw pipelineError(s.getKey());
-                    }
-                    at.add(new Sample(s.getKey(), aggregate(r, window, end)));
+        RangeWindows windows = new RangeWindows(r, times, source::hold);
+        source.entries(r.log(), from, to, e -> {
+            if (e.timeUnixNano() >= from && e.timeUnixNano() <= to) {
+                Point p = sample(r, e);
+                if (p != null) {
+                    windows.add(p.labels(), p.time(), p.value());
                 }
             }
-            if (r.op() == MetricExpr.RangeOp.ABSENT) {
-                at = at.isEmpty() ? List.of(new Sample(absentLabels(r.log()), 1)) : List.of();
-            }
-            steps.add(at);
+        });
+        List<List<Sample>> steps = new ArrayList<>();
+        for (int i = 0; i < times.length; i++) {
+            List<Sample> at = new ArrayList<>();
+            windows.step(i, r.param(), (labels, value) -> {
+                if (labels.containsKey(EntryState.ERROR) && r.op() != MetricExpr.RangeOp.ABSENT) {
+                    throw pipelineError(labels);
+                }
+                at.add(new Sample(labels, value));
+            });
+            steps.add(r.op() != MetricExpr.RangeOp.ABSENT ? at
+                    : at.isEmpty() ? List.of(new Sample(absentLabels(r.log()), 1)) : List.of());
         }
         return new Value(null, steps);
-    }
-
-    /** The points in {@code (start, end]} of points sorted by time. */
-    private static List<Point> window(List<Point> points, long start, long end) {
-        int lo = firstAfter(points, start);
-        int hi = firstAfter(points, end);
-        return points.subList(lo, hi);
-    }
-
-    private static int firstAfter(List<Point> points, long t) {
-        int lo = 0;
-        int hi = points.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (points.get(mid).time() <= t) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /**
@@ -241,44 +228,6 @@ public final class MetricEval {
         };
     }
 
-    /** One series' samples in a window ending at {@code end}, made one value. */
-    private static double aggregate(MetricExpr.Range r, List<Point> window, long end) {
-        double seconds = r.rangeNanos() / 1e9;
-        int n = window.size();
-        double sum = 0;
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        for (Point p : window) {
-            sum += p.value();
-            min = Math.min(min, p.value());
-            max = Math.max(max, p.value());
-        }
-        return switch (r.op()) {
-            case COUNT -> n;
-            case RATE -> (r.unwrap() == null ? n : sum) / seconds;
-            case BYTES, SUM -> sum;
-            case BYTES_RATE -> sum / seconds;
-            case AVG -> sum / n;
-            case MIN -> min;
-            case MAX -> max;
-            case FIRST -> window.get(0).value();
-            case LAST -> window.get(n - 1).value();
-            case STDVAR -> variance(values(window));
-            case STDDEV -> Math.sqrt(variance(values(window)));
-            case QUANTILE -> quantile(r.param(), values(window));
-            case RATE_COUNTER -> counterRate(window, r.rangeNanos(), end);
-            case ABSENT -> 1;
-        };
-    }
-
-    private static double[] values(List<Point> window) {
-        double[] v = new double[window.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = window.get(i).value();
-        }
-        return v;
-    }
-
     /** The population variance, as Prometheus' stdvar. */
     private static double variance(double[] v) {
         double mean = 0;
@@ -294,7 +243,7 @@ public final class MetricEval {
     }
 
     /** Prometheus' φ-quantile: linear between the two nearest ranks; -Inf below 0 and +Inf above 1. */
-    private static double quantile(double phi, double[] v) {
+    static double quantile(double phi, double[] v) {
         if (Double.isNaN(phi)) {
             return Double.NaN;
         }
@@ -314,7 +263,7 @@ public final class MetricEval {
     }
 
     /** Loki's rate_counter: Prometheus' extrapolated rate of a counter that may reset; 0 below two samples. */
-    private static double counterRate(List<Point> window, long rangeNanos, long end) {
+    static double counterRate(List<Point> window, long rangeNanos, long end) {
         int n = window.size();
         if (n < 2) {
             return 0;
@@ -414,10 +363,10 @@ public final class MetricEval {
             case COUNT -> out.add(new Sample(group, values.length));
             case STDVAR -> out.add(new Sample(group, variance(values)));
             case STDDEV -> out.add(new Sample(group, Math.sqrt(variance(values))));
-            case TOPK, BOTTOMK -> {
+            case TOPK, BOTTOMK, APPROX_TOPK -> {
                 Comparator<Sample> byValue = Comparator.comparingDouble(Sample::value);
                 List<Sample> sorted = new ArrayList<>(samples);
-                sorted.sort(v.op() == MetricExpr.VectorOp.TOPK ? byValue.reversed() : byValue);
+                sorted.sort(v.op() == MetricExpr.VectorOp.BOTTOMK ? byValue : byValue.reversed());
                 out.addAll(sorted.subList(0, Math.min(v.k(), sorted.size())));
             }
             case SORT, SORT_DESC -> {

@@ -41,7 +41,8 @@ class MetricEvalTest {
     /** Each series (its labels as {a="1"}) with its points as "seconds=value", in the answer's order. */
     private static Map<String, List<String>> eval(String query, long... times) throws Exception {
         MetricExpr e = ((LogQl.Metric) LogQlParser.parse(query)).expr();
-        MetricEval.Value v = new MetricEval(times, (log, from, to) -> ENTRIES).eval(e);
+        MetricEval.Value v = new MetricEval(times, times.length == 1, (log, from, to, visit) -> ENTRIES.forEach(visit))
+                .eval(e);
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (MetricEval.Series s : v.series()) {
             List<String> points = new ArrayList<>();
