@@ -176,7 +176,7 @@ public final class MetricEval {
      * The entry's sample after the pipeline, or null when the pipeline drops it (or it has no value to
      * unwrap): as Loki's sample extractors ({@code pkg/logql/log/metrics_extraction.go}).
      */
-    private static Point sample(MetricExpr.Range r, LokiEntry e) {
+    static Point sample(MetricExpr.Range r, LokiEntry e) {
         if (!r.log().selects(e)) {
             return null;
         }
@@ -298,7 +298,7 @@ public final class MetricEval {
     }
 
     /** absent_over_time's series: the selector's equality matchers, a label matched otherwise left out. */
-    private static Map<String, String> absentLabels(LogQl.LogQuery log) {
+    static Map<String, String> absentLabels(LogQl.LogQuery log) {
         Map<String, String> labels = new TreeMap<>();
         Set<String> other = new HashSet<>();
         for (LogQl.Matcher m : log.selector()) {
