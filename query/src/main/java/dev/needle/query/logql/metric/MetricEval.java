@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 
 /**
@@ -118,11 +120,15 @@ public final class MetricEval {
             return new Value(null, steps);
         }
         if (e instanceof MetricExpr.Range r) {
-            return range(r);
+            return range(r, null);
         }
         if (e instanceof MetricExpr.Vector v) {
             if (v.op() == MetricExpr.VectorOp.APPROX_TOPK && !instant) {
                 throw new EvalException("approx_topk is only supported on instant queries");
+            }
+            if (v.inner() instanceof MetricExpr.Range r && mergesSeries(v.op(), r)) {
+                // Each group counted as one series: what the aggregation of its series would come to.
+                return vector(v, range(r, v.grouping() == null ? labels -> Map.of() : v.grouping()::apply));
             }
             return vector(v, eval(v.inner()));
         }
@@ -145,27 +151,56 @@ public final class MetricEval {
     record Point(long time, double value, Map<String, String> labels) {
     }
 
-    private Value range(MetricExpr.Range r) throws IOException, EvalException {
+    /**
+     * Whether {@code op} over {@code r}'s series at a step equals {@code r} over the samples of each group of them
+     * at once: a sum of counts, byte counts, rates or sums is the count, bytes, rate or sum of the group's
+     * samples, the minimum of minimums their minimum, the maximum of maximums their maximum. Then a range
+     * aggregation holds a group, not each of its series: with structured metadata such as
+     * {@code observed_timestamp} among a series' labels, its series are often one per entry.
+     */
+    private static boolean mergesSeries(MetricExpr.VectorOp op, MetricExpr.Range r) {
+        return switch (op) {
+            case SUM -> switch (r.op()) {
+                case COUNT, RATE, BYTES, BYTES_RATE, SUM -> true;
+                default -> false;
+            };
+            case MIN -> r.op() == MetricExpr.RangeOp.MIN;
+            case MAX -> r.op() == MetricExpr.RangeOp.MAX;
+            default -> false;
+        };
+    }
+
+    /**
+     * The range aggregation's series at each time; with {@code group}, each sample counts in the series of its
+     * labels as {@code group} makes them (see {@link #mergesSeries}). A series with a pipeline error that has a
+     * sample in some window fails the query, grouped or not, as in Loki.
+     */
+    private Value range(MetricExpr.Range r, UnaryOperator<Map<String, String>> group)
+            throws IOException, EvalException {
         long from = times[0] - r.offsetNanos() - r.rangeNanos() + 1;
         long to = times[times.length - 1] - r.offsetNanos();
         RangeWindows windows = new RangeWindows(r, times, source::hold);
+        boolean failsOnError = r.op() != MetricExpr.RangeOp.ABSENT;
+        AtomicReference<Map<String, String>> failed = new AtomicReference<>();
         source.entries(r.log(), from, to, e -> {
             if (e.timeUnixNano() >= from && e.timeUnixNano() <= to) {
                 Point p = sample(r, e);
-                if (p != null) {
-                    windows.add(p.labels(), p.time(), p.value());
+                if (p == null) {
+                    return;
                 }
+                if (failsOnError && p.labels().containsKey(EntryState.ERROR) && windows.inSomeWindow(p.time())) {
+                    failed.compareAndSet(null, p.labels());
+                }
+                windows.add(group == null ? p.labels() : group.apply(p.labels()), p.time(), p.value());
             }
         });
+        if (failed.get() != null) {
+            throw pipelineError(failed.get());
+        }
         List<List<Sample>> steps = new ArrayList<>();
         for (int i = 0; i < times.length; i++) {
             List<Sample> at = new ArrayList<>();
-            windows.step(i, r.param(), (labels, value) -> {
-                if (labels.containsKey(EntryState.ERROR) && r.op() != MetricExpr.RangeOp.ABSENT) {
-                    throw pipelineError(labels);
-                }
-                at.add(new Sample(labels, value));
-            });
+            windows.step(i, r.param(), (labels, value) -> at.add(new Sample(labels, value)));
             steps.add(r.op() != MetricExpr.RangeOp.ABSENT ? at
                     : at.isEmpty() ? List.of(new Sample(absentLabels(r.log()), 1)) : List.of());
         }

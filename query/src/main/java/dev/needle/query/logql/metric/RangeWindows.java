@@ -75,6 +75,11 @@ final class RangeWindows {
         }
     }
 
+    /** Whether some step's window holds {@code time}. */
+    boolean inSomeWindow(long time) {
+        return firstAtLeast(time) < firstAtLeast(time + rangeNanos);
+    }
+
     /** The first step whose window end is at least {@code t}, or the number of steps. */
     private int firstAtLeast(long t) {
         int lo = 0;
@@ -97,11 +102,11 @@ final class RangeWindows {
     /** The series whose window at step {@code step} holds a sample, with the aggregation's value there. */
     interface StepVisitor {
         /** Series {@code labels} has {@code value} at the step. */
-        void series(Map<String, String> labels, double value) throws MetricEval.EvalException;
+        void series(Map<String, String> labels, double value);
     }
 
     /** Every series whose window at {@code step} holds a sample, with its value, in no particular order. */
-    synchronized void step(int step, double param, StepVisitor visitor) throws MetricEval.EvalException {
+    synchronized void step(int step, double param, StepVisitor visitor) {
         for (Map.Entry<Map<String, String>, Windows> s : series.entrySet()) {
             Windows w = s.getValue();
             int at = step - w.lo;
