@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -32,13 +31,10 @@ import java.util.function.Predicate;
  *
  * <p>The visitor is called from the engine's reading threads, several at once. Each record is handed once as
  * its {@link RecordKind} tells records apart: a span stored twice (a client's retry) is handed the first
- * time only, for which the visit remembers each span's identity, {@link #IDENTITY_BYTES} of the query's
- * budget apiece; log records have no identity and cost nothing.
+ * time only, for which the visit remembers each span's trace and span id ({@link SpanIdentities}, some 33 to
+ * 50 bytes of the query's budget a span); log records have no identity and cost nothing.
  */
 final class RecordVisit {
-
-    /** What remembering one span's identity (trace and span id) costs the query's budget: the key and its set entry. */
-    static final long IDENTITY_BYTES = 160;
 
     private final LookupPlanner planner;
     private final BlockScan scan;
@@ -57,7 +53,12 @@ final class RecordVisit {
                       QueryBudget budget) throws IOException {
         Candidates<SpanRecord> c = candidates(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range,
                 mechanisms, head.spanParts(tenant), RecordSearch.headSpans(expr, range));
-        return visitAll(c, visitor, budget);
+        SpanIdentities seen = new SpanIdentities(budget);
+        return visitAll(c, s -> {
+            if (seen.add(s)) {
+                visitor.accept(s);
+            }
+        }, budget);
     }
 
     /** Hands every log record matching {@code expr} that passes {@code filter} in {@code range} to {@code visitor}. */
@@ -69,23 +70,8 @@ final class RecordVisit {
     }
 
     private <R> VisitResult visitAll(Candidates<R> c, Consumer<R> visitor, QueryBudget budget) {
-        Consumer<R> once = once(c.target().kind(), visitor, budget);
-        c.headMatches().forEach(once);
-        return read(c, c.blocks(), once, budget);
-    }
-
-    /** {@code visitor}, given each record once as {@code kind} tells them apart, each identity reserved in {@code budget}. */
-    static <R> Consumer<R> once(RecordKind<R> kind, Consumer<R> visitor, QueryBudget budget) {
-        if (kind.identity() == null) {
-            return visitor;
-        }
-        Set<Object> seen = ConcurrentHashMap.newKeySet();
-        return r -> {
-            if (seen.add(kind.identity().apply(r))) {
-                budget.reserve(IDENTITY_BYTES);
-                visitor.accept(r);
-            }
-        };
+        c.headMatches().forEach(visitor);
+        return read(c, c.blocks(), visitor, budget);
     }
 
     /**
@@ -135,7 +121,7 @@ final class RecordVisit {
     /**
      * Reads {@code blocks} (some or all of {@code candidates}' blocks to read) in the pool, handing each
      * matching record to {@code visitor} as its batch is read: every matching row, so that a caller that must
-     * count each record once as its kind tells them apart wraps its visitor in {@link #once}. The plan holds
+     * count each span once tells them apart itself ({@link SpanIdentities}). The plan holds
      * the decisions on the blocks ruled out unread and on those read, in the order of the candidates; a block
      * that could not be read makes the answer partial, unless it is gone from the store (deleted by retention
      * since). A block that fails part way has handed the records of the batches read before.

@@ -24,7 +24,7 @@ import java.util.Set;
  * <p>When each span is judged and measured alone ({@link MetricsAggregator#needsWholeTraces} false), the spans
  * are handed to the aggregator one by one as the blocks are read ({@link RecordVisit}), each once, and none is
  * held: the query holds its series, series × steps ({@link MetricsAggregator#heldBytes}), and the identity of
- * each span counted, {@link RecordVisit#IDENTITY_BYTES} apiece. Otherwise every span found is held, grouped by
+ * each span counted ({@link SpanIdentities}). Otherwise every span found is held, grouped by
  * trace and each trace looked up whole. Both count in the query's budget, so that a query past it stops with
  * its memory limit as any query does.
  */
