@@ -174,6 +174,17 @@ class MetricEvalTest {
     }
 
     @Test
+    void approxTopk_isTopkOnAnInstantQuery_andRefusedOnARange() throws Exception {
+        String counts = "sum by (app) (count_over_time({app=~\".+\"}[1m]))";
+        assertEquals(Map.of("{app=\"a\"}", List.of("60=3")), eval("approx_topk(1, " + counts + ")", 60 * S));
+        assertEquals(Map.of("{app=\"a\"}", List.of("60=3"), "{app=\"b\"}", List.of("60=1")),
+                eval("approx_topk(5, " + counts + ")", 60 * S));
+        MetricEval.EvalException e = assertThrows(MetricEval.EvalException.class,
+                () -> eval("approx_topk(1, " + counts + ")", STEPS));
+        assertEquals("approx_topk is only supported on instant queries", e.getMessage());
+    }
+
+    @Test
     void labelReplace_expandsTheGroups() throws Exception {
         assertEquals(Map.of("{app=\"a\", x=\"a-a\"}", List.of("60=3")),
                 eval("label_replace(sum by (app) (count_over_time({app=\"a\"}[1m])), \"x\", \"$1-${1}\", \"app\", \"(.)\")",
