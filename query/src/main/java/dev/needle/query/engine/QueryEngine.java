@@ -27,8 +27,9 @@ import org.apache.arrow.memory.RootAllocator;
  *
  * <p>The engine is what the server, the CLI and the benchmarks call; it gives each query its
  * {@link QueryBudget} and hands it to the part that does the job: {@link TraceLookup}, {@link RecordSearch},
- * {@link TraceSearch}, {@link TagsScan}, {@link WarmUp}, all planning through {@link LookupPlanner}
- * and reading in {@link QueryPools}.
+ * {@link RecordVisit}, {@link TraceSearch}, {@link TagsScan}, {@link WarmUp}, all planning through
+ * {@link LookupPlanner} and reading in {@link QueryPools}. A query made of several lookups (a LogQL metric
+ * query) takes one budget ({@link #budget}) and gives it to each.
  */
 public final class QueryEngine implements AutoCloseable {
 
