@@ -247,8 +247,8 @@ final class BlockScan {
                 if (matches.mayHaveMissed() && positions != Integer.MAX_VALUE) {
                     // The limit counted rows, and some of them are one record (a span sent twice, spans of one
                     // trace): the block's first rows may not hold its first records. Every match is offered instead.
-                    return run(ref, target, range, mechanisms, new Keep<>(first, Integer.MAX_VALUE, null, keep.budget()),
-                            indexed, held, indexFacts, tally);
+                    return run(ref, target, range, mechanisms,
+                            new Keep<>(first, Integer.MAX_VALUE, null, keep.budget()), indexed, held, indexFacts, tally);
                 }
                 long bytes = sidecarBytes + reader.bytesRead();
                 if (batchesRead == 0 && reader.batchCount() > 0) {
@@ -265,8 +265,8 @@ final class BlockScan {
                     reason += "; no zone maps or checksums: " + reader.metaProblem();
                 }
                 return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
-                        batchesSkipped, rows, first == null && keep.visitor() == null ? records.size() : matches.count(), decideBytes, bytes,
-                        tally.requests()), records, null);
+                        batchesSkipped, rows, first == null && keep.visitor() == null ? records.size() : matches.count(),
+                        decideBytes, bytes, tally.requests()), records, null);
             }
         } catch (IOException e) {
             if (fromIndex != null && (keep.visitor() == null || !keep.visitor().any)) {

@@ -44,8 +44,8 @@ public final class QueryBudget implements AutoCloseable {
         long total = all.addAndGet(bytes);
         if (held > limits.queryBytes()) {
             throw abort(QueryAbortedException.Reason.MEMORY, "the query would hold more than its memory limit of "
-                    + Units.formatBytes(limits.queryBytes()) + " of records and series; narrow its time range, make it more"
-                    + " selective or ask for fewer results or series");
+                    + Units.formatBytes(limits.queryBytes()) + " of records and series; narrow its time range, make it"
+                    + " more selective or ask for fewer results or series");
         }
         if (total > limits.totalBytes()) {
             throw abort(QueryAbortedException.Reason.BUSY, "the queries running now hold the "
@@ -55,7 +55,7 @@ public final class QueryBudget implements AutoCloseable {
     }
 
     /** Counts {@code bytes} no longer held. */
-    public synchronized void release(long bytes) {
+    synchronized void release(long bytes) {
         if (!closed) {
             held -= bytes;
             all.addAndGet(-bytes);
@@ -63,7 +63,7 @@ public final class QueryBudget implements AutoCloseable {
     }
 
     /** @throws QueryAbortedException when the query is past its deadline, or another of its tasks stopped it */
-    public void check() {
+    void check() {
         QueryAbortedException stop = aborted;
         if (stop != null) {
             throw stop;

@@ -63,7 +63,7 @@ final class TraceQlMetrics {
         return new MetricsResult(aggregator.series(), List.copyOf(problems), plans);
     }
 
-    /** The aggregator, fed from several reading threads one at a time, the growth of its series reserved in the budget. */
+    /** The aggregator, fed from the reading threads one at a time, the growth of its series reserved in the budget. */
     private static final class Counted {
         private final MetricsAggregator aggregator;
         private final QueryBudget budget;

@@ -31,7 +31,10 @@ public final class MetricSource implements MetricEval.Source, AutoCloseable {
     private final Set<String> problems = new LinkedHashSet<>();
     private final List<Explain> plans = new ArrayList<>();
 
-    /** Entries of {@code tenant}'s logs found by {@code search} with {@code mechanisms}, within {@code budget}, which it closes. */
+    /**
+     * Entries of {@code tenant}'s logs found by {@code search} with {@code mechanisms}, within {@code budget},
+     * which it closes.
+     */
     public MetricSource(LokiSearch search, QueryBudget budget, TenantId tenant, Mechanisms mechanisms) {
         this.search = search;
         this.budget = budget;
