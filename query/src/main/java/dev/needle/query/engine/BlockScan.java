@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -92,15 +93,49 @@ final class BlockScan {
         if (unread != null) {
             return unread;
         }
-        return run(ref, target, range, mechanisms, new Keep<>(first, first == null ? Integer.MAX_VALUE : -1, budget),
-                indexed, held, true, new ReadTally());
+        return run(ref, target, range, mechanisms, new Keep<>(first, first == null ? Integer.MAX_VALUE : -1, null,
+                budget), indexed, held, true, new ReadTally());
     }
 
     /**
-     * What a block's scan keeps: a lookup's every match ({@code first} null), or for a search the rows that
-     * may be among {@code first}, at most {@code positions} of them (-1: {@link FirstRecords#rowsPerBlock}).
+     * Hands every record of block {@code ref} that {@code target} matches to {@code visitor} as its batch is
+     * read, keeping none: the outcome holds no records. Otherwise as {@link #run}: decided unread where it
+     * can be, then read with {@code indexed} and {@code held}, {@code budget} checked between batches.
+     *
+     * @throws QueryAbortedException when the query passes its memory or its deadline
      */
-    private record Keep<R>(FirstRecords<R> first, int positions, QueryBudget budget) {
+    <R> Outcome<R> visit(BlockRef ref, Target<R> target, TimeRange range, Mechanisms mechanisms, Consumer<R> visitor,
+                         QueryBudget budget, BlockCatalog.Indexed indexed, IndexedFilters.Held held) {
+        Outcome<R> unread = decideUnread(ref, target, range, mechanisms, held);
+        if (unread != null) {
+            return unread;
+        }
+        return run(ref, target, range, mechanisms, new Keep<>(null, Integer.MAX_VALUE, new Handing<>(visitor), budget),
+                indexed, held, true, new ReadTally());
+    }
+
+    /** A visit's visitor, which knows whether it was handed a record: a block read again must not hand it twice. */
+    private static final class Handing<R> implements Consumer<R> {
+        private final Consumer<R> to;
+        private volatile boolean any;
+
+        Handing(Consumer<R> to) {
+            this.to = to;
+        }
+
+        @Override
+        public void accept(R record) {
+            any = true;
+            to.accept(record);
+        }
+    }
+
+    /**
+     * What a block's scan keeps: a lookup's every match ({@code first} and {@code visitor} null), for a search
+     * the rows that may be among {@code first}, at most {@code positions} of them (-1:
+     * {@link FirstRecords#rowsPerBlock}), or for a visit nothing, every match handed to {@code visitor}.
+     */
+    private record Keep<R>(FirstRecords<R> first, int positions, Handing<R> visitor, QueryBudget budget) {
     }
 
     /**
@@ -170,7 +205,9 @@ final class BlockScan {
                 return everyBatchRuledOut(name, batchRuledOut, failedOpen, decideBytes, tally);
             }
             int positions = keep.positions() >= 0 ? keep.positions() : first.rowsPerBlock();
-            try (MatchedRows<R> matches = new MatchedRows<>(target, keep.budget(), reader, first, positions)) {
+            try (MatchedRows<R> matches = keep.visitor() != null
+                    ? new MatchedRows<>(target, keep.budget(), reader, keep.visitor())
+                    : new MatchedRows<>(target, keep.budget(), reader, first, positions)) {
                 int batchesRead = 0;
                 int batchesSkipped = 0;
                 long rows = 0;
@@ -210,8 +247,8 @@ final class BlockScan {
                 if (matches.mayHaveMissed() && positions != Integer.MAX_VALUE) {
                     // The limit counted rows, and some of them are one record (a span sent twice, spans of one
                     // trace): the block's first rows may not hold its first records. Every match is offered instead.
-                    return run(ref, target, range, mechanisms, new Keep<>(first, Integer.MAX_VALUE, keep.budget()),
-                            indexed, held, indexFacts, tally);
+                    return run(ref, target, range, mechanisms,
+                            new Keep<>(first, Integer.MAX_VALUE, null, keep.budget()), indexed, held, indexFacts, tally);
                 }
                 long bytes = sidecarBytes + reader.bytesRead();
                 if (batchesRead == 0 && reader.batchCount() > 0) {
@@ -228,12 +265,13 @@ final class BlockScan {
                     reason += "; no zone maps or checksums: " + reader.metaProblem();
                 }
                 return new Outcome<>(new BlockDecision(name, Step.ROWS, false, reason, failedOpen, batchesRead,
-                        batchesSkipped, rows, first == null ? records.size() : matches.count(), decideBytes, bytes,
-                        tally.requests()), records, null);
+                        batchesSkipped, rows, first == null && keep.visitor() == null ? records.size() : matches.count(),
+                        decideBytes, bytes, tally.requests()), records, null);
             }
         } catch (IOException e) {
-            if (fromIndex != null) {
-                // The index's copy of the footer may be what is wrong: the block's own files decide.
+            if (fromIndex != null && (keep.visitor() == null || !keep.visitor().any)) {
+                // The index's copy of the footer may be what is wrong: the block's own files decide (unless a
+                // visit was handed records of it already, which a second read would hand again).
                 cache.forgetFacts(ref);
                 return run(ref, target, range, mechanisms, keep, indexed, held, false, tally);
             }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -26,6 +27,9 @@ import org.roaringbitmap.RoaringBitmap;
  * <p>When the target judges decoded records ({@link RecordFilter#record}), a batch's matched rows are
  * decoded as the batch is read and judged at once; only those that pass are kept or offered. Every record
  * a lookup keeps is reserved in the query's {@link QueryBudget}.
+ *
+ * <p>A visit (a {@code visitor}) keeps nothing: each batch's matched rows are decoded as the batch is read
+ * and handed to the visitor, those that pass the judge if there is one.
  */
 final class MatchedRows<R> implements AutoCloseable {
 
@@ -40,6 +44,8 @@ final class MatchedRows<R> implements AutoCloseable {
     private final FirstRecords<R> first;
     /** How many positions of this block a search keeps: its limit, or all when a duplicate made it read them all. */
     private final int positions;
+    /** A visit's receiver of every match; null for a lookup or a search. */
+    private final Consumer<R> visitor;
     private final Predicate<R> judge;
     private final Set<String> columns;
     /** A lookup's matched rows, by batch. */
@@ -59,11 +65,22 @@ final class MatchedRows<R> implements AutoCloseable {
      * a search those that may be among {@code first}, at most {@code positions} of this block.
      */
     MatchedRows(Target<R> target, QueryBudget budget, BlockReader reader, FirstRecords<R> first, int positions) {
+        this(target, budget, reader, first, positions, null);
+    }
+
+    /** Rows of {@code target} in {@code reader}'s block, each decoded as its batch is read and handed to {@code visitor}. */
+    MatchedRows(Target<R> target, QueryBudget budget, BlockReader reader, Consumer<R> visitor) {
+        this(target, budget, reader, null, Integer.MAX_VALUE, visitor);
+    }
+
+    private MatchedRows(Target<R> target, QueryBudget budget, BlockReader reader, FirstRecords<R> first, int positions,
+                        Consumer<R> visitor) {
         this.target = target;
         this.budget = budget;
         this.reader = reader;
         this.first = first;
         this.positions = positions;
+        this.visitor = visitor;
         this.judge = target.filter().record();
         Set<String> read = new HashSet<>(target.predicateColumns());
         if (first != null) {
@@ -112,7 +129,7 @@ final class MatchedRows<R> implements AutoCloseable {
             if (rows.isEmpty()) {
                 return;
             }
-            if (judge != null) {
+            if (judge != null || visitor != null) {
                 judge(batch, columns, wholeBatch, rows);
                 return;
             }
@@ -150,7 +167,10 @@ final class MatchedRows<R> implements AutoCloseable {
         }
     }
 
-    /** Decodes and judges the matched rows of a batch now: a lookup keeps those that pass, a search offers them. */
+    /**
+     * Decodes and judges (when there is a judge) the matched rows of a batch now: a lookup keeps those that
+     * pass, a search offers them, a visit hands them over.
+     */
     private void judge(int batch, VectorSchemaRoot columns, boolean wholeBatch, RoaringBitmap rows)
             throws CorruptBlockException, CorruptValueException {
         BigIntVector times = first == null ? null : (BigIntVector) columns.getVector(target.timeColumn());
@@ -162,7 +182,7 @@ final class MatchedRows<R> implements AutoCloseable {
                 }
                 R record = decoder.decode(row);
                 decoded++;
-                if (!judge.test(record)) {
+                if (judge != null && !judge.test(record)) {
                     continue;
                 }
                 count++;
@@ -171,9 +191,14 @@ final class MatchedRows<R> implements AutoCloseable {
         }
     }
 
-    /** A decoded record: a lookup holds it in {@code into}, reserved in the budget; a search offers it to its first records. */
+    /**
+     * A decoded record: a lookup holds it in {@code into}, reserved in the budget; a search offers it to its
+     * first records; a visit hands it over.
+     */
     private void take(R record, List<R> into) {
-        if (first == null) {
+        if (visitor != null) {
+            visitor.accept(record);
+        } else if (first == null) {
             budget.reserve(target.kind().heapBytes().applyAsLong(record));
             into.add(record);
         } else {
@@ -188,7 +213,7 @@ final class MatchedRows<R> implements AutoCloseable {
      */
     List<R> decode() throws CorruptBlockException, CorruptValueException {
         List<R> records = new ArrayList<>(judged);
-        if (judge != null) {
+        if (judge != null || visitor != null) {
             return records;
         }
         Map<Integer, RoaringBitmap> byBatch = all;

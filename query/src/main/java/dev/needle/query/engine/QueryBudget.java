@@ -5,12 +5,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One query's share of memory and time: the heap its decoded records hold, reserved as they are
- * decoded and given back as they are dropped or when the query ends, and its deadline. Every block
+ * decoded and given back as they are dropped or when the query ends, and its deadline. A query made
+ * of several lookups (a metric query's range aggregations) holds one budget for all of them
+ * ({@link QueryEngine#budget}), and what it keeps between records (a metric's state per series and
+ * step) is reserved in it too. Every block
  * task of the query checks it between batches, so that a query past a limit stops all its work within
  * a batch's time and answers a clear {@link QueryAbortedException}. Thread-safe: a query's blocks are
  * read in parallel; once closed it holds nothing, and a task that still reserves is stopped.
  */
-final class QueryBudget implements AutoCloseable {
+public final class QueryBudget implements AutoCloseable {
 
     private final QueryLimits limits;
     /** What every open budget of the engine holds together. */
@@ -32,7 +35,7 @@ final class QueryBudget implements AutoCloseable {
      * @throws QueryAbortedException when the query, or every query together, would hold more than allowed,
      *                               or the query is past its deadline
      */
-    synchronized void reserve(long bytes) {
+    public synchronized void reserve(long bytes) {
         check();
         if (closed) {
             throw abort(QueryAbortedException.Reason.TIMEOUT, "the query was stopped");
@@ -41,8 +44,8 @@ final class QueryBudget implements AutoCloseable {
         long total = all.addAndGet(bytes);
         if (held > limits.queryBytes()) {
             throw abort(QueryAbortedException.Reason.MEMORY, "the query would hold more than its memory limit of "
-                    + Units.formatBytes(limits.queryBytes()) + " of records; narrow its time range, make it more"
-                    + " selective or ask for fewer results");
+                    + Units.formatBytes(limits.queryBytes()) + " of records and series; narrow its time range, make it"
+                    + " more selective or ask for fewer results or series");
         }
         if (total > limits.totalBytes()) {
             throw abort(QueryAbortedException.Reason.BUSY, "the queries running now hold the "

@@ -11,7 +11,6 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.traceql.MetricsAggregator;
 import dev.needle.query.traceql.Query;
-import dev.needle.query.traceql.TraceQlPruning;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -31,8 +30,9 @@ import org.apache.arrow.memory.RootAllocator;
  *
  * <p>The engine is what the server, the CLI and the benchmarks call; it gives each query its
  * {@link QueryBudget} and hands it to the part that does the job: {@link TraceLookup}, {@link RecordSearch},
- * {@link TraceSearch}, {@link TagsScan}, {@link WarmUp}, all planning through {@link LookupPlanner}
- * and reading in {@link QueryPools}.
+ * {@link RecordVisit}, {@link TraceSearch}, {@link TagsScan}, {@link WarmUp}, all planning through
+ * {@link LookupPlanner} and reading in {@link QueryPools}. A query made of several lookups (a LogQL metric
+ * query) takes one budget ({@link #budget}) and gives it to each.
  */
 public final class QueryEngine implements AutoCloseable {
 
@@ -54,12 +54,11 @@ public final class QueryEngine implements AutoCloseable {
     private final QueryPools pools;
     private final TraceLookup traces;
     private final RecordSearch search;
+    private final RecordVisit visit;
     private final TraceSearch traceSearch;
     private final TraceQlSearch traceQlSearch;
     private final TraceQlMetrics traceQlMetrics;
     private final TagsScan tags;
-    private final CountedScan counted;
-    private final HeadSource head;
     private final WarmUp warmUp;
 
     /**
@@ -91,12 +90,11 @@ public final class QueryEngine implements AutoCloseable {
         LookupPlanner planner = new LookupPlanner(store, catalog, cache, scan, pools);
         this.traces = new TraceLookup(head, planner, scan);
         this.search = new RecordSearch(head, planner, scan, pools);
+        this.visit = new RecordVisit(store, head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
         this.traceQlSearch = new TraceQlSearch(traceSearch);
-        this.traceQlMetrics = new TraceQlMetrics(traceSearch);
+        this.traceQlMetrics = new TraceQlMetrics(traceSearch, visit);
         this.tags = new TagsScan(store, head, planner, scan, pools);
-        this.counted = new CountedScan(store, planner, scan, pools);
-        this.head = head;
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
     }
 
@@ -110,8 +108,11 @@ public final class QueryEngine implements AutoCloseable {
         return held.get();
     }
 
-    /** A budget for one query, to be closed when the query is done. */
-    private QueryBudget budget() {
+    /**
+     * A budget for one query, to be closed when the query is done: one for a query made of several lookups
+     * (each given it), in which what the query keeps between records is reserved too.
+     */
+    public QueryBudget budget() {
         return new QueryBudget(limits, held);
     }
 
@@ -216,52 +217,8 @@ public final class QueryEngine implements AutoCloseable {
      */
     public MetricsResult metrics(TenantId tenant, Query.Metrics query, MetricsAggregator aggregator, TimeRange range,
                                  Mechanisms mechanisms) throws IOException {
-        if (mechanisms.counts() && aggregator.countable(BlockCounts.WIDTH_NANOS)) {
-            // Spans are judged alone here (countable implies it), so a block's counts can stand for its spans.
-            CountedResult counted = countSpans(tenant, TraceQlSearch.candidates(TraceQlPruning.required(query)), range,
-                    c -> aggregator.countable(c.widthNanos()), aggregator::add, span -> aggregator.add(List.of(span)),
-                    mechanisms);
-            return new MetricsResult(aggregator.series(), counted.problems(), List.of(counted.plan()));
-        }
         try (QueryBudget budget = budget()) {
             return traceQlMetrics.series(tenant, query, aggregator, range, mechanisms, budget);
-        }
-    }
-
-    /**
-     * What a counted scan went through: its plan (a block given as its COUNTS is decided by
-     * {@link BlockDecision.Step#COUNTS}), and the blocks that could not be read.
-     */
-    public record CountedResult(Explain plan, List<String> problems) {
-        public CountedResult {
-            problems = List.copyOf(problems);
-        }
-    }
-
-    /**
-     * Every span that starts in {@code range}, for a metrics query: each overlapping block whose COUNTS file
-     * {@code usable} accepts is given to {@code counts}; every other block is read, pruned as a search for
-     * {@code expr} is, and each span it finds given to {@code spans} and not kept; then every span of the head
-     * in the range. The two consumers are never called at once.
-     *
-     * @throws QueryAbortedException when the reads pass the query's memory or its deadline
-     */
-    public CountedResult countSpans(TenantId tenant, Expr expr, TimeRange range, Predicate<BlockCounts> usable,
-                                    Consumer<BlockCounts> counts, Consumer<SpanRecord> spans, Mechanisms mechanisms)
-            throws IOException {
-        try (QueryBudget budget = budget()) {
-            return counted.run(tenant, Signal.SPANS, head.spanParts(tenant), f -> SearchTarget.spans(expr, range, f),
-                    SpanRecord::startTimeUnixNano, range, usable, counts, spans, mechanisms, budget);
-        }
-    }
-
-    /** Every log record whose event time is in {@code range}, for a metric query, as {@link #countSpans} gives spans. */
-    public CountedResult countLogs(TenantId tenant, Expr expr, TimeRange range, Predicate<BlockCounts> usable,
-                                   Consumer<BlockCounts> counts, Consumer<LogRecord> logs, Mechanisms mechanisms)
-            throws IOException {
-        try (QueryBudget budget = budget()) {
-            return counted.run(tenant, Signal.LOGS, head.logParts(tenant), f -> SearchTarget.logs(expr, range, f),
-                    LogRecord::eventTimeUnixNano, range, usable, counts, logs, mechanisms, budget);
         }
     }
 
@@ -300,6 +257,41 @@ public final class QueryEngine implements AutoCloseable {
         try (QueryBudget budget = budget()) {
             return traces.traceLogs(tenant, traceId, range, mechanisms, budget);
         }
+    }
+
+    /**
+     * The log records of one trace in {@code range}, oldest first, as {@link #traceLogs(TenantId, Bytes, TimeRange,
+     * Mechanisms)}, held in {@code budget}: one lookup of a query made of several.
+     */
+    public SearchResult<LogRecord> traceLogs(TenantId tenant, Bytes traceId, TimeRange range, Mechanisms mechanisms,
+                                             QueryBudget budget) throws IOException {
+        return traces.traceLogs(tenant, traceId, range, mechanisms, budget);
+    }
+
+    /**
+     * Hands every log record matching {@code expr} that passes {@code filter} in {@code range} to {@code visitor}
+     * as it is read, holding none (see {@link RecordVisit}): the head's, then every block that may hold one. The
+     * visitor is called from the engine's reading threads, several at once; {@code budget} is the query's
+     * (what the visitor keeps is reserved there by the visitor).
+     *
+     * @throws QueryAbortedException when the query passes its memory or its deadline ({@link QueryLimits})
+     */
+    public VisitResult visitLogs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter, TimeRange range,
+                                 Mechanisms mechanisms, QueryBudget budget, Consumer<LogRecord> visitor)
+            throws IOException {
+        return visit.logs(tenant, expr, filter, range, mechanisms, null, visitor, budget);
+    }
+
+    /**
+     * {@link #visitLogs}, but each block whose COUNTS file {@code usable} accepts is given to {@code counts} instead
+     * of its records, on this thread and before any record is handed over (unless the query turned the COUNTS
+     * mechanism off); a block without a usable file is read.
+     */
+    public VisitResult visitLogs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter, TimeRange range,
+                                 Mechanisms mechanisms, QueryBudget budget, Predicate<BlockCounts> usable,
+                                 Consumer<BlockCounts> counts, Consumer<LogRecord> visitor) throws IOException {
+        return visit.logs(tenant, expr, filter, range, mechanisms, new RecordVisit.Counts(usable, counts), visitor,
+                budget);
     }
 
     /** Log records matching {@code expr} in {@code range}, newest first, at most {@code limit}. */

@@ -42,9 +42,13 @@ final class RecordSearch {
                                    FirstRecords.Distinct<SpanRecord> distinct, Mechanisms mechanisms,
                                    QueryBudget budget) throws IOException {
         return search(tenant, Signal.SPANS, SearchTarget.spans(expr, range), range, limit, Order.NEWEST_FIRST,
-                distinct, mechanisms, head.spanParts(tenant),
-                s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano()),
-                SpanRecord::startTimeUnixNano, budget);
+                distinct, mechanisms, head.spanParts(tenant), headSpans(expr, range), SpanRecord::startTimeUnixNano,
+                budget);
+    }
+
+    /** Which of the head's spans match {@code expr} in {@code range}: what a block's scan finds of its rows. */
+    static Predicate<SpanRecord> headSpans(Expr expr, TimeRange range) {
+        return s -> Values.matches(expr, Values.of(s)) && range.contains(s.startTimeUnixNano());
     }
 
     /** The first {@code limit} spans matching {@code expr}, newest first, each span once. */
@@ -59,13 +63,19 @@ final class RecordSearch {
      */
     SearchResult<LogRecord> logs(TenantId tenant, Expr expr, RecordFilter<LogRecord> filter, TimeRange range, int limit,
                                  Order order, Mechanisms mechanisms, QueryBudget budget) throws IOException {
-        // The head's records pass the same tests as the blocks' rows: the body's text, then the record.
+        return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order,
+                FirstRecords.Distinct.records(RecordKind.LOGS), mechanisms, head.logParts(tenant),
+                headLogs(expr, filter, range), LogRecord::eventTimeUnixNano, budget);
+    }
+
+    /**
+     * Which of the head's log records match {@code expr} in {@code range} and pass {@code filter}: the same tests
+     * as the blocks' rows, the body's text, then the record.
+     */
+    static Predicate<LogRecord> headLogs(Expr expr, RecordFilter<LogRecord> filter, TimeRange range) {
         Predicate<LogRecord> passes = r -> (filter.bodyText() == null || !(r.body() instanceof AnyValue.Str body)
                 || filter.bodyText().test(body.value())) && (filter.record() == null || filter.record().test(r));
-        return search(tenant, Signal.LOGS, SearchTarget.logs(expr, range, filter), range, limit, order,
-                FirstRecords.Distinct.records(RecordKind.LOGS), mechanisms,
-                head.logParts(tenant), r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano())
-                        && passes.test(r), LogRecord::eventTimeUnixNano, budget);
+        return r -> Values.matches(expr, Values.of(r)) && range.contains(r.eventTimeUnixNano()) && passes.test(r);
     }
 
     private <R> SearchResult<R> search(TenantId tenant, Signal signal, Target<R> target, TimeRange range, int limit,

@@ -78,7 +78,7 @@ final class TraceSearch {
     }
 
     /** Whether {@code e} has a condition on the whole trace, which only the trace's lookup decides. */
-    private static boolean namesTrace(Expr e) {
+    static boolean namesTrace(Expr e) {
         if (e instanceof Expr.Condition c) {
             return c.attribute().scope() == Attribute.Scope.TRACE;
         }

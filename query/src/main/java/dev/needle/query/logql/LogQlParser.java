@@ -67,7 +67,7 @@ import java.util.regex.PatternSyntaxException;
  * rangeop   = count_over_time | rate | bytes_over_time | bytes_rate | absent_over_time | sum_over_time
  *           | avg_over_time | min_over_time | max_over_time | first_over_time | last_over_time
  *           | stddev_over_time | stdvar_over_time | quantile_over_time | rate_counter
- * vectorop  = sum | avg | min | max | count | stddev | stdvar | topk | bottomk | sort | sort_desc
+ * vectorop  = sum | avg | min | max | count | stddev | stdvar | topk | bottomk | approx_topk | sort | sort_desc
  * string    = "…" with Go's escapes | `raw`
  * </pre>
  *
@@ -1012,7 +1012,8 @@ public final class LogQlParser {
         MetricExpr.Grouping grouping = grouping();
         expect('(');
         int k = 0;
-        if (op == MetricExpr.VectorOp.TOPK || op == MetricExpr.VectorOp.BOTTOMK) {
+        if (op == MetricExpr.VectorOp.TOPK || op == MetricExpr.VectorOp.BOTTOMK
+                || op == MetricExpr.VectorOp.APPROX_TOPK) {
             skipSpace();
             int kAt = pos;
             double n = number();
@@ -1030,7 +1031,8 @@ public final class LogQlParser {
         } else if (grouping() != null) {
             throw error(at, "syntax error: " + op.word() + " is grouped twice");
         }
-        if (grouping != null && (op == MetricExpr.VectorOp.SORT || op == MetricExpr.VectorOp.SORT_DESC)) {
+        if (grouping != null && (op == MetricExpr.VectorOp.SORT || op == MetricExpr.VectorOp.SORT_DESC
+                || op == MetricExpr.VectorOp.APPROX_TOPK)) {
             throw error(at, "grouping not allowed for " + op.word() + " aggregation");
         }
         if (inner.scalar()) {

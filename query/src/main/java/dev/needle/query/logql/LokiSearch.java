@@ -6,11 +6,13 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.Order;
+import dev.needle.query.engine.QueryBudget;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.RecordFilter;
 import dev.needle.query.engine.SearchResult;
 import dev.needle.query.engine.TagsResult;
 import dev.needle.query.engine.TimeRange;
+import dev.needle.query.engine.VisitResult;
 import dev.needle.query.logql.pipeline.LineFilter;
 import dev.needle.query.logql.pipeline.Stage;
 import java.io.IOException;
@@ -65,47 +67,54 @@ public final class LokiSearch {
     }
 
     /**
-     * Every entry of {@code query}'s selector and pipeline in {@code range}, as read (before the pipeline),
-     * oldest first: what a metric counts. No limit drops any; a search too large for the engine's query
-     * limits fails instead ({@link dev.needle.query.engine.QueryAbortedException}).
+     * What a visit came to, beside the entries it handed over.
+     *
+     * @param problems blocks that could not be read: the visit may have missed entries
+     * @param plans    every lookup's plan
      */
-    public Result every(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms)
-            throws IOException {
-        Lookup found = lookup(tenant, query, range, Integer.MAX_VALUE, Order.OLDEST_FIRST, mechanisms);
-        List<LokiEntry> kept = new ArrayList<>();
-        for (LogRecord r : found.records()) {
-            LokiEntry e = LokiEntry.of(r);
-            if (query.matches(e)) {
-                kept.add(e);
-            }
-        }
-        kept.sort(Comparator.comparingLong(LokiEntry::timeUnixNano));
-        return new Result(List.copyOf(kept), found.problems(), found.plans());
+    public record Visited(List<String> problems, List<Explain> plans) {
     }
 
     /**
-     * Every entry of {@code query}'s selector in {@code range}, for a sum of counts: each block whose COUNTS
-     * {@code usable} accepts is given to {@code counts}, every other entry, as read (before the pipeline), to
-     * {@code entries}, none kept; pruned by the sidecars as a search is.
+     * Hands {@code visitor} every entry of {@code query}'s selector in {@code range} that passes its line filters
+     * (those before a stage that changes the line, judged on the body column), as read and before the rest of
+     * the pipeline, in any order and from several threads at once; none is held. What a metric counts: by trace
+     * id through TRACE_IDX when the query names one, else every block that may hold one. {@code budget} is the
+     * whole query's.
+     *
+     * @throws dev.needle.query.engine.QueryAbortedException when the query passes its memory or its deadline
      */
-    public Result count(TenantId tenant, LogQl.LogQuery query, TimeRange range, Predicate<BlockCounts> usable,
-                        Consumer<BlockCounts> counts, Consumer<LokiEntry> entries, Mechanisms mechanisms)
-            throws IOException {
+    public Visited visit(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms,
+                         QueryBudget budget, Consumer<LokiEntry> visitor) throws IOException {
+        return visit(tenant, query, range, mechanisms, budget, null, null, visitor);
+    }
+
+    /**
+     * {@link #visit(TenantId, LogQl.LogQuery, TimeRange, Mechanisms, QueryBudget, Consumer)}, but each block whose
+     * COUNTS file {@code usable} accepts (when not null) is given to {@code counts} instead of its entries, before
+     * any entry is handed over.
+     */
+    public Visited visit(TenantId tenant, LogQl.LogQuery query, TimeRange range, Mechanisms mechanisms,
+                         QueryBudget budget, Predicate<BlockCounts> usable, Consumer<BlockCounts> counts,
+                         Consumer<LokiEntry> visitor) throws IOException {
         Set<String> problems = new LinkedHashSet<>();
-        Set<String> keys = Set.of();
-        if (LogQlPruning.needsKeys(query)) {
-            TagsResult tags = engine.logTags(tenant, range, key -> false);
-            problems.addAll(tags.problems());
-            keys = tags.tags().keys().keySet();
-        }
-        LogQlPruning pruning = LogQlPruning.of(query, keys);
+        LogQlPruning pruning = pruning(tenant, query, range, problems);
         if (pruning.nothing()) {
-            return new Result(List.of(), List.copyOf(problems), List.of());
+            return new Visited(List.copyOf(problems), List.of());
         }
-        QueryEngine.CountedResult counted = engine.countLogs(tenant, pruning.expr(), range, usable, counts,
-                r -> entries.accept(LokiEntry.of(r)), mechanisms);
-        problems.addAll(counted.problems());
-        return new Result(List.of(), List.copyOf(problems), List.of(counted.plan()));
+        if (pruning.traceId() != null) {
+            SearchResult<LogRecord> logs = engine.traceLogs(tenant, pruning.traceId(), range, mechanisms, budget);
+            problems.addAll(logs.problems());
+            logs.records().forEach(r -> visitor.accept(LokiEntry.of(r)));
+            return new Visited(List.copyOf(problems), List.of(logs.plan()));
+        }
+        RecordFilter<LogRecord> filter = new RecordFilter<>(lineFilter(query), null);
+        Consumer<LogRecord> entries = r -> visitor.accept(LokiEntry.of(r));
+        VisitResult visited = usable == null
+                ? engine.visitLogs(tenant, pruning.expr(), filter, range, mechanisms, budget, entries)
+                : engine.visitLogs(tenant, pruning.expr(), filter, range, mechanisms, budget, usable, counts, entries);
+        problems.addAll(visited.problems());
+        return new Visited(List.copyOf(problems), List.of(visited.plan()));
     }
 
     /** The records a lookup found, the blocks it could not read and its plans. */
@@ -119,13 +128,7 @@ public final class LokiSearch {
     private Lookup lookup(TenantId tenant, LogQl.LogQuery query, TimeRange range, int limit, Order order,
                           Mechanisms mechanisms) throws IOException {
         Set<String> problems = new LinkedHashSet<>();
-        Set<String> keys = Set.of();
-        if (LogQlPruning.needsKeys(query)) {
-            TagsResult tags = engine.logTags(tenant, range, key -> false);
-            problems.addAll(tags.problems());
-            keys = tags.tags().keys().keySet();
-        }
-        LogQlPruning pruning = LogQlPruning.of(query, keys);
+        LogQlPruning pruning = pruning(tenant, query, range, problems);
         if (pruning.nothing()) {
             return new Lookup(List.of(), List.copyOf(problems), List.of());
         }
@@ -137,11 +140,31 @@ public final class LokiSearch {
     }
 
     /**
+     * What a lookup of {@code query} in {@code range} may decide: the keys in the range (read only when the query
+     * has an equality a lookup can decide, the tags' problems added to {@code problems}) make the pruning.
+     */
+    private LogQlPruning pruning(TenantId tenant, LogQl.LogQuery query, TimeRange range, Set<String> problems)
+            throws IOException {
+        Set<String> keys = Set.of();
+        if (LogQlPruning.needsKeys(query)) {
+            TagsResult tags = engine.logTags(tenant, range, key -> false);
+            problems.addAll(tags.problems());
+            keys = tags.tags().keys().keySet();
+        }
+        return LogQlPruning.of(query, keys);
+    }
+
+    /**
      * The query as the engine judges it while reading: the line filters before the first stage that may
      * change the line on a string body's text (those test the body as rendered), then the whole query
      * on the record.
      */
     static RecordFilter<LogRecord> filter(LogQl.LogQuery query) {
+        return new RecordFilter<>(lineFilter(query), r -> query.matches(LokiEntry.of(r)));
+    }
+
+    /** The line filters before the first stage that may change the line, as a test of a string body's text; null when none. */
+    private static Predicate<String> lineFilter(LogQl.LogQuery query) {
         List<LineFilter> lines = new ArrayList<>();
         for (Stage s : query.pipeline()) {
             if (s.changesLine()) {
@@ -151,7 +174,7 @@ public final class LokiSearch {
                 lines.add(f);
             }
         }
-        Predicate<String> text = lines.isEmpty() ? null : line -> {
+        return lines.isEmpty() ? null : line -> {
             for (LineFilter f : lines) {
                 if (!f.test(line)) {
                     return false;
@@ -159,7 +182,6 @@ public final class LokiSearch {
             }
             return true;
         };
-        return new RecordFilter<>(text, r -> query.matches(LokiEntry.of(r)));
     }
 
     private static List<LokiEntry> judge(LogQl.LogQuery query, List<LogRecord> records) {

@@ -331,7 +331,7 @@ public final class LokiApi {
      */
     private ApiReply metric(TenantId tenant, MetricExpr expr, long[] times, boolean matrix, Mechanisms mechanisms)
             throws ApiException, IOException {
-        MetricRun run = MetricRun.of(engine, metrics, tenant, expr, times, mechanisms);
+        MetricRun run = MetricRun.of(engine, metrics, tenant, expr, times, !matrix, mechanisms);
         MetricEval.Value value = run.value();
         List<MetricEval.Series> series = value.scalar() != null
                 ? List.of(new MetricEval.Series(Map.of(), value.scalar(), all(times.length)))

@@ -2,6 +2,7 @@ package dev.needle.query.loki;
 
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.engine.Explain;
+import dev.needle.query.engine.QueryBudget;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.http.ApiException;
@@ -25,12 +26,15 @@ import java.util.Set;
  * /loki/api/v1/index/stats   query, start, end, since:   {"streams":N,"chunks":N,"entries":N,"bytes":N}
  * </pre>
  *
- * <p>Counted on the entries a metric query reads ({@link LokiSearch#every}), so exact where Loki's index
+ * <p>Counted on the entries a metric query reads ({@link LokiSearch#visit}), so exact where Loki's index
  * estimates: {@code streams} the distinct label sets, {@code entries} the entries, {@code bytes} their lines'
  * bytes. needle has no chunks; {@code chunks} is what stands in for them, the blocks that held a matching
  * entry, and one more when the head (records not yet in a block) did.
  */
 final class LokiStats {
+
+    /** What a distinct stream's labels hold, counted in the query's budget. */
+    private static final long STREAM_BYTES = 512;
 
     private final QueryEngine engine;
     private final QueryMetrics metrics;
@@ -45,23 +49,30 @@ final class LokiStats {
         LogQl.LogQuery selector = LokiLabels.selector(params.string("query"));
         TimeRange range = LokiParams.range(params, now, LokiParams.QUERY_SINCE);
         long started = System.nanoTime();
-        LokiSearch.Result found = new LokiSearch(engine).every(tenant, selector, range, params.mechanisms());
-        metrics.record(QueryMetrics.Kind.LOGS, System.nanoTime() - started, found.plans());
         Set<Map<String, String>> streams = new HashSet<>();
-        long bytes = 0;
-        for (LokiEntry e : found.entries()) {
-            streams.add(e.labels());
-            bytes += e.line().getBytes(StandardCharsets.UTF_8).length;
+        long[] counted = new long[2];
+        LokiSearch.Visited found;
+        try (QueryBudget budget = engine.budget()) {
+            found = new LokiSearch(engine).visit(tenant, selector, range, params.mechanisms(), budget, e -> {
+                synchronized (streams) {
+                    if (streams.add(e.labels())) {
+                        budget.reserve(STREAM_BYTES);
+                    }
+                    counted[0]++;
+                    counted[1] += e.line().getBytes(StandardCharsets.UTF_8).length;
+                }
+            });
         }
+        metrics.record(QueryMetrics.Kind.LOGS, System.nanoTime() - started, found.plans());
         long chunks = 0;
         for (Explain plan : found.plans()) {
             Explain.Totals t = plan.totals();
             chunks += t.opened() - t.openedForNothing() + (t.headMatched() > 0 ? 1 : 0);
         }
         long streamCount = streams.size();
-        long entries = found.entries().size();
+        long entries = counted[0];
         long chunkCount = chunks;
-        long byteCount = bytes;
+        long byteCount = counted[1];
         ApiReply reply = JsonReplies.object(200, g -> {
             g.writeNumberField("streams", streamCount);
             g.writeNumberField("chunks", chunkCount);

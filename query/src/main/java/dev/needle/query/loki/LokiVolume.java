@@ -91,7 +91,7 @@ final class LokiVolume {
             problems.addAll(names.problems());
         }
         MetricRun run = MetricRun.of(engine, metrics, tenant, volume(selector, groupBy, buckets.step()),
-                buckets.times(), params.mechanisms());
+                buckets.times(), false, params.mechanisms());
         List<Explain> plans = new ArrayList<>(run.plans());
         problems.addAll(run.problems());
         List<List<MetricEval.Sample>> steps = new ArrayList<>(run.value().steps());
@@ -100,7 +100,7 @@ final class LokiVolume {
         if (partial < buckets.step()) {
             // The first bucket starts with the range, after its step began: its own window.
             MetricRun first = MetricRun.of(engine, metrics, tenant, volume(selector, groupBy, partial),
-                    new long[] {buckets.times()[0]}, params.mechanisms());
+                    new long[] {buckets.times()[0]}, false, params.mechanisms());
             steps.set(0, first.value().steps().get(0));
             plans.addAll(first.plans());
             problems.addAll(first.problems());

@@ -43,11 +43,20 @@ import java.util.TreeMap;
  *
  * <p>Sampling hints ({@code with(sample=…)}) are accepted and ignored: the answer is exact.
  * Not thread-safe: one aggregator per query.
+ *
+ * <p>What it holds is its series, not the spans: per label set a value (and for avg a count) per step, or
+ * for histograms and quantiles a count per bucket and step; {@link #heldBytes} estimates it, so that a
+ * query's budget can count series × steps as they grow.
  */
 public final class MetricsAggregator {
 
     /** The most steps a range may have, as Prometheus allows points per series. */
     public static final int MAX_STEPS = 11_000;
+
+    /** An empty TreeMap of a step's buckets, with its place in the list of steps. */
+    private static final long TREE_BYTES = 56;
+    /** A bucket's entry in a step's TreeMap: the entry and two boxed doubles. */
+    private static final long TREE_ENTRY_BYTES = 80;
 
     /** Intrinsics whose value depends on other spans of the trace. */
     private static final Set<FieldExpr.Intrinsic> TRACE_WIDE = EnumSet.of(FieldExpr.Intrinsic.CHILD_COUNT,
@@ -57,9 +66,14 @@ public final class MetricsAggregator {
 
     private final MetricsExpr expr;
     private final long start;
+    /** The range asked, [from, to]: the spans counted start in it, whatever the steps' alignment adds. */
+    private final long from;
+    private final long to;
     private final long step;
     private final int intervals;
     private final Map<MetricsExpr.Pipeline, Leaf> leaves = new LinkedHashMap<>();
+    /** What the series held so far take of the heap, estimated as they are made. */
+    private long held;
 
     /**
      * An aggregator for {@code query} over {@code [startNanos, endNanos]} in steps of {@code stepNanos}.
@@ -88,6 +102,8 @@ public final class MetricsAggregator {
         this.expr = query.expr();
         this.step = stepNanos;
         this.start = aligned ? startNanos - Math.floorMod(startNanos, stepNanos) : startNanos;
+        this.from = startNanos;
+        this.to = endNanos;
         long mod = aligned ? Math.floorMod(endNanos, stepNanos) : 0;
         long end = mod == 0 ? endNanos : endNanos + (stepNanos - mod);
         long steps = (end - start) / stepNanos;
@@ -212,22 +228,45 @@ public final class MetricsAggregator {
     }
 
     /**
-     * Adds a block's counts in place of its spans; only when {@link #countable} says so. Each group is judged
-     * once, as a span of its service, kind and status, and its rows are added to the step their bucket lies in.
+     * Whether {@code counts} can stand for its block's spans: the query is {@link #countable} with its width, and no
+     * row's bucket holds both times in the range asked and times out of it (the range's ends, which a reader
+     * gives inclusively, cut some bucket unless a step excludes what it cuts off).
+     */
+    public boolean countable(BlockCounts counts) {
+        if (!countable(counts.widthNanos())) {
+            return false;
+        }
+        long w = counts.widthNanos();
+        for (int i = 0; i < counts.rows().size(); i++) {
+            long end = counts.bucketEndNanos(i);
+            long first = end - w + 1;
+            boolean cut = first < from && end >= from || first <= to && end > to;
+            if (cut && interval(end) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Adds a block's counts in place of its spans; only when {@link #countable(BlockCounts)} says so. Each group is
+     * judged once, as a span of its service, kind and status, and its rows in the range asked are added to the
+     * step their bucket lies in.
      */
     public void add(BlockCounts counts) {
         List<BlockCounts.Group> groups = counts.groups();
         BlockCounts.Rows rows = counts.rows();
         int[] at = new int[rows.size()];
         for (int i = 0; i < at.length; i++) {
-            at[i] = interval(counts.bucketEndNanos(i));
+            long end = counts.bucketEndNanos(i);
+            at[i] = end < from || end - counts.widthNanos() + 1 > to ? -1 : interval(end);
         }
         for (Leaf leaf : leaves.values()) {
             Map<String, Value>[] labels = leaf.groupLabels(counts);
             if (leaf.pipeline.function() instanceof Function.Rate || leaf.pipeline.function() instanceof Function.CountOverTime) {
                 double[][] acc = new double[groups.size()][];
                 for (int g = 0; g < acc.length; g++) {
-                    acc[g] = labels[g] == null ? null : leaf.values.computeIfAbsent(labels[g], k -> new double[intervals]);
+                    acc[g] = labels[g] == null ? null : leaf.valuesOf(labels[g]);
                 }
                 for (int i = 0; i < at.length; i++) {
                     double[] a = acc[rows.group()[i]];
@@ -258,8 +297,9 @@ public final class MetricsAggregator {
                 for (int i = 0; i < intervals; i++) {
                     if (steps[i] != null) {
                         for (int e = 1; e < 65; e++) {
-                            if (steps[i][e] > 0) {
-                                perStep.get(i).merge(Math.pow(2, e) / 1e9, (double) steps[i][e], Double::sum);
+                            if (steps[i][e] > 0 && perStep.get(i).merge(Math.pow(2, e) / 1e9, (double) steps[i][e],
+                                    Double::sum) == steps[i][e]) {
+                                held += TREE_ENTRY_BYTES;
                             }
                         }
                     }
@@ -277,6 +317,23 @@ public final class MetricsAggregator {
         for (Leaf leaf : leaves.values()) {
             TraceEvaluator.spansFound(leaf.pipeline.spans(), view).stream().forEach(i -> leaf.observe(view, i));
         }
+    }
+
+    /**
+     * The heap the series held so far take, estimated: per label set its labels and an array of
+     * steps per value kept, per histogram bucket a count per step.
+     */
+    public long heldBytes() {
+        return held;
+    }
+
+    /** A label set's estimated heap: the map and, per label, its entry, name and value. */
+    private static long labelBytes(Map<String, Value> labels) {
+        long bytes = 64;
+        for (Map.Entry<String, Value> l : labels.entrySet()) {
+            bytes += 96 + 2L * (l.getKey().length() + l.getValue().toString().length());
+        }
+        return bytes;
     }
 
     /** The series of the query, in a stable order: by labels' text. */
@@ -477,26 +534,35 @@ public final class MetricsAggregator {
                 Value v = TraceEvaluator.value(o.field(), view, span, -1, -1);
                 if (v.isNumeric()) {
                     double x = v instanceof Value.Duration d ? d.nanos() / 1e9 : v.asDouble();
-                    double[] acc = values.computeIfAbsent(labels, k -> nans());
+                    double[] acc = values.computeIfAbsent(labels, k -> {
+                        held += labelBytes(k) + arrayBytes();
+                        return nans();
+                    });
                     acc[at] = switch (o.op()) {
                         case MIN -> Double.isNaN(acc[at]) ? x : Math.min(acc[at], x);
                         case MAX -> Double.isNaN(acc[at]) ? x : Math.max(acc[at], x);
                         case SUM, AVG -> Double.isNaN(acc[at]) ? x : acc[at] + x;
                     };
-                    counts.computeIfAbsent(labels, k -> new double[intervals])[at]++;
+                    counts.computeIfAbsent(labels, k -> {
+                        held += arrayBytes();
+                        return new double[intervals];
+                    })[at]++;
                 }
             } else {
                 FieldExpr field = fn instanceof Function.HistogramOverTime h ? h.field()
                         : ((Function.QuantileOverTime) fn).field();
                 double b = bucket(TraceEvaluator.value(field, view, span, -1, -1));
                 if (!Double.isNaN(b)) {
-                    bucketsOf(labels).get(at).merge(b, 1.0, Double::sum);
+                    if (bucketsOf(labels).get(at).merge(b, 1.0, Double::sum) == 1.0) {
+                        held += TREE_ENTRY_BYTES;
+                    }
                 }
             }
         }
 
         List<TreeMap<Double, Double>> bucketsOf(Map<String, Value> labels) {
             return buckets.computeIfAbsent(labels, k -> {
+                held += labelBytes(k) + (long) intervals * TREE_BYTES;
                 List<TreeMap<Double, Double>> l = new ArrayList<>();
                 for (int i = 0; i < intervals; i++) {
                     l.add(new TreeMap<>());
@@ -527,7 +593,19 @@ public final class MetricsAggregator {
 
         /** Counts start at 0 in every step, as Tempo's: a counted series has a point at every step. */
         private void add(Map<String, Value> labels, int at, double by) {
-            values.computeIfAbsent(labels, k -> new double[intervals])[at] += by;
+            valuesOf(labels)[at] += by;
+        }
+
+        double[] valuesOf(Map<String, Value> labels) {
+            return values.computeIfAbsent(labels, k -> {
+                held += labelBytes(k) + arrayBytes();
+                return new double[intervals];
+            });
+        }
+
+        /** An array of a value per step. */
+        private long arrayBytes() {
+            return 16 + 8L * intervals;
         }
 
         private double[] nans() {

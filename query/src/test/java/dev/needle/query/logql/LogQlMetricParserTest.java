@@ -3,6 +3,8 @@ package dev.needle.query.logql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.needle.query.logql.metric.MetricExpr;
 import dev.needle.query.logql.pipeline.LabelFilter;
@@ -122,6 +124,19 @@ class LogQlMetricParserTest {
         assertEquals("$1", l.replacement());
         assertEquals("service", l.src());
         assertEquals(true, l.regex().matcher("a:c").matches());
+    }
+
+    @Test
+    void parse_approxTopk_takesAWholeK_andNoGrouping() throws Exception {
+        MetricExpr.Vector v = (MetricExpr.Vector) metric("approx_topk(2, sum by (c) (rate({a=\"b\"}[5m])))");
+        assertEquals(MetricExpr.VectorOp.APPROX_TOPK, v.op());
+        assertEquals(2, v.k());
+        assertNull(v.grouping());
+        String grouped = assertThrows(LogQlParseException.class,
+                () -> metric("approx_topk(2, rate({a=\"b\"}[5m])) by (c)")).getMessage();
+        assertTrue(grouped.contains("grouping not allowed for approx_topk aggregation"), grouped);
+        assertThrows(LogQlParseException.class, () -> metric("approx_topk(1.5, rate({a=\"b\"}[5m]))"));
+        assertThrows(LogQlParseException.class, () -> metric("approx_topk(rate({a=\"b\"}[5m]))"));
     }
 
     @ParameterizedTest

@@ -19,8 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 
 /**
@@ -30,32 +32,37 @@ import java.util.regex.Matcher;
  * on the series present at each time, as Prometheus' do.
  *
  * <p>Every entry a range aggregation covers is read from the {@link Source}: nothing is sampled or left
- * out, so a count is exact or the query fails.
+ * out, so a count is exact or the query fails. Entries are counted as they are read, into each range
+ * aggregation's state per series and step ({@link RangeWindows}), and none is held: what an evaluation holds
+ * is series × steps (and the values of quantile_over_time's and rate_counter's samples), every byte of it
+ * reported to {@link Source#hold} as it is taken.
  */
 public final class MetricEval {
 
-    /** Where a range aggregation's entries come from. */
-    @FunctionalInterface
+    /** Where a range aggregation's entries come from, and where the memory the evaluation holds is counted. */
     public interface Source {
         /**
-         * Every entry the log query's selector and line filters may keep in {@code [fromNanos, toNanos]}, as read
-         * (before the pipeline), in any order.
+         * Hands {@code visitor} every entry the log query's selector and line filters may keep in
+         * {@code [fromNanos, toNanos]}, as read (before the pipeline), in any order and from several threads at once.
          */
-        List<LokiEntry> entries(LogQl.LogQuery query, long fromNanos, long toNanos) throws IOException;
-    }
-
-    /**
-     * Where a sum of counts ({@link CountedSum}) reads: blocks as their COUNTS where it can, records elsewhere.
-     */
-    public interface Counter {
-        /**
-         * Gives every block holding entries of {@code query} in {@code [fromNanos, toNanos]} whose COUNTS
-         * {@code usable} accepts to {@code counts}, and every other entry the selector and line filters may keep
-         * in that range, as read (before the pipeline), to {@code entries}; never both at once.
-         */
-        void count(LogQl.LogQuery query, long fromNanos, long toNanos, Predicate<BlockCounts> usable,
-                   Consumer<BlockCounts> counts, Consumer<LokiEntry> entries)
+        void entries(LogQl.LogQuery query, long fromNanos, long toNanos, Consumer<LokiEntry> visitor)
                 throws IOException;
+
+        /**
+         * Counts {@code bytes} more held by the evaluation's state, and stops it (by throwing) when that is past
+         * what the query may hold. Counts nothing unless a source has a budget.
+         */
+        default void hold(long bytes) {
+        }
+
+        /**
+         * {@link #entries}, but a block whose COUNTS file {@code usable} accepts may be given to {@code counts}
+         * instead of its entries, before any entry is handed over; by default none is.
+         */
+        default void entries(LogQl.LogQuery query, long fromNanos, long toNanos, Predicate<BlockCounts> usable,
+                             Consumer<BlockCounts> counts, Consumer<LokiEntry> visitor) throws IOException {
+            entries(query, fromNanos, toNanos, visitor);
+        }
     }
 
     /** A query Loki would refuse while evaluating it, such as a series with a pipeline error: a 400. */
@@ -98,30 +105,21 @@ public final class MetricEval {
     private static final String SAMPLE_EXTRACTION_ERR = "SampleExtractionErr";
 
     private final long[] times;
+    private final boolean instant;
     private final Source source;
-    private final Counter counter;
-
-    /** An evaluation at {@code times} (Unix nanoseconds, ascending), reading entries from {@code source}. */
-    public MetricEval(long[] times, Source source) {
-        this(times, source, null);
-    }
 
     /**
-     * An evaluation at {@code times} reading entries from {@code source}, and sums of counts ({@link CountedSum})
-     * from {@code counter} when not null.
+     * An evaluation at {@code times} (Unix nanoseconds, ascending), reading entries from {@code source}:
+     * an instant query's ({@code instant}, one time) or a range query's.
      */
-    public MetricEval(long[] times, Source source, Counter counter) {
+    public MetricEval(long[] times, boolean instant, Source source) {
         this.times = times.clone();
+        this.instant = instant;
         this.source = source;
-        this.counter = counter;
     }
 
     /** The value of {@code e} at each time. */
     public Value eval(MetricExpr e) throws IOException, EvalException {
-        CountedSum counted = counter == null ? null : CountedSum.of(e, times);
-        if (counted != null) {
-            return counted(counted);
-        }
         if (e instanceof MetricExpr.Number n) {
             return constant(n.value());
         }
@@ -133,9 +131,17 @@ public final class MetricEval {
             return new Value(null, steps);
         }
         if (e instanceof MetricExpr.Range r) {
-            return range(r);
+            return range(r, null, null);
         }
         if (e instanceof MetricExpr.Vector v) {
+            if (v.op() == MetricExpr.VectorOp.APPROX_TOPK && !instant) {
+                throw new EvalException("approx_topk is only supported on instant queries");
+            }
+            if (v.inner() instanceof MetricExpr.Range r && mergesSeries(v.op(), r)) {
+                // Each group counted as one series: what the aggregation of its series would come to.
+                return vector(v, range(r, v.grouping() == null ? labels -> Map.of() : v.grouping()::apply,
+                        CountedSum.of(v, times)));
+            }
             return vector(v, eval(v.inner()));
         }
         if (e instanceof MetricExpr.Binary b) {
@@ -143,23 +149,6 @@ public final class MetricEval {
         }
         MetricExpr.LabelReplace l = (MetricExpr.LabelReplace) e;
         return labelReplace(l, eval(l.inner()));
-    }
-
-    private Value counted(CountedSum sum) throws IOException, EvalException {
-        EvalException[] failed = new EvalException[1];
-        counter.count(sum.log(), sum.fromNanos(), sum.toNanos(), sum::usable, sum::add, e -> {
-            if (failed[0] == null) {
-                try {
-                    sum.add(e);
-                } catch (EvalException x) {
-                    failed[0] = x;
-                }
-            }
-        });
-        if (failed[0] != null) {
-            throw failed[0];
-        }
-        return sum.value();
     }
 
     private Value constant(double v) {
@@ -174,63 +163,65 @@ public final class MetricEval {
     record Point(long time, double value, Map<String, String> labels) {
     }
 
-    private Value range(MetricExpr.Range r) throws IOException, EvalException {
+    /**
+     * Whether {@code op} over {@code r}'s series at a step equals {@code r} over the samples of each group of them
+     * at once: a sum of counts, byte counts, rates or sums is the count, bytes, rate or sum of the group's
+     * samples, the minimum of minimums their minimum, the maximum of maximums their maximum. Then a range
+     * aggregation holds a group, not each of its series: with structured metadata such as
+     * {@code observed_timestamp} among a series' labels, its series are often one per entry.
+     */
+    private static boolean mergesSeries(MetricExpr.VectorOp op, MetricExpr.Range r) {
+        return switch (op) {
+            case SUM -> switch (r.op()) {
+                case COUNT, RATE, BYTES, BYTES_RATE, SUM -> true;
+                default -> false;
+            };
+            case MIN -> r.op() == MetricExpr.RangeOp.MIN;
+            case MAX -> r.op() == MetricExpr.RangeOp.MAX;
+            default -> false;
+        };
+    }
+
+    /**
+     * The range aggregation's series at each time; with {@code group}, each sample counts in the series of its
+     * labels as {@code group} makes them (see {@link #mergesSeries}). A series with a pipeline error that has a
+     * sample in some window fails the query, grouped or not, as in Loki.
+     */
+    private Value range(MetricExpr.Range r, UnaryOperator<Map<String, String>> group, CountedSum counted)
+            throws IOException, EvalException {
         long from = times[0] - r.offsetNanos() - r.rangeNanos() + 1;
         long to = times[times.length - 1] - r.offsetNanos();
-        Map<Map<String, String>, List<Point>> bySeries = new HashMap<>();
-        for (LokiEntry e : source.entries(r.log(), from, to)) {
-            if (e.timeUnixNano() < from || e.timeUnixNano() > to) {
-                continue;
+        RangeWindows windows = new RangeWindows(r, times, source::hold);
+        boolean failsOnError = r.op() != MetricExpr.RangeOp.ABSENT;
+        AtomicReference<Map<String, String>> failed = new AtomicReference<>();
+        Consumer<LokiEntry> visitor = e -> {
+            if (e.timeUnixNano() >= from && e.timeUnixNano() <= to) {
+                Point p = sample(r, e);
+                if (p == null) {
+                    return;
+                }
+                if (failsOnError && p.labels().containsKey(EntryState.ERROR) && windows.inSomeWindow(p.time())) {
+                    failed.compareAndSet(null, p.labels());
+                }
+                windows.add(group == null ? p.labels() : group.apply(p.labels()), p.time(), p.value());
             }
-            Point p = sample(r, e);
-            if (p != null) {
-                bySeries.computeIfAbsent(p.labels(), l -> new ArrayList<>()).add(p);
-            }
+        };
+        if (counted == null) {
+            source.entries(r.log(), from, to, visitor);
+        } else {
+            source.entries(r.log(), from, to, counted::usable, c -> counted.add(c, windows), visitor);
         }
-        for (List<Point> points : bySeries.values()) {
-            points.sort(Comparator.comparingLong(Point::time));
+        if (failed.get() != null) {
+            throw pipelineError(failed.get());
         }
         List<List<Sample>> steps = new ArrayList<>();
-        for (long t : times) {
-            long end = t - r.offsetNanos();
-            long start = end - r.rangeNanos();
+        for (int i = 0; i < times.length; i++) {
             List<Sample> at = new ArrayList<>();
-            for (Map.Entry<Map<String, String>, List<Point>> s : bySeries.entrySet()) {
-                List<Point> window = window(s.getValue(), start, end);
-                if (!window.isEmpty()) {
-                    if (s.getKey().containsKey(EntryState.ERROR) && r.op() != MetricExpr.RangeOp.ABSENT) {
-                        throw pipelineError(s.getKey());
-                    }
-                    at.add(new Sample(s.getKey(), aggregate(r, window, end)));
-                }
-            }
-            if (r.op() == MetricExpr.RangeOp.ABSENT) {
-                at = at.isEmpty() ? List.of(new Sample(absentLabels(r.log()), 1)) : List.of();
-            }
-            steps.add(at);
+            windows.step(i, r.param(), (labels, value) -> at.add(new Sample(labels, value)));
+            steps.add(r.op() != MetricExpr.RangeOp.ABSENT ? at
+                    : at.isEmpty() ? List.of(new Sample(absentLabels(r.log()), 1)) : List.of());
         }
         return new Value(null, steps);
-    }
-
-    /** The points in {@code (start, end]} of points sorted by time. */
-    private static List<Point> window(List<Point> points, long start, long end) {
-        int lo = firstAfter(points, start);
-        int hi = firstAfter(points, end);
-        return points.subList(lo, hi);
-    }
-
-    private static int firstAfter(List<Point> points, long t) {
-        int lo = 0;
-        int hi = points.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (points.get(mid).time() <= t) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /**
@@ -289,44 +280,6 @@ public final class MetricEval {
         };
     }
 
-    /** One series' samples in a window ending at {@code end}, made one value. */
-    private static double aggregate(MetricExpr.Range r, List<Point> window, long end) {
-        double seconds = r.rangeNanos() / 1e9;
-        int n = window.size();
-        double sum = 0;
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        for (Point p : window) {
-            sum += p.value();
-            min = Math.min(min, p.value());
-            max = Math.max(max, p.value());
-        }
-        return switch (r.op()) {
-            case COUNT -> n;
-            case RATE -> (r.unwrap() == null ? n : sum) / seconds;
-            case BYTES, SUM -> sum;
-            case BYTES_RATE -> sum / seconds;
-            case AVG -> sum / n;
-            case MIN -> min;
-            case MAX -> max;
-            case FIRST -> window.get(0).value();
-            case LAST -> window.get(n - 1).value();
-            case STDVAR -> variance(values(window));
-            case STDDEV -> Math.sqrt(variance(values(window)));
-            case QUANTILE -> quantile(r.param(), values(window));
-            case RATE_COUNTER -> counterRate(window, r.rangeNanos(), end);
-            case ABSENT -> 1;
-        };
-    }
-
-    private static double[] values(List<Point> window) {
-        double[] v = new double[window.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = window.get(i).value();
-        }
-        return v;
-    }
-
     /** The population variance, as Prometheus' stdvar. */
     private static double variance(double[] v) {
         double mean = 0;
@@ -342,7 +295,7 @@ public final class MetricEval {
     }
 
     /** Prometheus' φ-quantile: linear between the two nearest ranks; -Inf below 0 and +Inf above 1. */
-    private static double quantile(double phi, double[] v) {
+    static double quantile(double phi, double[] v) {
         if (Double.isNaN(phi)) {
             return Double.NaN;
         }
@@ -362,7 +315,7 @@ public final class MetricEval {
     }
 
     /** Loki's rate_counter: Prometheus' extrapolated rate of a counter that may reset; 0 below two samples. */
-    private static double counterRate(List<Point> window, long rangeNanos, long end) {
+    static double counterRate(List<Point> window, long rangeNanos, long end) {
         int n = window.size();
         if (n < 2) {
             return 0;
@@ -397,7 +350,7 @@ public final class MetricEval {
     }
 
     /** absent_over_time's series: the selector's equality matchers, a label matched otherwise left out. */
-    private static Map<String, String> absentLabels(LogQl.LogQuery log) {
+    static Map<String, String> absentLabels(LogQl.LogQuery log) {
         Map<String, String> labels = new TreeMap<>();
         Set<String> other = new HashSet<>();
         for (LogQl.Matcher m : log.selector()) {
@@ -411,7 +364,7 @@ public final class MetricEval {
         return labels;
     }
 
-    static EvalException pipelineError(Map<String, String> series) {
+    private static EvalException pipelineError(Map<String, String> series) {
         String error = series.get(EntryState.ERROR);
         return new EvalException("pipeline error: '" + error + "' for series: '" + format(series) + "'.\n"
                 + "Use a label filter to intentionally skip this error. (e.g | __error__!=\"" + error + "\").\n"
@@ -462,10 +415,10 @@ public final class MetricEval {
             case COUNT -> out.add(new Sample(group, values.length));
             case STDVAR -> out.add(new Sample(group, variance(values)));
             case STDDEV -> out.add(new Sample(group, Math.sqrt(variance(values))));
-            case TOPK, BOTTOMK -> {
+            case TOPK, BOTTOMK, APPROX_TOPK -> {
                 Comparator<Sample> byValue = Comparator.comparingDouble(Sample::value);
                 List<Sample> sorted = new ArrayList<>(samples);
-                sorted.sort(v.op() == MetricExpr.VectorOp.TOPK ? byValue.reversed() : byValue);
+                sorted.sort(v.op() == MetricExpr.VectorOp.BOTTOMK ? byValue : byValue.reversed());
                 out.addAll(sorted.subList(0, Math.min(v.k(), sorted.size())));
             }
             case SORT, SORT_DESC -> {

@@ -104,9 +104,12 @@ public sealed interface MetricExpr {
         }
     }
 
-    /** The vector aggregations, by their names in a query. */
+    /**
+     * The vector aggregations, by their names in a query. {@code approx_topk} is Loki's estimate of topk from a
+     * count-min sketch, for instant queries and without grouping; needle counts every entry, so it is topk.
+     */
     enum VectorOp {
-        SUM, AVG, MIN, MAX, COUNT, STDDEV, STDVAR, TOPK, BOTTOMK, SORT, SORT_DESC;
+        SUM, AVG, MIN, MAX, COUNT, STDDEV, STDVAR, TOPK, BOTTOMK, APPROX_TOPK, SORT, SORT_DESC;
 
         /** How a query names it. */
         public String word() {
@@ -127,7 +130,7 @@ public sealed interface MetricExpr {
     /**
      * {@code op [by|without (…)] ([k,] expr)}: the series of {@code inner} at each time, aggregated per group.
      *
-     * @param k        topk's and bottomk's count; 0 for the others
+     * @param k        topk's, bottomk's and approx_topk's count; 0 for the others
      * @param grouping null when none: one group of all
      */
     record Vector(VectorOp op, int k, MetricExpr inner, Grouping grouping) implements MetricExpr {

@@ -41,7 +41,8 @@ class MetricEvalTest {
     /** Each series (its labels as {a="1"}) with its points as "seconds=value", in the answer's order. */
     private static Map<String, List<String>> eval(String query, long... times) throws Exception {
         MetricExpr e = ((LogQl.Metric) LogQlParser.parse(query)).expr();
-        MetricEval.Value v = new MetricEval(times, (log, from, to) -> ENTRIES).eval(e);
+        MetricEval.Value v = new MetricEval(times, times.length == 1, (log, from, to, visit) -> ENTRIES.forEach(visit))
+                .eval(e);
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (MetricEval.Series s : v.series()) {
             List<String> points = new ArrayList<>();
@@ -170,6 +171,17 @@ class MetricEvalTest {
         assertEquals(Map.of("{}", List.of("60=1")), eval("stddev(" + counts + ")", 60 * S));
         assertEquals(Map.of("{}", List.of("60=1")), eval("min(" + counts + ")", 60 * S));
         assertEquals(Map.of("{}", List.of("60=3")), eval("max(" + counts + ")", 60 * S));
+    }
+
+    @Test
+    void approxTopk_isTopkOnAnInstantQuery_andRefusedOnARange() throws Exception {
+        String counts = "sum by (app) (count_over_time({app=~\".+\"}[1m]))";
+        assertEquals(Map.of("{app=\"a\"}", List.of("60=3")), eval("approx_topk(1, " + counts + ")", 60 * S));
+        assertEquals(Map.of("{app=\"a\"}", List.of("60=3"), "{app=\"b\"}", List.of("60=1")),
+                eval("approx_topk(5, " + counts + ")", 60 * S));
+        MetricEval.EvalException e = assertThrows(MetricEval.EvalException.class,
+                () -> eval("approx_topk(1, " + counts + ")", STEPS));
+        assertEquals("approx_topk is only supported on instant queries", e.getMessage());
     }
 
     @Test
