@@ -85,7 +85,7 @@ public final class QueryEngine implements AutoCloseable {
         this.traces = new TraceLookup(head, planner, scan);
         this.search = new RecordSearch(head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
-        this.traceQlSearch = new TraceQlSearch(traceSearch);
+        this.traceQlSearch = new TraceQlSearch(search, traces);
         this.traceQlMetrics = new TraceQlMetrics(traceSearch);
         this.tags = new TagsScan(store, head, planner, scan, pools);
         this.warmUp = new WarmUp(store, catalog, cache, allocator);
