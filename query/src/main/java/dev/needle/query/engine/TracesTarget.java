@@ -9,6 +9,8 @@ import dev.needle.sidecar.BloomSidecar;
 import dev.needle.sidecar.KeyFilter;
 import dev.needle.sidecar.KeyMix;
 import java.util.Collection;
+import java.util.List;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.NavigableSet;
 import java.util.Set;
@@ -64,6 +66,19 @@ final class TracesTarget implements Target<SpanRecord> {
             }
         }
         return "TRACE_IDX rules every trace id out";
+    }
+
+    /** Only the trace ids the block's TRACE_IDX may hold: with many ids, its false positives would otherwise read every batch. */
+    @Override
+    public TracesTarget within(KeyFilter sidecar) {
+        List<Bytes> held = new ArrayList<>();
+        for (Bytes id : traceIds) {
+            byte[] b = id.unsafeArray();
+            if (sidecar.mayContainTraceId(KeyMix.traceIdLo(b, 0), KeyMix.traceIdHi(b, 0))) {
+                held.add(id);
+            }
+        }
+        return held.size() == traceIds.size() ? this : new TracesTarget(held);
     }
 
     @Override
