@@ -6,6 +6,7 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.traceql.Query;
 import dev.needle.query.traceql.Spanset;
+import dev.needle.query.traceql.SpansetExpr;
 import dev.needle.query.traceql.TraceEvaluator;
 import dev.needle.query.traceql.TraceQlPruning;
 import java.io.IOException;
@@ -27,7 +28,8 @@ import java.util.Set;
  * returned span satisfies ({@link TraceQlPruning#returned}): a search of spans by those conditions, which the
  * sidecars prune as any search, keeping the newest such span of each trace. The candidates are looked up
  * whole at once ({@link TraceLookup#traces}: each block and batch that holds any of them read once), and the
- * query is run on each, newest first, until {@code limit} traces match. When fewer match and more candidates
+ * query is run on each, newest first, until {@code limit} traces match (the first round asks for {@code limit}
+ * candidates, four times as many for an operation between spansets). When fewer match and more candidates
  * may exist, the search is asked for as many more as the share that matched predicts ({@link #nextAsk}), up
  * to {@link #MAX_CANDIDATES}, and only the new candidates are looked up: a query whose matches are rarer than
  * that among its candidates answers the matches among the newest {@code MAX_CANDIDATES}.
@@ -52,7 +54,9 @@ final class TraceQlSearch {
         Map<Bytes, List<Spanset>> evaluated = new HashMap<>();
         Set<String> problems = new LinkedHashSet<>();
         List<Explain> lookups = new ArrayList<>();
-        int ask = limit;
+        // Spans related across a trace (operators between spansets) match far fewer candidates than a filter
+        // keeps: the first round asks for more, rather than spend a round learning so.
+        int ask = query.expr() instanceof SpansetExpr.Operation ? (int) Math.min(MAX_CANDIDATES, 4L * limit) : limit;
         while (true) {
             SearchResult<SpanRecord> found = search.spans(tenant, candidates, range, ask,
                     new FirstRecords.Distinct<>(SpanRecord::traceId, TraceSearch.SPANS_PER_TRACE), mechanisms, budget);

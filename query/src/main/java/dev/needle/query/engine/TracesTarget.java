@@ -28,7 +28,10 @@ import org.roaringbitmap.RoaringBitmap;
 final class TracesTarget implements Target<SpanRecord> {
 
     private final NavigableSet<Bytes> traceIds;
-    /** The ids' {@link KeyMix#h1} of both halves as the id column holds them, sorted: most rows are told apart by these alone. */
+    /**
+     * Each id's halves, as the id column holds them, xor-ed, sorted: most rows are told apart by these alone
+     * (ids of one family often share a half, such as zero-padded 64-bit ids).
+     */
     private final long[] keys;
 
     TracesTarget(Collection<Bytes> traceIds) {
@@ -38,8 +41,8 @@ final class TracesTarget implements Target<SpanRecord> {
                 throw new IllegalArgumentException("a trace id has 16 bytes, got " + id.length());
             }
         }
-        this.keys = this.traceIds.stream().mapToLong(id -> KeyMix.h1(KeyMix.traceIdLo(id.unsafeArray(), 0),
-                KeyMix.traceIdHi(id.unsafeArray(), 0))).sorted().toArray();
+        this.keys = this.traceIds.stream().mapToLong(id -> KeyMix.traceIdLo(id.unsafeArray(), 0)
+                ^ KeyMix.traceIdHi(id.unsafeArray(), 0)).sorted().toArray();
     }
 
     @Override
@@ -113,7 +116,7 @@ final class TracesTarget implements Target<SpanRecord> {
         RoaringBitmap rows = new RoaringBitmap();
         for (int row = 0; row < columns.getRowCount(); row++) {
             long at = (long) row * 16;
-            if (!ids.isNull(row) && Arrays.binarySearch(keys, KeyMix.h1(data.getLong(at), data.getLong(at + 8))) >= 0
+            if (!ids.isNull(row) && Arrays.binarySearch(keys, data.getLong(at) ^ data.getLong(at + 8)) >= 0
                     && traceIds.contains(Bytes.wrap(ids.getObject(row)))) {
                 rows.add(row);
             }

@@ -64,10 +64,7 @@ public final class TraceQlPruning {
     private static Set<Expr> returned(Stage stage) {
         Set<Expr> out = new LinkedHashSet<>();
         if (stage instanceof SpansetExpr.Filter f) {
-            Expr e = implied(f.condition());
-            if (e != null) {
-                out.add(e);
-            }
+            out.addAll(filtered(f));
         } else if (stage instanceof SpansetExpr.Operation o) {
             if (o.op().returnsBothSides()) {
                 return either(returned(o.lhs()), returned(o.rhs()));
@@ -94,10 +91,7 @@ public final class TraceQlPruning {
     private static Set<Expr> required(Stage stage) {
         Set<Expr> out = new LinkedHashSet<>();
         if (stage instanceof SpansetExpr.Filter f) {
-            Expr e = implied(f.condition());
-            if (e != null) {
-                out.add(e);
-            }
+            out.addAll(filtered(f));
         } else if (stage instanceof SpansetExpr.Operation o) {
             if (o.op() == SpansetExpr.SpansetOp.UNION) {
                 return either(required(o.lhs()), required(o.rhs()));
@@ -110,6 +104,12 @@ public final class TraceQlPruning {
             p.stages().forEach(s -> out.addAll(required(s)));
         }
         return out;
+    }
+
+    /** What every span a filter keeps satisfies: its condition, when the index form can state it. */
+    private static Set<Expr> filtered(SpansetExpr.Filter f) {
+        Expr e = implied(f.condition());
+        return e == null ? Set.of() : Set.of(e);
     }
 
     /** For each pair of needs, one or the other; nothing when a side needs nothing. */
