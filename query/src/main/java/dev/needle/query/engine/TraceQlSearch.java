@@ -99,7 +99,7 @@ final class TraceQlSearch {
      * the share that matched predicts, and a half more, so that one more round most often ends the search
      * (each round reads the blocks that hold its candidates); four times as many when none matched.
      */
-    static long nextAsk(int asked, int matched, int limit) {
+    private static long nextAsk(int asked, int matched, int limit) {
         return matched == 0 ? 4L * asked : Math.max(2L * asked, (long) asked * limit * 3 / (2L * matched));
     }
 
