@@ -176,7 +176,7 @@ sealed interface Answer permits Answer.Trace, Answer.Spans, Answer.Traces, Answe
         }
     }
 
-    /** The traces a server's search found, newest first, in Tempo's shape: see {@link TraceSummary}. */
+    /** The traces a search found, newest first, in Tempo's shape (a server's search, or TraceQL beyond one selector): see {@link TraceSummary}. */
     record Traces(List<TraceSummary> traces, int limit, List<String> problems, List<Explain> plans) implements Answer {
 
         public Traces {
@@ -197,7 +197,7 @@ sealed interface Answer permits Answer.Trace, Answer.Spans, Answer.Traces, Answe
                 table.print(out);
             }
             out.println(footer(traces.size(), limit, "trace")
-                    + " (a server's search answers the traces that hold matching spans)");
+                    + " (Tempo's search answers the traces that hold matching spans)");
         }
 
         @Override

@@ -17,6 +17,7 @@ import dev.needle.query.engine.Mechanisms;
 import dev.needle.query.engine.TimeRange;
 import dev.needle.query.http.QueryApi;
 import dev.needle.query.ql.Expr;
+import dev.needle.query.traceql.SearchQuery;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -89,7 +90,7 @@ final class HttpSource implements Source {
     }
 
     @Override
-    public Answer.Traces spans(Request request, String query, Expr expr, int limit) throws QueryFailure {
+    public Answer.Traces spans(Request request, String query, SearchQuery parsed, int limit) throws QueryFailure {
         String path = "/api/search";
         HttpResponse<byte[]> response = get(path, search(request, query, limit), request);
         Body body = parse(path, ok(path, response));

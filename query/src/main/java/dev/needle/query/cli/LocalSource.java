@@ -10,13 +10,18 @@ import dev.needle.query.engine.Explain;
 import dev.needle.query.engine.HeadSource;
 import dev.needle.query.engine.QueryEngine;
 import dev.needle.query.engine.SearchResult;
+import dev.needle.query.engine.TraceQlResult;
 import dev.needle.query.engine.TraceResult;
 import dev.needle.query.ql.Expr;
+import dev.needle.query.traceql.EvaluationException;
+import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.SearchQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -64,12 +69,23 @@ final class LocalSource implements Source {
     }
 
     @Override
-    public Answer.Spans spans(Request request, String query, Expr expr, int limit) throws QueryFailure {
+    public Answer spans(Request request, String query, SearchQuery parsed, int limit) throws QueryFailure {
         noteTenant(request.tenant());
         try {
-            SearchResult<SpanRecord> r = engine.searchSpans(request.tenant(), expr, request.range(), limit,
-                    request.mechanisms());
-            return new Answer.Spans(r.records(), limit, r.problems(), request.explain() ? List.of(r.plan()) : List.of());
+            if (parsed instanceof SearchQuery.Selector selector) {
+                SearchResult<SpanRecord> r = engine.searchSpans(request.tenant(), selector.expr(), request.range(), limit,
+                        request.mechanisms());
+                return new Answer.Spans(r.records(), limit, r.problems(), request.explain() ? List.of(r.plan()) : List.of());
+            }
+            TraceQlResult r = engine.searchTraces(request.tenant(), (Query.Spans) ((SearchQuery.TraceQl) parsed).query(),
+                    request.range(), limit, request.mechanisms());
+            // Newest trace first, as the server orders them.
+            List<TraceSummary> traces = r.traces().stream().map(m -> TraceSummary.of(m.trace()))
+                    .sorted(Comparator.comparingLong(TraceSummary::startTimeUnixNano).reversed()
+                            .thenComparing(TraceSummary::traceId)).toList();
+            return new Answer.Traces(traces, limit, r.problems(), request.explain() ? r.plans() : List.of());
+        } catch (EvaluationException e) {
+            throw new QueryFailure(QueryCommand.USAGE, "bad query: " + e.getMessage());
         } catch (IOException | UncheckedIOException e) {
             throw unreadable(e);
         }

@@ -1,6 +1,5 @@
 package dev.needle.query.cli;
 
-import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Expr;
 import dev.needle.sidecar.cli.NeedleVersion;
 import java.io.IOException;
@@ -36,7 +35,7 @@ final class LogsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws QueryFailure, IOException {
-        Expr expr = search.parse(Signal.LOGS);
+        Expr expr = search.parseLogs();
         Request request = options.request();
         try (Source source = options.open()) {
             return Output.emit(source.logs(request, search.query, expr, search.limit), options.json, spec);

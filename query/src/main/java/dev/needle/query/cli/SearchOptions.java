@@ -4,6 +4,8 @@ import dev.needle.blocks.model.Signal;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.SearchQuery;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -17,24 +19,51 @@ final class SearchOptions {
     CommandSpec spec;
 
     @Parameters(paramLabel = "QUERY",
-            description = "a TraceQL-style selector in single quotes, such as the examples below")
+            description = "a query in single quotes, such as the examples below")
     String query;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
             description = "at most N results, newest first (default: ${DEFAULT-VALUE})")
     int limit;
 
-    /** The query parsed for {@code signal}; a parse error is a usage error that points at the place. */
-    Expr parse(Signal signal) throws QueryFailure {
+    /** The query parsed as a log search; a parse error is a usage error that points at the place. */
+    Expr parseLogs() throws QueryFailure {
+        checkLimit();
+        try {
+            return QueryParser.parse(query, Signal.LOGS);
+        } catch (QueryParseException e) {
+            throw badQuery(e);
+        }
+    }
+
+    /**
+     * The query parsed as {@code /api/search} reads it ({@link SearchQuery}): a selector, or any other span
+     * query of TraceQL; a parse error is a usage error that points at the place, and so is a metrics query.
+     */
+    SearchQuery parseSpans() throws QueryFailure {
+        checkLimit();
+        SearchQuery parsed;
+        try {
+            parsed = SearchQuery.parse(query);
+        } catch (QueryParseException e) {
+            throw badQuery(e);
+        }
+        if (parsed instanceof SearchQuery.TraceQl t && t.query() instanceof Query.Metrics) {
+            throw new QueryFailure(QueryCommand.USAGE, "bad query: a metrics query is asked of a server's "
+                    + "/api/metrics/query_range or /api/metrics/query, not of needle query spans");
+        }
+        return parsed;
+    }
+
+    private void checkLimit() {
         if (limit < 1) {
             throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
         }
-        try {
-            return QueryParser.parse(query, signal);
-        } catch (QueryParseException e) {
-            throw new QueryFailure(QueryCommand.USAGE, "bad query: " + e.getMessage() + System.lineSeparator()
-                    + caret(query, e.position()));
-        }
+    }
+
+    private QueryFailure badQuery(QueryParseException e) {
+        return new QueryFailure(QueryCommand.USAGE, "bad query: " + e.getMessage() + System.lineSeparator()
+                + caret(query, e.position()));
     }
 
     /**

@@ -155,8 +155,8 @@ final class BlockScan {
             KeyFilter sidecar = held == null ? null : held.filter();
             if (sidecar == null) {
                 boolean[] hit = new boolean[1];
-                Sidecar read = cache.get(ref, target.sidecarFile(),
-                        () -> BlockReader.readSidecar(store, ref, target.sidecarFile(), tally), hit);
+                String file = target.sidecarFile();
+                Sidecar read = cache.get(ref, file, () -> BlockReader.readSidecar(store, ref, file, tally), hit);
                 sidecarBytes = hit[0] ? 0 : read.bytesRead();
                 sidecar = read;
                 String ruledOut = read.isVerified() ? target.ruledOutBy(read) : null;
@@ -165,6 +165,9 @@ final class BlockScan {
                 }
             }
             failedOpen = sidecar.failOpenReason().map(FailOpenReason::label).orElse(null);
+            if (sidecar.isVerified()) {
+                target = target.within(sidecar);
+            }
         }
         // The block may hold a match: BATCH_ATTR_IDX may still rule out its batches, or all of them.
         BatchAttrIdxCheck batchCheck = mechanisms.attrIdx() ? target.batchAttrIdxCheck() : null;

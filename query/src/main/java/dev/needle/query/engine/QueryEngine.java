@@ -92,7 +92,7 @@ public final class QueryEngine implements AutoCloseable {
         this.search = new RecordSearch(head, planner, scan, pools);
         this.visit = new RecordVisit(store, head, planner, scan, pools);
         this.traceSearch = new TraceSearch(search, traces, pools);
-        this.traceQlSearch = new TraceQlSearch(traceSearch);
+        this.traceQlSearch = new TraceQlSearch(search, traces);
         this.traceQlMetrics = new TraceQlMetrics(traceSearch, visit);
         this.tags = new TagsScan(store, head, planner, scan, pools);
         this.warmUp = new WarmUp(store, catalog, cache, allocator);

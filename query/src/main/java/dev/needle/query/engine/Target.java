@@ -27,6 +27,15 @@ interface Target<R> {
     String ruledOutBy(KeyFilter sidecar);
 
     /**
+     * This target in a block whose verified sidecar is {@code sidecar} and does not rule it out: itself, or
+     * for a target of several keys one of only those keys the sidecar may hold, so that the block's batches
+     * are read for those alone.
+     */
+    default Target<R> within(KeyFilter sidecar) {
+        return this;
+    }
+
+    /**
      * The ids of the blocks whose filter in the index ({@code filters}) cannot rule this target out, from
      * one probe over every block, as {@link #ruledOutBy(KeyFilter)} would find block by block; null when
      * the target is decided block by block (a search, whose conditions combine several keys).

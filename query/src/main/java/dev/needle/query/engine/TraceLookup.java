@@ -9,8 +9,10 @@ import dev.needle.blocks.store.TenantId;
 import dev.needle.sidecar.BitSlicedFilters;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
@@ -44,6 +46,20 @@ final class TraceLookup {
         Lookup<LogRecord> logs = withLogs ? logs(tenant, traceId, range, mechanisms, problems, budget) : null;
         return new TraceResult(spans.records(), logs == null ? List.of() : logs.records(), problems, spans.plan(),
                 logs == null ? null : logs.plan());
+    }
+
+    /**
+     * Every span of each of {@code traceIds} over all time, by start time, within {@code budget}: one
+     * lookup of them all ({@link TracesTarget}), which reads each block and batch that holds any of them once.
+     */
+    TraceResult traces(TenantId tenant, Collection<Bytes> traceIds, Mechanisms mechanisms, QueryBudget budget)
+            throws IOException {
+        Set<Bytes> ids = Set.copyOf(traceIds);
+        List<String> problems = new ArrayList<>();
+        Lookup<SpanRecord> spans = lookup(tenant, Signal.SPANS, new TracesTarget(ids), TimeRange.ALL, mechanisms,
+                HeadSource.filter(head.spanParts(tenant), s -> ids.contains(s.traceId())), s -> true,
+                SpanRecord::startTimeUnixNano, problems, budget);
+        return new TraceResult(spans.records(), List.of(), problems, spans.plan(), null);
     }
 
     /** The log records of one trace in {@code range}, oldest first: the logs half of {@link #trace}. */

@@ -63,7 +63,7 @@ final class TraceSearch {
                 if (trace == null) {
                     TraceResult whole = lookUpWhole(tenant, s.traceId(), mechanisms, looked, budget);
                     problems.addAll(whole.problems());
-                    trace = new WholeTrace(withFound(whole, List.of(s)));
+                    trace = new WholeTrace(withFound(whole.spans(), List.of(s)));
                     traces.put(s.traceId(), trace);
                 }
                 if (Values.matches(expr, Values.of(s, trace))) {
@@ -129,9 +129,9 @@ final class TraceSearch {
      * Every span of a looked-up trace by start time, with {@code found}, the spans a search already
      * has (a block the lookup could not read still answered the search).
      */
-    private static List<SpanRecord> withFound(TraceResult whole, List<SpanRecord> found) {
+    static List<SpanRecord> withFound(List<SpanRecord> whole, List<SpanRecord> found) {
         Found<SpanRecord> all = new Found<>(RecordKind.SPANS);
-        all.addAll(whole.spans());
+        all.addAll(whole);
         all.addAll(found);
         List<SpanRecord> sorted = new ArrayList<>(all.records());
         sorted.sort(Comparator.comparingLong(SpanRecord::startTimeUnixNano));
@@ -194,7 +194,7 @@ final class TraceSearch {
             TraceResult whole = looked.get(e.getKey());
             problems.addAll(whole.problems());
             plans.add(whole.spanPlan());
-            traces.put(e.getKey(), withFound(whole, e.getValue()));
+            traces.put(e.getKey(), withFound(whole.spans(), e.getValue()));
         }
         return traces;
     }

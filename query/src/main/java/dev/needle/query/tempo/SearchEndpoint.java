@@ -3,7 +3,6 @@ package dev.needle.query.tempo;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
-import dev.needle.blocks.model.Signal;
 import dev.needle.blocks.model.SpanRecord;
 import dev.needle.blocks.otlp.OtlpJson;
 import dev.needle.blocks.store.TenantId;
@@ -22,11 +21,10 @@ import dev.needle.query.metrics.QueryMetrics;
 import dev.needle.query.ql.Attribute;
 import dev.needle.query.ql.Expr;
 import dev.needle.query.ql.QueryParseException;
-import dev.needle.query.ql.QueryParser;
 import dev.needle.query.traceql.EvaluationException;
 import dev.needle.query.traceql.Query;
+import dev.needle.query.traceql.SearchQuery;
 import dev.needle.query.traceql.Spanset;
-import dev.needle.query.traceql.TraceQlParser;
 import dev.needle.query.traceql.Value;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -194,21 +192,20 @@ public final class SearchEndpoint {
         }
         // No query at all lists the newest traces, as Tempo's search without one does.
         String text = q == null ? "{ }" : q;
+        SearchQuery query;
         try {
-            return QueryParser.parse(text, Signal.SPANS);
-        } catch (QueryParseException selector) {
-            try {
-                Query query = TraceQlParser.parse(text);
-                if (query instanceof Query.Spans spans) {
-                    return spans;
-                }
-                throw ApiException.badRequest("a metrics query is asked of /api/metrics/query_range or "
-                        + "/api/metrics/query, not of /api/search");
-            } catch (QueryParseException e) {
-                // The message of the reading that got further; the selector's names what it expected more closely.
-                throw ApiException.badRequest((e.position() > selector.position() ? e : selector).getMessage());
-            }
+            query = SearchQuery.parse(text);
+        } catch (QueryParseException e) {
+            throw ApiException.badRequest(e.getMessage());
         }
+        if (query instanceof SearchQuery.Selector selector) {
+            return selector.expr();
+        }
+        if (((SearchQuery.TraceQl) query).query() instanceof Query.Spans spans) {
+            return spans;
+        }
+        throw ApiException.badRequest("a metrics query is asked of /api/metrics/query_range or "
+                + "/api/metrics/query, not of /api/search");
     }
 
     /** {@code spss}: 0 or absent is the default, as in Tempo; past the maximum a 400 with Tempo's message. */
@@ -250,15 +247,12 @@ public final class SearchEndpoint {
         g.writeStartObject();
         g.writeStringField("traceID", t.traceId().hex());
         SpanRecord root = t.root();
-        if (root == null) {
-            g.writeStringField("rootServiceName", NO_ROOT);
-        } else {
-            g.writeStringField("rootServiceName", serviceName(root));
+        g.writeStringField("rootServiceName", rootServiceName(t));
+        if (root != null) {
             g.writeStringField("rootTraceName", root.name());
         }
         g.writeStringField("startTimeUnixNano", Long.toString(t.startUnixNano()));
-        // uint32 in Tempo's message: a trace longer than 49 days says so as well as it can.
-        g.writeNumberField("durationMs", Math.min(t.durationNano() / 1_000_000, 0xFFFF_FFFFL));
+        g.writeNumberField("durationMs", durationMs(t));
         g.writeArrayFieldStart("spanSets");
         for (SpanSet set : found.sets()) {
             g.writeStartObject();
@@ -339,6 +333,17 @@ public final class SearchEndpoint {
             }
         }
         return null;
+    }
+
+    /** A trace's {@code rootServiceName} as Tempo answers it: its root span's service, or Tempo's words for no root span. */
+    public static String rootServiceName(TraceSearchResult.Match trace) {
+        SpanRecord root = trace.root();
+        return root == null ? NO_ROOT : serviceName(root);
+    }
+
+    /** A trace's {@code durationMs}: a uint32 in Tempo's message, so a trace longer than 49 days says so as well as it can. */
+    public static long durationMs(TraceSearchResult.Match trace) {
+        return Math.min(trace.durationNano() / 1_000_000, 0xFFFF_FFFFL);
     }
 
     /** The resource's {@code service.name}, or the empty string when it has none. */

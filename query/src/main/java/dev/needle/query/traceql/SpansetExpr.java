@@ -119,6 +119,11 @@ public sealed interface SpansetExpr extends Stage {
             return symbol.startsWith("!");
         }
 
+        /** Whether the spans found are of both sides ({@code &&}, {@code ||}, the {@code &} forms), not the right-hand side's only. */
+        public boolean returnsBothSides() {
+            return this == AND || this == UNION || symbol.startsWith("&");
+        }
+
         /** The operator of a token's text, or null. */
         static SpansetOp ofSymbol(String symbol) {
             for (SpansetOp op : values()) {

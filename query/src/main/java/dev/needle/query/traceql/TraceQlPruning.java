@@ -49,6 +49,33 @@ public final class TraceQlPruning {
         return List.copyOf(required(((Query.Metrics) query).expr()));
     }
 
+    /**
+     * Conditions that every span the query returns satisfies (each span of each spanset it finds), so
+     * that a search of spans by them finds every trace that holds such a span where it looks: a filter's
+     * condition; the right-hand side's for a structural operator and its {@code !} form, whose spans are
+     * right-hand spans; for {@code &&}, {@code ||} and the {@code &} forms, which return spans of both
+     * sides, one side's or the other's; every stage's for a pipeline, whose stages keep spans of their
+     * input. Empty when nothing is certain.
+     */
+    public static List<Expr> returned(Query.Spans query) {
+        return List.copyOf(returned(query.expr()));
+    }
+
+    private static Set<Expr> returned(Stage stage) {
+        Set<Expr> out = new LinkedHashSet<>();
+        if (stage instanceof SpansetExpr.Filter f) {
+            out.addAll(filtered(f));
+        } else if (stage instanceof SpansetExpr.Operation o) {
+            if (o.op().returnsBothSides()) {
+                return either(returned(o.lhs()), returned(o.rhs()));
+            }
+            out.addAll(returned(o.rhs()));
+        } else if (stage instanceof SpansetExpr.Pipeline p) {
+            p.stages().forEach(s -> out.addAll(returned(s)));
+        }
+        return out;
+    }
+
     private static Set<Expr> required(MetricsExpr e) {
         if (e instanceof MetricsExpr.Pipeline p) {
             return required(p.spans());
@@ -64,10 +91,7 @@ public final class TraceQlPruning {
     private static Set<Expr> required(Stage stage) {
         Set<Expr> out = new LinkedHashSet<>();
         if (stage instanceof SpansetExpr.Filter f) {
-            Expr e = implied(f.condition());
-            if (e != null) {
-                out.add(e);
-            }
+            out.addAll(filtered(f));
         } else if (stage instanceof SpansetExpr.Operation o) {
             if (o.op() == SpansetExpr.SpansetOp.UNION) {
                 return either(required(o.lhs()), required(o.rhs()));
@@ -80,6 +104,12 @@ public final class TraceQlPruning {
             p.stages().forEach(s -> out.addAll(required(s)));
         }
         return out;
+    }
+
+    /** What every span a filter keeps satisfies: its condition, when the index form can state it. */
+    private static Set<Expr> filtered(SpansetExpr.Filter f) {
+        Expr e = implied(f.condition());
+        return e == null ? Set.of() : Set.of(e);
     }
 
     /** For each pair of needs, one or the other; nothing when a side needs nothing. */

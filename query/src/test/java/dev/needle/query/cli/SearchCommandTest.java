@@ -12,6 +12,7 @@ import dev.needle.blocks.model.SpanRecord;
 import dev.needle.query.cli.Cli.Run;
 import dev.needle.query.ql.QueryParseException;
 import dev.needle.query.ql.QueryParser;
+import dev.needle.query.traceql.SearchQuery;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -159,7 +160,13 @@ final class SearchCommandTest {
                     .map(l -> l.substring(l.indexOf('\'') + 1, l.lastIndexOf('\''))).toList();
             assertTrue(examples.size() >= 2, help::toString);
             for (String example : examples) {
-                assertDoesNotThrow(() -> QueryParser.parse(example, signal), example);
+                assertDoesNotThrow(() -> {
+                    if (signal == Signal.SPANS) {
+                        SearchQuery.parse(example);
+                    } else {
+                        QueryParser.parse(example, signal);
+                    }
+                }, example);
             }
             if (signal == Signal.LOGS) {
                 assertFalse(help.out().contains("span."), help::toString);

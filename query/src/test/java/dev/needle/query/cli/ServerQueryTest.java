@@ -16,6 +16,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -114,6 +119,49 @@ final class ServerQueryTest {
         String tree = lines.stream().filter(l -> l.contains(fixture.treeId.hex())).findFirst().orElseThrow();
         assertTrue(tree.contains(fixture.treeId.hex() + "  frontend      GET /checkout"), tree);
         assertTrue(lines.get(lines.size() - 1).startsWith(expected.size() + " traces, newest first"), r::toString);
+    }
+
+    @Test
+    void spans_traceQl_aDataDirectoryAnswersWhatTheServerAnswers() {
+        for (String q : List.of("{ resource.service.name = \"frontend\" } >> { resource.service.name = \"cart\" }",
+                "{ resource.service.name = \"frontend\" } > { status = error }",
+                "{ resource.service.name = \"checkout\" } ~ { resource.service.name = \"payment\" }",
+                "{ status = error } && { name = \"reserve\" }",
+                "{ } | count() > 3",
+                "{ resource.service.name = \"cart\" } | by(name) | select(span.http.response.status_code)")) {
+            Run local = Cli.run("spans", q, "--limit", "100", "--data", dir.toString());
+            Run remote = Cli.run("spans", q, "--limit", "100", "--url", server.url());
+            assertEquals(0, local.exit(), local::toString);
+            assertEquals(remote.out(), local.out(), q);
+            assertEquals(Cli.run("spans", q, "--limit", "100", "--json", "--url", server.url()).out(),
+                    Cli.run("spans", q, "--limit", "100", "--json", "--data", dir.toString()).out(), q);
+        }
+        Run tree = Cli.run("spans", "{ resource.service.name = \"frontend\" } >> { resource.service.name = \"cart\" }",
+                "--data", dir.toString());
+        assertTrue(tree.out().contains(fixture.treeId.hex() + "  frontend      GET /checkout"), tree::toString);
+    }
+
+    @Test
+    void spans_badTraceQl_saysWhatTheServersSearchSays_withACaret() throws Exception {
+        String bad = "{ resource.service.name = \"frontend\" } >> { status = }";
+        HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(server.url()
+                + "/api/search?q=" + URLEncoder.encode(bad, StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, refused.statusCode());
+        int at = bad.lastIndexOf('}');
+        String message = "at " + at + ": expected a field, value or attribute, got '}'";
+        assertTrue(refused.body().contains(message), refused::body);
+        for (String where : List.of("--data", "--url")) {
+            Run r = Cli.run("spans", bad, where, where.equals("--data") ? dir.toString() : server.url());
+            assertEquals(QueryCommand.USAGE, r.exit(), r::toString);
+            List<String> lines = r.err().lines().toList();
+            assertEquals("needle query spans: bad query: " + message, lines.get(0));
+            assertEquals("  " + bad, lines.get(1));
+            assertEquals("  " + " ".repeat(at) + "^", lines.get(2));
+        }
+        Run metrics = Cli.run("spans", "{ } | rate()", "--data", dir.toString());
+        assertEquals(QueryCommand.USAGE, metrics.exit(), metrics::toString);
+        assertTrue(metrics.err().contains("/api/metrics/query_range"), metrics::toString);
     }
 
     @Test

@@ -34,6 +34,48 @@ class TraceQlPruningTest {
         assertEquals("[]", required("{ !(span.a = 1) }"));
     }
 
+    @Test
+    void namesWhatEveryReturnedSpanSatisfies() throws QueryParseException {
+        assertEquals("[{ name = \"b\" }]", returned("{ span.a = 1 } >> { name = \"b\" }"));
+        assertEquals("[{ name = \"b\" }]", returned("{ span.a = 1 } !~ { name = \"b\" }"));
+        assertEquals("[{ span.a = 1 || name = \"b\" }]", returned("{ span.a = 1 } &> { name = \"b\" }"));
+        assertEquals("[{ span.a = 1 || name = \"b\" }]", returned("{ span.a = 1 } && { name = \"b\" }"));
+        assertEquals("[]", returned("{ span.a = 1 } || { }"));
+        assertEquals("[{ name = \"b\" }, { kind = server }]",
+                returned("({ span.a = 1 } > { name = \"b\" }) | count() > 1 | { kind = server }"));
+        assertEquals("[{ resource.s = \"api\" && status = error }]",
+                returned("{ resource.s = \"api\" && status = error } | select(span.a)"));
+    }
+
+    /** Random traces and span queries: every span of every spanset the evaluator finds satisfies every returned condition. */
+    @Test
+    void everyReturnedSpanSatisfiesWhatIsNamed() throws QueryParseException {
+        Random random = new Random(20261204);
+        int spans = 0;
+        for (int round = 0; round < 3000; round++) {
+            String query = query(random);
+            if (!(TraceQlParser.parse(query) instanceof Query.Spans q)) {
+                continue;
+            }
+            List<Expr> returned = TraceQlPruning.returned(q);
+            List<SpanRecord> trace = trace(random);
+            List<Spanset> found;
+            try {
+                found = TraceEvaluator.evaluate(q.expr(), trace);
+            } catch (EvaluationException e) {
+                continue;
+            }
+            for (Spanset set : found) {
+                for (Spanset.Member m : set.spans()) {
+                    spans++;
+                    assertTrue(returned.stream().allMatch(e -> holds(e, m.span())),
+                            () -> query + " returns " + m.span() + " but names " + returned);
+                }
+            }
+        }
+        assertTrue(spans > 1000, "spans returned " + spans);
+    }
+
     /** Random traces and queries: a trace the evaluator matches holds a span for every required condition. */
     @Test
     void neverRulesOutATraceTheEvaluatorMatches() throws QueryParseException {
@@ -149,6 +191,10 @@ class TraceQlPruningTest {
 
     private static AnyValue first(List<KeyValue> attributes, String key) {
         return attributes.stream().filter(kv -> kv.key().equals(key)).map(KeyValue::value).findFirst().orElse(null);
+    }
+
+    private static String returned(String query) throws QueryParseException {
+        return TraceQlPruning.returned((Query.Spans) TraceQlParser.parse(query)).toString();
     }
 
     private static String required(String query) throws QueryParseException {
