@@ -539,6 +539,12 @@ public final class BlockCounts {
     }
 
     private static long varint(ByteBuffer in) {
+        byte first = in.get(in.position());
+        if (first >= 0) {
+            // Most values in a file are below 128: one byte.
+            in.position(in.position() + 1);
+            return first;
+        }
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             int b = in.get() & 0xff;

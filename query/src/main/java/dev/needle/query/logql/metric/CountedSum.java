@@ -3,6 +3,7 @@ package dev.needle.query.logql.metric;
 import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.LogRecord;
+import dev.needle.blocks.model.Resource;
 import dev.needle.query.logql.LogQl;
 import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.pipeline.DropLabels;
@@ -10,10 +11,15 @@ import dev.needle.query.logql.pipeline.EntryState;
 import dev.needle.query.logql.pipeline.KeepLabels;
 import dev.needle.query.logql.pipeline.LabelFilter;
 import dev.needle.query.logql.pipeline.Stage;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How a block's COUNTS stands for its entries in {@code sum [by (…)] (f({selector} | stages [range]))}, f one of
@@ -36,6 +42,8 @@ final class CountedSum {
     private final MetricExpr.Range range;
     private final long[] times;
     private final Set<String> names;
+    /** The series labels of each group's representative, a record with what the group fixes and nothing else. */
+    private final Map<Fixed, Optional<Map<String, String>>> judged = new ConcurrentHashMap<>();
 
     private CountedSum(MetricExpr.Vector sum, long[] times) {
         this.sum = sum;
@@ -81,7 +89,7 @@ final class CountedSum {
             return false;
         }
         for (int g = 0; g < counts.groups().size(); g++) {
-            Map<String, String> labels = labels(representative(counts, g));
+            Map<String, String> labels = labels(counts, g);
             if (labels != null && labels.containsKey(EntryState.ERROR)) {
                 return false;
             }
@@ -89,14 +97,41 @@ final class CountedSum {
         return true;
     }
 
-    /** Adds a block's rows to {@code windows}, once {@link #usable} accepted its COUNTS. */
+    /**
+     * Adds a block's rows to {@code windows}, once {@link #usable} accepted its COUNTS: summed first per group of
+     * the answer and bucket, since a block has a few of those for thousands of rows.
+     */
     void add(BlockCounts counts, RangeWindows windows) {
         Map<String, String>[] keys = groupKeys(counts);
+        List<Map<String, String>> distinct = new ArrayList<>();
+        Map<Map<String, String>, Integer> ids = new HashMap<>();
+        int[] keyOf = new int[keys.length];
+        for (int g = 0; g < keys.length; g++) {
+            keyOf[g] = keys[g] == null ? -1 : ids.computeIfAbsent(keys[g], k -> {
+                distinct.add(k);
+                return distinct.size() - 1;
+            });
+        }
         BlockCounts.Rows rows = counts.rows();
+        if (rows.size() == 0 || distinct.isEmpty()) {
+            return;
+        }
+        int buckets = (int) rows.bucket()[rows.size() - 1] + 1;
+        long[][] n = new long[distinct.size()][buckets];
+        long[][] sum = new long[distinct.size()][buckets];
         for (int i = 0; i < rows.size(); i++) {
-            Map<String, String> key = keys[rows.group()[i]];
-            if (key != null) {
-                windows.addAll(key, counts.bucketEndNanos(i), bytes() ? rows.bytes()[i] : 0, rows.count()[i]);
+            int k = keyOf[rows.group()[i]];
+            if (k >= 0) {
+                n[k][(int) rows.bucket()[i]] += rows.count()[i];
+                sum[k][(int) rows.bucket()[i]] += bytes() ? rows.bytes()[i] : 0;
+            }
+        }
+        for (int k = 0; k < n.length; k++) {
+            for (int b = 0; b < buckets; b++) {
+                if (n[k][b] > 0) {
+                    windows.addAll(distinct.get(k), (counts.firstBucket() + b + 1) * counts.widthNanos(), sum[k][b],
+                            n[k][b]);
+                }
             }
         }
     }
@@ -106,7 +141,7 @@ final class CountedSum {
     private Map<String, String>[] groupKeys(BlockCounts counts) {
         Map<String, String>[] keys = new Map[counts.groups().size()];
         for (int g = 0; g < keys.length; g++) {
-            Map<String, String> labels = labels(representative(counts, g));
+            Map<String, String> labels = labels(counts, g);
             keys[g] = labels == null ? null : sum.grouping() == null ? Map.of() : sum.grouping().apply(labels);
         }
         return keys;
@@ -117,16 +152,18 @@ final class CountedSum {
     }
 
     /** The series labels the range aggregation gives a group's records, or null when the query drops them. */
-    private Map<String, String> labels(LokiEntry representative) {
-        MetricEval.Point p = MetricEval.sample(range, representative);
-        return p == null ? null : p.labels();
+    private Map<String, String> labels(BlockCounts counts, int g) {
+        BlockCounts.Group group = counts.groups().get(g);
+        // Blocks share their streams: a group's answer is worked out once per query.
+        return judged.computeIfAbsent(new Fixed(counts.resources().get(group.resource()), group.text(), group.a()), f -> {
+            MetricEval.Point p = MetricEval.sample(range, LokiEntry.of(LogRecord.builder().resource(f.resource())
+                    .severityText(f.text()).severityNumber(f.number()).body(AnyValue.of("")).build()));
+            return p == null ? Optional.empty() : Optional.of(p.labels());
+        }).orElse(null);
     }
 
-    /** A record with what group {@code g} fixes and nothing else. */
-    private static LokiEntry representative(BlockCounts counts, int g) {
-        BlockCounts.Group group = counts.groups().get(g);
-        return LokiEntry.of(LogRecord.builder().resource(counts.resources().get(group.resource()))
-                .severityText(group.text()).severityNumber(group.a()).body(AnyValue.of("")).build());
+    /** What a log group fixes: its resource and severity. */
+    private record Fixed(Resource resource, String text, int number) {
     }
 
     /** Every label name the query reads: the selector's, its stages', the sum's grouping. */
