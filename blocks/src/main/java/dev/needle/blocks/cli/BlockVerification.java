@@ -1,6 +1,7 @@
 package dev.needle.blocks.cli;
 
 import dev.needle.blocks.BlockLayout;
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.meta.BlockMeta;
 import dev.needle.blocks.read.BlockReader;
@@ -109,6 +110,10 @@ record BlockVerification(Verdict verdict, int batches, List<Damage> damage) {
         TagsCheck tags = TagsCheck.of(store.blockDir(ref));
         if (tags.problem() != null) {
             damage.add(new Damage(BlockTags.FILE, null, tags.problem()));
+        }
+        CountsCheck counts = CountsCheck.of(store.blockDir(ref));
+        if (counts.problem() != null) {
+            damage.add(new Damage(BlockCounts.FILE, null, counts.problem()));
         }
         Verdict verdict = !damage.isEmpty() ? Verdict.DAMAGED
                 : meta.hasChecksums() ? Verdict.VERIFIED : Verdict.NOT_VERIFIABLE;

@@ -172,6 +172,7 @@ final class InspectBlockCommand implements Callable<Integer> {
                 sidecar(blockDir, BloomSidecar.ATTR_IDX, dataBytes, meta == null ? null : meta.distinctAttributePairs()),
                 sidecar(blockDir, BloomSidecar.BATCH_ATTR_IDX, dataBytes, null)));
         r.put("tags", List.of(TagsCheck.of(blockDir).row()));
+        r.put("counts", List.of(CountsCheck.of(blockDir).row()));
         return r;
     }
 

@@ -63,6 +63,28 @@ final class Report {
         }
     }
 
+    /**
+     * A derived file of a block (TAGS, COUNTS) as read for a check: its bytes, or none when it is missing, or why
+     * it could not be read.
+     */
+    record DerivedRead(byte[] bytes, long size, String problem) {
+    }
+
+    /** Reads a derived file of at most {@code maxBytes} ({@code what} names the file in a problem); never throws. */
+    static DerivedRead readDerived(Path file, long maxBytes, String what) {
+        try {
+            long size = Files.size(file);
+            if (size > maxBytes) {
+                return new DerivedRead(null, size, size + " bytes, more than a " + what + " file may hold");
+            }
+            return new DerivedRead(Files.readAllBytes(file), size, null);
+        } catch (NoSuchFileException e) {
+            return new DerivedRead(null, 0, null);
+        } catch (IOException e) {
+            return new DerivedRead(null, 0, "unreadable: " + e.getMessage());
+        }
+    }
+
     /** The size of {@code file}, 0 when it does not exist. */
     static long size(Path file) throws IOException {
         try {

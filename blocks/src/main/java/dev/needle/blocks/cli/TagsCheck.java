@@ -2,9 +2,6 @@ package dev.needle.blocks.cli;
 
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.index.BlockTags.CorruptTagsException;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,18 +20,11 @@ record TagsCheck(long bytes, Integer version, Integer keys, String problem) {
 
     /** Reads and decodes {@code blockDir}'s TAGS; never throws for what is in the file. */
     static TagsCheck of(Path blockDir) {
-        Path file = blockDir.resolve(BlockTags.FILE);
-        byte[] bytes;
-        try {
-            long size = Files.size(file);
-            if (size > BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES) {
-                return new TagsCheck(size, null, null, size + " bytes, more than a TAGS file may hold");
-            }
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return new TagsCheck(0, null, null, null);
-        } catch (IOException e) {
-            return new TagsCheck(0, null, null, "unreadable: " + e.getMessage());
+        Report.DerivedRead read = Report.readDerived(blockDir.resolve(BlockTags.FILE),
+                BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES, "TAGS");
+        byte[] bytes = read.bytes();
+        if (bytes == null) {
+            return new TagsCheck(read.size(), null, null, read.problem());
         }
         try {
             BlockTags tags = BlockTags.decode(bytes, BlockTags.FILE);

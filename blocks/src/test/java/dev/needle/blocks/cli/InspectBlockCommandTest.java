@@ -8,6 +8,7 @@ import dev.needle.blocks.DamagedBlocks;
 import dev.needle.blocks.RandomRecords;
 import dev.needle.blocks.Version1Blocks;
 import dev.needle.blocks.arrow.SpanColumns;
+import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.index.BlockTags;
 import dev.needle.blocks.model.AnyValue;
 import dev.needle.blocks.model.KeyValue;
@@ -102,7 +103,7 @@ class InspectBlockCommandTest {
         assertTrue(json.contains("\"data_bytes\":" + Files.size(spansDir.resolve("data.arrow")) + ","), json);
         assertTrue(json.contains("\"block\":\"" + spansBlock.ref().name() + "\""), json);
         assertTrue(json.contains("\"tenant\":\"single-tenant\",\"signal\":\"spans\""), json);
-        assertEquals(4, json.split("\"verdict\":\"verified\"", -1).length - 1, "three sidecars and TAGS: " + json);
+        assertEquals(5, json.split("\"verdict\":\"verified\"", -1).length - 1, "three sidecars, TAGS, COUNTS: " + json);
         assertTrue(json.contains("\"version\":" + BlockTags.VERSION_CURRENT + ","), json);
         assertTrue(json.contains("\"events_and_links\":true"), json);
         assertTrue(json.contains("\"error\":null"), json);
@@ -239,6 +240,23 @@ class InspectBlockCommandTest {
         assertTrue(json.contains("\"meta_problem\":\"corrupt meta.json: checksum failed: metaCrc32c is "), json);
         assertTrue(json.contains("\"verification\":\"damaged\",\"damage\":[{\"file\":\"meta.json\",\"batch\":null,"
                 + "\"problem\":\"corrupt meta.json: checksum failed: metaCrc32c is "), json);
+    }
+
+    @Test
+    void verify_counts_damagedIsDamage_missingIsNot() throws IOException {
+        Path counts = spansDir.resolve(BlockCounts.FILE);
+        DamagedBlocks.flipBit(counts, Files.size(counts) - 1);
+        assertEquals(1, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        String json = out.toString();
+        assertTrue(json.contains("{\"file\":\"COUNTS\",\"batch\":null,\"problem\":\"COUNTS: checksum failed"), json);
+        assertTrue(json.contains("\"rows\":null,\"groups\":null,\"verdict\":\"damaged: COUNTS: checksum failed"), json);
+
+        Files.delete(counts);
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("block", spansDir.toString(), "--verify", "--json"), err.toString());
+        json = out.toString();
+        assertTrue(json.contains("\"verification\":\"verified\",\"damage\":[]"), json);
+        assertTrue(json.contains("\"verdict\":\"missing (metrics queries read the block)\""), json);
     }
 
     @Test
