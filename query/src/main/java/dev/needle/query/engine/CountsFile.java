@@ -4,8 +4,6 @@ import dev.needle.blocks.index.BlockCounts;
 import dev.needle.blocks.store.BlockRef;
 import dev.needle.blocks.store.BlockStore;
 import java.io.IOException;
-import java.nio.channels.Channels;
-import java.nio.channels.SeekableByteChannel;
 import java.util.Arrays;
 import java.util.function.Predicate;
 
@@ -17,11 +15,12 @@ record CountsFile(BlockCounts counts, long bytes) {
      * file, a damaged one, one past the size a reader takes, or one the query cannot use.
      */
     static CountsFile read(BlockStore store, BlockRef ref, Predicate<BlockCounts> usable) {
-        try (SeekableByteChannel channel = store.open(ref, BlockCounts.FILE)) {
-            if (channel.size() > BlockCounts.HEADER_BYTES + (long) BlockCounts.MAX_BODY_BYTES) {
+        try {
+            byte[] bytes = DerivedFile.read(store, ref, BlockCounts.FILE,
+                    BlockCounts.HEADER_BYTES + (long) BlockCounts.MAX_BODY_BYTES);
+            if (bytes == null) {
                 return null;
             }
-            byte[] bytes = Channels.newInputStream(channel).readAllBytes();
             BlockCounts counts = BlockCounts.decode(bytes, ref + "/" + BlockCounts.FILE);
             return usable.test(counts) ? new CountsFile(counts, bytes.length) : null;
         } catch (IOException | RuntimeException e) {

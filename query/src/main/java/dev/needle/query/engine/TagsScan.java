@@ -11,8 +11,6 @@ import dev.needle.blocks.store.BlockStore;
 import dev.needle.blocks.store.TenantId;
 import dev.needle.query.ql.Expr;
 import java.io.IOException;
-import java.nio.channels.Channels;
-import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -102,11 +100,12 @@ final class TagsScan {
      * cut short, or a version 1 file when {@code tagsOnly} asks for the keys it does not hold.
      */
     private BlockTags tagsFile(BlockRef ref, Predicate<String> complete, boolean tagsOnly) {
-        try (SeekableByteChannel channel = store.open(ref, BlockTags.FILE)) {
-            if (channel.size() > BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES) {
+        try {
+            byte[] bytes = DerivedFile.read(store, ref, BlockTags.FILE,
+                    BlockTags.HEADER_BYTES + (long) BlockTags.MAX_BODY_BYTES);
+            if (bytes == null) {
                 return null;
             }
-            byte[] bytes = Channels.newInputStream(channel).readAllBytes();
             BlockTags tags = BlockTags.decode(bytes, ref + "/" + BlockTags.FILE);
             if (tagsOnly && !tags.holdsTagsOnlyPairs()) {
                 return null;

@@ -10,7 +10,6 @@ import dev.needle.query.http.ApiReply;
 import dev.needle.query.http.JsonReplies;
 import dev.needle.query.http.Params;
 import dev.needle.query.logql.LogQl;
-import dev.needle.query.logql.LokiEntry;
 import dev.needle.query.logql.LokiSearch;
 import dev.needle.query.metrics.QueryMetrics;
 import java.io.IOException;
